@@ -1,0 +1,62 @@
+"""The `aligner` command line: a click group whose sub-commands are imported lazily.
+
+Each sub-command lives in its own module of this package and only handles arguments;
+the work is done by the library. Errors the user can fix are raised as
+``click.ClickException`` (one line, exit code 1), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from aligner import __version__
+
+# name -> "module:attribute"; a module is imported only when its command runs.
+COMMANDS: dict[str, str] = {
+    "prepare": "aligner.cli.prepare:prepare",
+    "train": "aligner.cli.train:train",
+    "evolution": "aligner.cli.train:evolution",
+    "synthesize": "aligner.cli.speech:synthesize",
+    "convert": "aligner.cli.speech:convert",
+    "align": "aligner.cli.speech:align",
+    "plot": "aligner.cli.speech:plot",
+    "demo": "aligner.cli.speech:demo",
+    "g2p": "aligner.cli.text:g2p",
+    "translate": "aligner.cli.text:translate",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a sub-command's module only when it is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name in COMMANDS if self._available(name))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, attr = COMMANDS[name].split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name == module_name:
+                return None
+            raise
+        return getattr(module, attr, None)
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        module_name = COMMANDS[name].split(":")[0]
+        return importlib.util.find_spec(module_name) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="aligner")
+def main() -> None:
+    """aligner: attention-based sequence-to-sequence alignment for speech and text."""
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
