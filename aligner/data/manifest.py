@@ -1,0 +1,116 @@
+"""JSON Lines manifests: one utterance (or text pair) per line.
+
+Speech corpora: ``{"id", "audio", "text", "speaker", "target_audio"?, "duration"?}``.
+Text corpora (G2P, translation): ``{"id", "source", "target"}``.
+
+File paths (``audio``, ``target_audio``) are stored relative to the manifest's folder
+and resolved to absolute paths when read, so a corpus folder can be moved as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+PATH_KEYS: tuple[str, ...] = ("audio", "target_audio")
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be read; the message names the file, the line and the fix."""
+
+
+def read_manifest(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Read a JSON Lines manifest; audio paths are returned absolute.
+
+    Blank lines are ignored. Every other line must be a JSON object with an ``id``.
+    Raises ``ManifestError`` naming the file and line number of the first bad line,
+    and ``FileNotFoundError`` for a missing manifest.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: manifest not found; run `aligner prepare` first")
+    root = path.parent.resolve()
+    items: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            item = _parse_line(line, path, lineno)
+            if item["id"] in seen:
+                raise ManifestError(
+                    f"{path}:{lineno}: duplicate id {item['id']!r} "
+                    f"(first on line {seen[item['id']]}); ids must be unique"
+                )
+            seen[item["id"]] = lineno
+            items.append(_resolve_paths(item, root))
+    return items
+
+
+def _parse_line(line: str, path: Path, lineno: int) -> dict[str, Any]:
+    """Decode one manifest line and check it is an object with a string ``id``."""
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ManifestError(
+            f"{path}:{lineno}: not valid JSON ({err.msg} at column {err.colno}); "
+            "each line must be one JSON object"
+        ) from None
+    if not isinstance(item, dict):
+        raise ManifestError(
+            f"{path}:{lineno}: expected a JSON object, got {type(item).__name__}; "
+            "each line must be one JSON object"
+        )
+    if not isinstance(item.get("id"), str) or not item["id"]:
+        raise ManifestError(f"{path}:{lineno}: missing or empty string field 'id'")
+    for key in PATH_KEYS:
+        if key in item and not isinstance(item[key], str):
+            raise ManifestError(f"{path}:{lineno}: field {key!r} must be a path string")
+    return item
+
+
+def _resolve_paths(item: dict[str, Any], root: Path) -> dict[str, Any]:
+    for key in PATH_KEYS:
+        if key in item:
+            item[key] = os.path.normpath(root / item[key])
+    return item
+
+
+def write_manifest(
+    path: str | os.PathLike, items: Iterable[Mapping[str, Any]], force: bool = True
+) -> Path:
+    """Write ``items`` as JSON Lines, atomically (temporary file, fsync, rename).
+
+    Audio paths are stored relative to the manifest's folder (absolute or relative to
+    the current directory on input). With ``force=False`` an existing file is an error.
+    Returns the manifest path.
+    """
+    path = Path(path)
+    if path.exists() and not force:
+        raise FileExistsError(f"{path}: already exists; pass force=True (--force) to overwrite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    root = path.parent.resolve()
+    lines = [json.dumps(_relative_paths(item, root), ensure_ascii=False) for item in items]
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _relative_paths(item: Mapping[str, Any], root: Path) -> dict[str, Any]:
+    out = dict(item)
+    for key in PATH_KEYS:
+        if key in out:
+            out[key] = os.path.relpath(Path(out[key]).resolve(), root)
+    return out
