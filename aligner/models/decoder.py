@@ -1,0 +1,275 @@
+"""Tacotron decoder shared by TTS and VC, on any attention mechanism of the core.
+
+One decoder step (``r`` mel frames):
+
+    x        = prenet(previous frame)                      (B, P)
+    a_h      = AttentionLSTM([x; context_{t-1}])           (B, A)
+    context  = attention(a_h, memory)                      (B, D)
+    h_1      = RNN_1([a_h; context]);  h_k = RNN_k(h_{k-1}) + h_{k-1}   (B, H)
+    frames   = Linear([h_K; context]) -> (B, r, M);  stop = Linear([h_K; context]) -> (B,)
+
+Teacher forcing runs the prenet on all previous frames at once and the projections on all
+steps at once; only the recurrent part loops over steps, never over batch items.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from aligner.attention import build_attention
+
+
+class Prenet(nn.Module):
+    """Linear-ReLU-dropout layers. Dropout stays on in eval mode when ``always_dropout`` is True
+    (Tacotron 2: it is the only source of variation at inference); set it False for
+    deterministic evaluation."""
+
+    def __init__(
+        self,
+        in_dim: int,
+        dims: tuple[int, ...] = (256, 256),
+        dropout: float = 0.5,
+        always_dropout: bool = True,
+    ) -> None:
+        super().__init__()
+        sizes = (in_dim, *dims)
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.dropout, self.always_dropout = dropout, always_dropout
+        self.out_dim = sizes[-1]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (..., in_dim) -> (..., dims[-1])."""
+        active = self.training or self.always_dropout
+        for layer in self.layers:
+            x = F.dropout(F.relu(layer(x)), self.dropout, training=active)
+        return x
+
+
+@dataclass
+class DecoderState:
+    """Recurrent state of the decoder between steps (batch-first tensors)."""
+
+    attn_h: torch.Tensor  # (B, A)
+    attn_c: torch.Tensor  # (B, A)
+    dec_h: tuple[torch.Tensor, ...]  # K x (B, H)
+    dec_c: tuple[torch.Tensor, ...]  # K x (B, H)
+    context: torch.Tensor  # (B, D_mem)
+    attention: Any  # the core's AttentionState
+
+    def index_select(self, index: torch.Tensor) -> DecoderState:
+        """Reorder / select batch items (B',) long."""
+        pick = lambda t: t.index_select(0, index)  # noqa: E731
+        return DecoderState(
+            pick(self.attn_h),
+            pick(self.attn_c),
+            tuple(map(pick, self.dec_h)),
+            tuple(map(pick, self.dec_c)),
+            pick(self.context),
+            self.attention.index_select(index),
+        )
+
+
+@dataclass
+class DecoderOutput:
+    """Teacher-forced or generated decoder output.
+
+    mel: (B, T, M) frames before the postnet (zero past ``lengths`` when generated).
+    stop_logits: (B, S) one logit per decoder step (S = ceil(T / r)).
+    alignments: (B, S, T_enc) attention weights per step.
+    lengths: (B,) frames produced per item (generation), or None.
+    hit_max: (B,) bool, items that reached the maximum length without stopping, or None.
+    """
+
+    mel: torch.Tensor
+    stop_logits: torch.Tensor
+    alignments: torch.Tensor
+    lengths: torch.Tensor | None = None
+    hit_max: torch.Tensor | None = None
+
+
+class TacotronDecoder(nn.Module):
+    """Autoregressive mel decoder with an attention RNN and a residual decoder-RNN stack.
+
+    Args:
+        n_mels: mel bins M.
+        memory_dim: encoder memory dimension D.
+        r: reduction factor, frames predicted per step.
+        attention: registry name in ``aligner.attention`` (default ``"location"``).
+        attention_opts: extra keyword options of that mechanism.
+        dec_layers: K decoder LSTM layers; layer k > 1 is residual.
+        rnn_dropout: dropout on the RNN outputs (training only).
+    """
+
+    def __init__(
+        self,
+        n_mels: int,
+        memory_dim: int,
+        r: int = 1,
+        prenet_dims: tuple[int, ...] = (256, 256),
+        prenet_dropout: float = 0.5,
+        attn_rnn_dim: int = 1024,
+        attention: str = "location",
+        attn_dim: int = 128,
+        attention_opts: dict[str, Any] | None = None,
+        dec_dim: int = 1024,
+        dec_layers: int = 1,
+        rnn_dropout: float = 0.1,
+    ) -> None:
+        super().__init__()
+        if r < 1 or dec_layers < 1:
+            raise ValueError(f"need r >= 1 and dec_layers >= 1, got r={r}, dec_layers={dec_layers}")
+        self.n_mels, self.r, self.rnn_dropout = n_mels, r, rnn_dropout
+        self.prenet = Prenet(n_mels, tuple(prenet_dims), prenet_dropout)
+        self.attn_rnn = nn.LSTMCell(self.prenet.out_dim + memory_dim, attn_rnn_dim)
+        self.attention = build_attention(
+            attention,
+            query_dim=attn_rnn_dim,
+            memory_dim=memory_dim,
+            attn_dim=attn_dim,
+            **(attention_opts or {}),
+        )
+        in_dims = [attn_rnn_dim + memory_dim] + [dec_dim] * (dec_layers - 1)
+        self.dec_rnns = nn.ModuleList(nn.LSTMCell(d, dec_dim) for d in in_dims)
+        self.proj = nn.Linear(dec_dim + memory_dim, n_mels * r)
+        self.stop = nn.Linear(dec_dim + memory_dim, 1)
+
+    # ----------------------------------------------------------------- state and one step
+    def init_state(self, memory: torch.Tensor, mask: torch.Tensor) -> DecoderState:
+        """memory (B, T_enc, D), mask (B, T_enc) -> zero state (keys projected once here)."""
+        b = memory.size(0)
+        zeros = lambda n: memory.new_zeros(b, n)  # noqa: E731
+        a, h = self.attn_rnn.hidden_size, self.dec_rnns[0].hidden_size
+        k = len(self.dec_rnns)
+        return DecoderState(
+            zeros(a),
+            zeros(a),
+            tuple(zeros(h) for _ in range(k)),
+            tuple(zeros(h) for _ in range(k)),
+            zeros(memory.size(-1)),
+            self.attention.init_state(memory, mask),
+        )
+
+    def _recur(
+        self, x: torch.Tensor, s: DecoderState
+    ) -> tuple[torch.Tensor, torch.Tensor, DecoderState]:
+        """The recurrent part of a step: prenet output x (B, P) -> (features (B, H + D),
+        attention weights (B, T_enc), next state)."""
+        attn_h, attn_c = self.attn_rnn(torch.cat([x, s.context], -1), (s.attn_h, s.attn_c))
+        query = F.dropout(attn_h, self.rnn_dropout, self.training)
+        context, weights, attn_state = self.attention(query, s.attention)
+        h = torch.cat([query, context], -1)
+        dec_h, dec_c = [], []
+        for k, cell in enumerate(self.dec_rnns):
+            hk, ck = cell(h, (s.dec_h[k], s.dec_c[k]))
+            dec_h.append(hk)
+            dec_c.append(ck)
+            hk = F.dropout(hk, self.rnn_dropout, self.training)
+            h = hk + h if k > 0 else hk
+        state = DecoderState(attn_h, attn_c, tuple(dec_h), tuple(dec_c), context, attn_state)
+        return torch.cat([h, context], -1), weights, state
+
+    def _project(self, feats: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """feats (B, S, H + D) -> frames (B, S * r, M), stop logits (B, S)."""
+        b, s, _ = feats.shape
+        return self.proj(feats).reshape(b, s * self.r, self.n_mels), self.stop(feats).squeeze(-1)
+
+    def step(
+        self, frame: torch.Tensor, state: DecoderState
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, DecoderState]:
+        """One decoder step from the previous frame (B, M) (zeros at the start):
+        -> frames (B, r, M), stop logit (B,), weights (B, T_enc), next state."""
+        feats, weights, state = self._recur(self.prenet(frame), state)
+        frames, stop = self._project(feats[:, None])
+        return frames, stop[:, 0], weights, state
+
+    # ----------------------------------------------------------------- teacher forcing
+    def previous_frames(self, mel: torch.Tensor) -> torch.Tensor:
+        """Decoder inputs for teacher forcing: mel (B, T, M) -> (B, S, M), S = ceil(T / r);
+        step 0 gets zeros (the go frame), step s the last frame of group s - 1."""
+        b, t, m = mel.shape
+        steps = math.ceil(t / self.r)
+        last = mel[:, self.r - 1 :: self.r][:, : steps - 1]
+        return torch.cat([mel.new_zeros(b, 1, m), last], 1)
+
+    def forward(self, memory: torch.Tensor, mask: torch.Tensor, mel: torch.Tensor) -> DecoderOutput:
+        """Teacher forcing. memory (B, T_enc, D), mask (B, T_enc), target mel (B, T, M)
+        -> DecoderOutput with mel (B, T, M), stop_logits (B, S), alignments (B, S, T_enc)."""
+        x = self.prenet(self.previous_frames(mel))
+        state = self.init_state(memory, mask)
+        feats, weights = [], []
+        for s in range(x.size(1)):
+            f, w, state = self._recur(x[:, s], state)
+            feats.append(f)
+            weights.append(w)
+        frames, stop = self._project(torch.stack(feats, 1))
+        return DecoderOutput(frames[:, : mel.size(1)], stop, torch.stack(weights, 1))
+
+    # ----------------------------------------------------------------- free running
+    @torch.no_grad()
+    def generate(
+        self,
+        memory: torch.Tensor,
+        mask: torch.Tensor,
+        stop_threshold: float = 0.5,
+        max_length_ratio: float = 10.0,
+        max_steps: int | None = None,
+        window: tuple[int, int] | None = None,
+    ) -> DecoderOutput:
+        """Batched free-running decoding with a per-item stop.
+
+        An item stops at the first step whose stop probability exceeds ``stop_threshold``
+        (that step's frames are kept) or when it has produced
+        ``ceil(max_length_ratio * source length)`` frames (reported in ``hit_max``).
+        ``max_steps`` caps every item (also reported in ``hit_max``). ``window=(back, front)``
+        restricts attention around the last attended source position (the core's monotonic
+        constraint). Returns mel (B, T, M) zero past ``lengths``.
+        """
+        previous = self.attention.window
+        self.attention.window = window
+        try:
+            return self._generate(memory, mask, stop_threshold, max_length_ratio, max_steps)
+        finally:
+            self.attention.window = previous
+
+    def _generate(
+        self,
+        memory: torch.Tensor,
+        mask: torch.Tensor,
+        threshold: float,
+        ratio: float,
+        max_steps: int | None,
+    ) -> DecoderOutput:
+        b = memory.size(0)
+        limit = torch.ceil(mask.sum(1).float() * ratio / self.r).long().clamp_min(1)
+        if max_steps is not None:
+            limit = limit.clamp_max(max_steps)
+        state = self.init_state(memory, mask)
+        frame = memory.new_zeros(b, self.n_mels)
+        done = torch.zeros(b, dtype=torch.bool, device=memory.device)
+        hit_max = torch.zeros_like(done)
+        steps = torch.zeros(b, dtype=torch.long, device=memory.device)
+        frames_out, stops, weights = [], [], []
+        for s in range(int(limit.max())):
+            frames, stop, w, state = self.step(frame, state)
+            frames_out.append(frames)
+            stops.append(stop)
+            weights.append(w)
+            steps = torch.where(done, steps, s + 1)
+            stopped = torch.sigmoid(stop) > threshold
+            at_limit = limit <= s + 1
+            hit_max |= ~done & ~stopped & at_limit
+            done |= stopped | at_limit
+            if bool(done.all()):
+                break
+            frame = frames[:, -1]
+        lengths = steps * self.r
+        mel = torch.cat(frames_out, 1)
+        valid = torch.arange(mel.size(1), device=mel.device)[None] < lengths[:, None]
+        mel = mel.masked_fill(~valid[..., None], 0.0)
+        return DecoderOutput(mel, torch.stack(stops, 1), torch.stack(weights, 1), lengths, hit_max)
