@@ -1,0 +1,252 @@
+"""Speed of aligner's Tacotron (TTS) against ``torchaudio.models.Tacotron2``, same run.
+
+Both models are built in torchaudio's Tacotron 2 configuration (encoder 512, attention RNN
+and decoder RNN 1024, location-sensitive attention 128 with 32 filters of width 31,
+prenet 256-256, postnet 5 x 512, 80 mels, r = 1) and fed the same random batch
+(lengths sorted in decreasing order, as torchaudio's encoder requires). Measured:
+
+* training step: forward + backward of the same loss (MSE before/after the postnet +
+  stop BCE) at ``--batch`` items, ``--text-len`` tokens, ``--mel-len`` frames;
+* inference: free-running mel frames per second at batch 1 and ``--batch`` for exactly
+  ``--steps`` decoder steps, the stop disabled on both (torchaudio: gate threshold 2 and
+  no early stopping, ``decoder_max_step = steps``; aligner: stop threshold 2 and
+  ``max_steps = steps``).
+
+Timings are the median of ``--repeats`` runs after one warm-up, the two models
+interleaved so that load changes on the machine hit both alike. Ratios are
+aligner / torchaudio (time: < 1 is faster; frames per second: > 1 is faster).
+
+    python scripts/bench_tacotron.py [--device cuda] [--dtype bf16] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+N_SYMBOLS = 148
+
+
+def build_aligner(n_mels: int = 80) -> nn.Module:
+    """aligner's TTS Tacotron in torchaudio's Tacotron2 configuration."""
+    from aligner.models.tacotron import (
+        DecoderConfig,
+        PostnetConfig,
+        Tacotron,
+        TacotronConfig,
+        TextEncoderConfig,
+    )
+
+    cfg = TacotronConfig(
+        n_mels=n_mels,
+        r=1,
+        n_symbols=N_SYMBOLS,
+        encoder=TextEncoderConfig(embed_dim=512, out_dim=512, n_convs=3, kernel_size=5),
+        decoder=DecoderConfig(
+            prenet_dims=[256, 256],
+            attn_rnn_dim=1024,
+            attention="location",
+            attn_dim=128,
+            attention_opts={"filters": 32, "kernel_size": 31},
+            dec_dim=1024,
+            dec_layers=1,
+            rnn_dropout=0.1,
+        ),
+        postnet=PostnetConfig(channels=512, n_convs=5, kernel_size=5),
+    )
+    return Tacotron.from_config(cfg)
+
+
+def build_torchaudio(steps: int, n_mels: int = 80) -> nn.Module:
+    """torchaudio.models.Tacotron2 with its defaults, stop disabled (the loss masks padding)."""
+    from torchaudio.models import Tacotron2
+
+    return Tacotron2(
+        mask_padding=False,  # True breaks backward (in-place masked_fill_ in torchaudio 2.11)
+        n_mels=n_mels,
+        n_symbol=N_SYMBOLS,
+        decoder_max_step=steps,
+        decoder_early_stopping=False,
+        gate_threshold=2.0,
+    )
+
+
+def random_batch(b: int, n: int, t: int, n_mels: int, device: torch.device, seed: int = 0):
+    """tokens (B, N), token lengths (B,), mel (B, T, M), mel lengths (B,); lengths decreasing
+    from the maximum to about 80 % of it."""
+    g = torch.Generator().manual_seed(seed)
+    tok_len = torch.linspace(n, max(1, int(0.8 * n)), b).round().long()
+    mel_len = torch.linspace(t, max(1, int(0.8 * t)), b).round().long()
+    tokens = torch.randint(4, N_SYMBOLS, (b, n), generator=g)
+    tokens = tokens.masked_fill(torch.arange(n)[None] >= tok_len[:, None], 0)
+    mel = torch.randn(b, t, n_mels, generator=g)
+    mel = mel.masked_fill((torch.arange(t)[None] >= mel_len[:, None])[..., None], 0.0)
+    return tokens.to(device), tok_len.to(device), mel.to(device), mel_len.to(device)
+
+
+def tacotron_loss(mel, post, gate, target, mel_len) -> torch.Tensor:
+    """Masked MSE before and after the postnet + stop BCE; mels (B, T, M), gate (B, T)."""
+    mask = (torch.arange(target.size(1), device=target.device)[None] < mel_len[:, None]).float()
+    stop = torch.zeros_like(mask)
+    stop[torch.arange(len(mel_len)), mel_len - 1] = 1.0
+    m = mask[..., None]
+    mse = ((mel - target) ** 2 * m).sum() / m.sum() + ((post - target) ** 2 * m).sum() / m.sum()
+    bce = F.binary_cross_entropy_with_logits(gate, stop, weight=mask, reduction="sum") / mask.sum()
+    return mse + bce
+
+
+def aligner_train_step(model, batch) -> None:
+    tokens, tok_len, mel, mel_len = batch
+    out = model(tokens, tok_len, mel, mel_len)
+    tacotron_loss(out.mel, out.mel_post, out.stop_logits, mel, mel_len).backward()
+
+
+def torchaudio_train_step(model, batch) -> None:
+    tokens, tok_len, mel, mel_len = batch
+    pre, post, gate, _ = model(tokens, tok_len, mel.transpose(1, 2), mel_len)
+    tacotron_loss(pre.transpose(1, 2), post.transpose(1, 2), gate, mel, mel_len).backward()
+
+
+def aligner_infer(model, tokens, lengths, steps: int) -> int:
+    mel, out = model.generate(
+        tokens, lengths, stop_threshold=2.0, max_length_ratio=1e9, max_steps=steps
+    )
+    return int(out.lengths.sum())
+
+
+def torchaudio_infer(model, tokens, lengths, steps: int) -> int:
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Reached max decoder steps": intended here
+        mel, mel_len, _ = model.infer(tokens, lengths)
+    return int(mel_len.sum())
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_pair(
+    fns: dict[str, Callable[[], object]], repeats: int, device: torch.device, autocast
+) -> dict[str, list[float]]:
+    """Run each function once to warm up, then `repeats` times interleaved; seconds per run."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for rep in range(repeats + 1):
+        for name, fn in fns.items():
+            sync(device)
+            start = time.perf_counter()
+            with autocast():
+                fn()
+            sync(device)
+            if rep > 0:
+                times[name].append(time.perf_counter() - start)
+    return times
+
+
+def count(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--text-len", type=int, default=50)
+    ap.add_argument("--mel-len", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=100, help="decoder steps at inference")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    ap.add_argument("--profile", action="store_true", help="torch.profiler table of aligner")
+    args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    torch.manual_seed(0)
+    models = {
+        "aligner": build_aligner().to(device),
+        "torchaudio": build_torchaudio(args.steps).to(device),
+    }
+    dtype = torch.bfloat16 if args.dtype == "bf16" else None
+
+    def autocast():
+        if dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(device.type, dtype=dtype)
+
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+    print(
+        f"device {name} ({torch.get_num_threads()} threads), dtype {args.dtype}, "
+        f"torch {torch.__version__}; batch {args.batch}, text {args.text_len}, "
+        f"mel {args.mel_len}, inference steps {args.steps}, repeats {args.repeats}"
+    )
+    print(
+        f"parameters: aligner {count(models['aligner']):,}, torchaudio {count(models['torchaudio']):,}"
+    )
+    results = []
+
+    # training step
+    batch = random_batch(args.batch, args.text_len, args.mel_len, 80, device)
+    for m in models.values():
+        m.train()
+    fns = {
+        "aligner": lambda: aligner_train_step(models["aligner"], batch),
+        "torchaudio": lambda: torchaudio_train_step(models["torchaudio"], batch),
+    }
+    t = time_pair(fns, args.repeats, device, autocast)
+    for m in models.values():
+        m.zero_grad(set_to_none=True)
+    results.append(("train step (s)", t, False))
+
+    # inference
+    for m in models.values():
+        m.eval()
+    for b in sorted({1, args.batch}):
+        tokens, lengths, _, _ = random_batch(b, args.text_len, 1, 80, device, seed=1)
+        fns = {
+            "aligner": lambda x=tokens, n=lengths: aligner_infer(
+                models["aligner"], x, n, args.steps
+            ),
+            "torchaudio": lambda x=tokens, n=lengths: torchaudio_infer(
+                models["torchaudio"], x, n, args.steps
+            ),
+        }
+        t = time_pair(fns, args.repeats, device, autocast)
+        frames = b * args.steps
+        fps = {k: [frames / s for s in v] for k, v in t.items()}
+        results.append((f"infer b={b} (frames/s)", fps, True))
+
+    print(f"{'measure':<24} {'aligner':>12} {'torchaudio':>12} {'ratio a/t':>10}")
+    for label, values, higher_better in results:
+        a = statistics.median(values["aligner"])
+        p = statistics.median(values["torchaudio"])
+        note = "higher is better" if higher_better else "lower is better"
+        print(f"{label:<24} {a:12.4g} {p:12.4g} {a / p:10.3f}  ({note})")
+
+    if args.profile:
+        profile(models["aligner"], args, device, autocast)
+
+
+def profile(model: nn.Module, args, device: torch.device, autocast) -> None:
+    """Where aligner's inference at batch `args.batch` spends its time."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    tokens, lengths, _, _ = random_batch(args.batch, args.text_len, 1, 80, device, seed=1)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with torch_profile(activities=acts) as prof, autocast():
+        aligner_infer(model, tokens, lengths, args.steps)
+    key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+    print(prof.key_averages().table(sort_by=key, row_limit=20))
+
+
+if __name__ == "__main__":
+    main()
