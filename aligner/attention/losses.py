@@ -1,0 +1,60 @@
+"""Guided attention loss (Tachibana et al. 2017), aware of the reduction factor."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from .base import _check_shape
+
+
+def guided_attention_weights(n_steps: int, n_tokens: int, g: float = 0.2) -> Tensor:
+    """``(n_steps, n_tokens)`` penalty ``W[n, t] = 1 - exp(-(n/N - t/T)^2 / (2 g^2))``."""
+    n = torch.arange(n_steps, dtype=torch.float32)[:, None] / n_steps
+    t = torch.arange(n_tokens, dtype=torch.float32)[None, :] / n_tokens
+    return 1.0 - torch.exp(-((n - t) ** 2) / (2 * g**2))
+
+
+def decoder_steps(n_frames: Tensor, reduction_factor: int = 1) -> Tensor:
+    """``ceil(n_frames / r)``: decoder steps that emit ``n_frames`` frames, ``r`` a step."""
+    return torch.div(n_frames + reduction_factor - 1, reduction_factor, rounding_mode="floor")
+
+
+def guided_attention_loss(
+    alignments: Tensor,
+    frame_lengths: Tensor,
+    enc_lengths: Tensor,
+    g: float = 0.2,
+    reduction_factor: int = 1,
+) -> Tensor:
+    """Mean of ``W * A`` over the valid (decoder step, token) cells of the batch.
+
+    Args:
+        alignments: ``(B, S, T_enc)`` attention weights, one row per decoder step.
+        frame_lengths: ``(B,)`` target lengths in frames (``mel_lengths``); each item has
+            ``N = ceil(frames / r)`` decoder steps.
+        enc_lengths: ``(B,)`` source lengths ``T``.
+        g: width of the band around the diagonal (0.2).
+        reduction_factor: frames emitted per decoder step ``r``.
+
+    ``W`` is built per item from its own ``N`` and ``T``; padded cells do not count.
+    """
+    batch, n_max, t_max = alignments.shape
+    _check_shape("frame_lengths", frame_lengths, (batch,), "(B,)")
+    _check_shape("enc_lengths", enc_lengths, (batch,), "(B,)")
+    steps = decoder_steps(frame_lengths.to(alignments.device), reduction_factor)
+    enc = enc_lengths.to(alignments.device)
+    if int(steps.max()) > n_max or int(enc.max()) > t_max:
+        raise ValueError(
+            f"guided_attention_loss: alignments (B, S, T_enc) = {tuple(alignments.shape)} is "
+            f"smaller than the lengths (max steps {int(steps.max())} = ceil(frames / "
+            f"{reduction_factor}), max tokens {int(enc.max())})"
+        )
+    n = torch.arange(n_max, device=alignments.device, dtype=torch.float32)[None, :, None]
+    t = torch.arange(t_max, device=alignments.device, dtype=torch.float32)[None, None, :]
+    big_n = steps.float().clamp_min(1)[:, None, None]
+    big_t = enc.float().clamp_min(1)[:, None, None]
+    weights = 1.0 - torch.exp(-((n / big_n - t / big_t) ** 2) / (2 * g**2))
+    valid = (n < steps[:, None, None]) & (t < enc[:, None, None])
+    total = (weights * alignments.float() * valid).sum()
+    return total / valid.sum().clamp_min(1)

@@ -1,0 +1,79 @@
+"""Alignment heatmaps: as a uint8 image array (TensorBoard) and as a PNG file.
+
+Decoder steps run along x, source positions along y (origin at the bottom), as in the
+Tacotron papers; optional token labels annotate the source axis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+
+def _as_matrix(weights) -> np.ndarray:
+    """``(T_dec, T_enc)`` float array from a tensor or array; ValueError otherwise."""
+    if hasattr(weights, "detach"):
+        weights = weights.detach().float().cpu().numpy()
+    array = np.asarray(weights, dtype=np.float32)
+    if array.ndim != 2:
+        raise ValueError(f"alignment: expected shape (T_dec, T_enc), got {array.shape}")
+    return array
+
+
+def alignment_figure(weights, tokens: list[str] | None = None, title: str | None = None) -> Figure:
+    """A matplotlib figure of ``weights (T_dec, T_enc)``; close it with ``plt.close(fig)``."""
+    matrix = _as_matrix(weights)
+    if tokens is not None and len(tokens) != matrix.shape[1]:
+        raise ValueError(
+            f"alignment: {len(tokens)} token labels for a source axis of {matrix.shape[1]}"
+        )
+    height = 3 + (0.12 * matrix.shape[1] if tokens else 0)
+    fig, ax = plt.subplots(figsize=(6, min(height, 12)), dpi=100)
+    image = ax.imshow(matrix.T, aspect="auto", origin="lower", interpolation="none", vmin=0)
+    fig.colorbar(image, ax=ax)
+    ax.set_xlabel("decoder step")
+    ax.set_ylabel("source position")
+    if tokens is not None:
+        ax.set_yticks(range(len(tokens)), labels=tokens, fontsize=6)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def alignment_image(
+    weights, tokens: list[str] | None = None, title: str | None = None
+) -> np.ndarray:
+    """``(H, W, 3)`` uint8 RGB heatmap of ``weights (T_dec, T_enc)`` (for
+    ``SummaryWriter.add_image(..., dataformats="HWC")``)."""
+    fig = alignment_figure(weights, tokens, title)
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    plt.close(fig)
+    return np.ascontiguousarray(rgba[..., :3])
+
+
+def save_alignment_png(
+    weights,
+    path: str | Path,
+    tokens: list[str] | None = None,
+    title: str | None = None,
+    force: bool = False,
+) -> Path:
+    """Write the heatmap of ``weights (T_dec, T_enc)`` to ``path``; an existing file is
+    only replaced with ``force=True`` (FileExistsError otherwise)."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise FileExistsError(f"{path} exists; pass force=True (--force) to overwrite it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig = alignment_figure(weights, tokens, title)
+    fig.savefig(path, format="png")
+    plt.close(fig)
+    return path
