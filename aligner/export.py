@@ -1,0 +1,222 @@
+"""Export teacher-forced alignments: durations JSON, Praat TextGrids, heatmaps, metrics.
+
+Used by ``aligner align``. An alignment here is one utterance's attention matrix
+``(S, N)`` (decoder steps x tokens) with ``S = ceil(T / r)`` for ``T`` mel frames.
+
+Durations come from the core (:func:`aligner.attention.metrics.durations`: the number of
+decoder steps whose most attended token is each token). They are turned into mel frames
+(``x r``, the last attended token absorbing the padding of the final step so that the
+frames sum to ``T``) and into seconds (``frames * hop_length / sample_rate``).
+
+An alignment is *suspect* when the core's metrics find skipped or repeated tokens or a
+focus rate below a threshold; see :class:`SuspectThresholds`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from aligner.attention import metrics
+
+SPACE_LABEL = "sp"
+
+
+@dataclass(frozen=True)
+class SuspectThresholds:
+    """When an alignment is flagged as suspect.
+
+    min_focus: mean focus rate (mean over decoder steps of the largest weight) below
+        which the attention is too diffuse to trust (0.4: issue 4's "has aligned" bar).
+    max_skips: skipped tokens allowed (never the most attended token of a step and less
+        than half a step's weight in total; ``metrics.skipped_tokens``).
+    max_repeats: repeated tokens allowed (attended again after the focus moved on;
+        ``metrics.repeated_tokens``).
+    """
+
+    min_focus: float = 0.4
+    max_skips: int = 0
+    max_repeats: int = 0
+
+    def reasons(self, m: dict[str, float]) -> list[str]:
+        """The reasons (short strings) why metrics `m` of one utterance are suspect."""
+        out = []
+        if m["focus_rate"] < self.min_focus:
+            out.append(f"focus {m['focus_rate']:.2f} < {self.min_focus}")
+        if m["skipped"] > self.max_skips:
+            out.append(f"{int(m['skipped'])} skipped")
+        if m["repeated"] > self.max_repeats:
+            out.append(f"{int(m['repeated'])} repeated")
+        return out
+
+
+@dataclass
+class UtteranceAlignment:
+    """One utterance's alignment and what it takes to turn it into time.
+
+    weights: (S, N) attention weights, S decoder steps, N tokens.
+    tokens: the N token strings (as the model's symbol table spells them).
+    n_frames: T, the true number of mel frames (S = ceil(T / r)).
+    """
+
+    id: str
+    tokens: list[str]
+    weights: np.ndarray
+    n_frames: int
+    r: int
+    hop_length: int
+    sample_rate: int
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        steps, n = self.weights.shape
+        if n != len(self.tokens):
+            raise ValueError(f"{self.id}: {n} alignment columns but {len(self.tokens)} tokens")
+        if steps != -(-self.n_frames // self.r):
+            raise ValueError(
+                f"{self.id}: {steps} decoder steps but {self.n_frames} frames at r={self.r}"
+            )
+
+
+def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
+    """Mel frames per token (N,) summing to ``n_frames``, from the core's
+    :func:`~aligner.attention.metrics.durations` (argmax path, reduction-factor aware)."""
+    w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
+    steps, n = w.shape[1:]
+    d = metrics.durations(
+        w, torch.tensor([steps]), torch.tensor([n]), utt.r, torch.tensor([utt.n_frames])
+    )
+    return d[0].numpy()
+
+
+def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
+    """The durations JSON of one utterance: per token its frames, start and length in seconds.
+
+    Seconds are ``frames * hop_length / sample_rate``; frames sum to ``n_frames`` and
+    seconds to ``total_seconds``.
+    """
+    frames = frame_durations(utt)
+    sec = utt.hop_length / utt.sample_rate
+    starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
+    return {
+        "id": utt.id,
+        "tokens": list(utt.tokens),
+        "frames": frames.tolist(),
+        "start_seconds": [round(float(s) * sec, 6) for s in starts],
+        "seconds": [round(float(f) * sec, 6) for f in frames],
+        "total_frames": int(utt.n_frames),
+        "total_seconds": round(utt.n_frames * sec, 6),
+        "hop_length": utt.hop_length,
+        "sample_rate": utt.sample_rate,
+        "r": utt.r,
+    }
+
+
+def _label(token: str) -> str:
+    return SPACE_LABEL if not token.strip() else token
+
+
+def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
+    """A Praat TextGrid (praatio) with one interval tier ``tokens``; whitespace tokens are
+    labelled ``sp`` and tokens with zero frames (skipped) get no interval."""
+    from praatio import textgrid
+
+    intervals = []
+    for tok, start, dur in zip(record["tokens"], record["start_seconds"], record["seconds"]):
+        if dur > 0:
+            intervals.append((start, round(start + dur, 6), _label(tok)))
+    end = record["total_seconds"]
+    tier = textgrid.IntervalTier("tokens", intervals, 0.0, end)
+    tg = textgrid.Textgrid(0.0, end)
+    tg.addTier(tier)
+    tg.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
+
+
+def utterance_metrics(
+    alignments: torch.Tensor, dec_lengths: torch.Tensor, enc_lengths: torch.Tensor
+) -> list[dict[str, float]]:
+    """The core's alignment metrics per item: (B, S, N) with lengths (B,) -> B dicts with
+    ``focus_rate``, ``diagonality``, ``entropy``, ``skipped``, ``repeated``, ``longest_hold``."""
+    values = metrics.alignment_metrics(alignments.float(), dec_lengths, enc_lengths)
+    b = alignments.size(0)
+    return [{k: round(float(v[i]), 6) for k, v in values.items()} for i in range(b)]
+
+
+def write_utterance(
+    utt: UtteranceAlignment, out_dir: Path, png: bool = True, force: bool = False
+) -> dict[str, Any]:
+    """Write ``ID.durations.json``, ``ID.TextGrid``, ``ID.npy`` (weights) and ``ID.png`` into
+    `out_dir` (existing files replaced only with `force`); returns the durations record
+    (with the metrics under ``metrics``)."""
+    from aligner.attention.plot import save_alignment_png
+
+    paths = [out_dir / f"{utt.id}{ext}" for ext in (".durations.json", ".TextGrid", ".npy")]
+    for path in paths if not force else []:
+        if path.exists():
+            raise FileExistsError(f"{path} exists; pass --force to overwrite it")
+    record = durations_record(utt)
+    record["metrics"] = dict(utt.metrics)
+    (out_dir / f"{utt.id}.durations.json").write_text(json.dumps(record, indent=1) + "\n")
+    write_textgrid(record, out_dir / f"{utt.id}.TextGrid")
+    np.save(out_dir / f"{utt.id}.npy", utt.weights.astype(np.float32))
+    if png:
+        labels = [_label(t) for t in utt.tokens] if len(utt.tokens) <= 80 else None
+        path = out_dir / f"{utt.id}.png"
+        save_alignment_png(utt.weights, path, tokens=labels, title=utt.id, force=force)
+    return record
+
+
+@dataclass
+class Summary:
+    """Metrics of every utterance and which ones are suspect."""
+
+    thresholds: SuspectThresholds
+    utterances: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, utt_id: str, m: dict[str, float]) -> None:
+        self.utterances.append({"id": utt_id, **m, "suspect": self.thresholds.reasons(m)})
+
+    @property
+    def suspects(self) -> list[dict[str, Any]]:
+        return [u for u in self.utterances if u["suspect"]]
+
+    def means(self) -> dict[str, float]:
+        keys = ("focus_rate", "diagonality", "entropy", "skipped", "repeated")
+        n = max(len(self.utterances), 1)
+        return {k: round(sum(u[k] for u in self.utterances) / n, 6) for k in keys}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "utterances": len(self.utterances),
+            "suspect": len(self.suspects),
+            "thresholds": asdict(self.thresholds),
+            "mean": self.means(),
+            "items": self.utterances,
+        }
+
+    def table(self, limit: int = 20) -> str:
+        """A plain-text table: the means, then up to `limit` suspect utterances."""
+        lines = [f"{len(self.utterances)} utterances, {len(self.suspects)} suspect"]
+        mean = self.means()
+        lines.append("mean: " + "  ".join(f"{k} {v:.3f}" for k, v in mean.items()))
+        if self.suspects:
+            lines.append(f"{'id':<24} {'focus':>6} {'diag':>6} {'skips':>5} {'reps':>5}  reason")
+        for u in self.suspects[:limit]:
+            lines.append(
+                f"{u['id'][:24]:<24} {u['focus_rate']:6.3f} {u['diagonality']:6.3f} "
+                f"{int(u['skipped']):5d} {int(u['repeated']):5d}  {'; '.join(u['suspect'])}"
+            )
+        if len(self.suspects) > limit:
+            lines.append(f"... and {len(self.suspects) - limit} more (see summary.json)")
+        return "\n".join(lines)
+
+
+def tokens_of(ids: Sequence[int], symbols: Any) -> list[str]:
+    """Token strings of ids through a ``SymbolTable``."""
+    return list(symbols.decode(list(ids)))

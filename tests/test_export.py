@@ -1,0 +1,122 @@
+"""aligner.export: durations, TextGrids, per-utterance metrics and the suspect summary."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from praatio import textgrid
+
+from aligner.export import (
+    Summary,
+    SuspectThresholds,
+    UtteranceAlignment,
+    durations_record,
+    utterance_metrics,
+    write_textgrid,
+    write_utterance,
+)
+
+
+def hard_alignment(path: list[int], n: int) -> np.ndarray:
+    """(S, N) one-hot rows: step s attends token path[s]."""
+    w = np.zeros((len(path), n), dtype=np.float32)
+    w[np.arange(len(path)), path] = 1.0
+    return w
+
+
+def utt(path, tokens, n_frames, r=1, hop=256, sr=22050) -> UtteranceAlignment:
+    return UtteranceAlignment(
+        "u1", list(tokens), hard_alignment(path, len(tokens)), n_frames, r, hop, sr
+    )
+
+
+def test_durations_by_hand_with_reduction_factor():
+    # 5 steps of r=2 -> up to 10 frames; 9 true frames: the last step covers one frame.
+    rec = durations_record(utt([0, 0, 1, 2, 2], "abc", n_frames=9, r=2, hop=200, sr=16000))
+    assert rec["frames"] == [4, 2, 3]
+    assert rec["seconds"] == pytest.approx([4 * 200 / 16000, 2 * 200 / 16000, 3 * 200 / 16000])
+    assert rec["start_seconds"] == pytest.approx([0.0, 0.05, 0.075])
+    assert rec["total_seconds"] == pytest.approx(9 * 200 / 16000)
+
+
+def test_shape_mismatch_is_reported():
+    with pytest.raises(ValueError, match="decoder steps"):
+        utt([0, 1, 2], "abc", n_frames=9, r=2)
+    with pytest.raises(ValueError, match="tokens"):
+        UtteranceAlignment("x", ["a"], np.ones((3, 2)), 3, 1, 256, 22050)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 12),
+    steps=st.integers(1, 30),
+    r=st.integers(1, 4),
+    cut=st.integers(0, 3),
+    seed=st.integers(0, 1000),
+)
+def test_durations_sum_to_the_utterance(n, steps, r, cut, seed):
+    """Any soft alignment: frames sum to n_frames, seconds to total, intervals tile the time."""
+    w = torch.softmax(torch.randn(steps, n, generator=torch.Generator().manual_seed(seed)) * 3, -1)
+    n_frames = steps * r - min(cut, r - 1)
+    rec = durations_record(UtteranceAlignment("x", ["t"] * n, w.numpy(), n_frames, r, 256, 22050))
+    assert sum(rec["frames"]) == n_frames
+    assert min(rec["frames"]) >= 0
+    assert sum(rec["seconds"]) == pytest.approx(rec["total_seconds"], abs=1e-5)
+    ends = np.array(rec["start_seconds"]) + np.array(rec["seconds"])
+    assert np.allclose(ends[:-1], rec["start_seconds"][1:], atol=1e-5)
+
+
+def test_textgrid_round_trip(tmp_path):
+    # token 1 (a space) -> "sp"; token 3 never attended -> no interval
+    u = utt([0, 0, 1, 2, 2, 2, 4], ["h", " ", "i", "x", "!"], n_frames=7, hop=100, sr=1000)
+    rec = durations_record(u)
+    write_textgrid(rec, tmp_path / "u.TextGrid")
+    tg = textgrid.openTextgrid(str(tmp_path / "u.TextGrid"), includeEmptyIntervals=False)
+    entries = [(round(e.start, 6), round(e.end, 6), e.label) for e in tg.getTier("tokens").entries]
+    assert entries == [(0.0, 0.2, "h"), (0.2, 0.3, "sp"), (0.3, 0.6, "i"), (0.6, 0.7, "!")]
+    assert tg.maxTimestamp == pytest.approx(0.7)
+
+
+def test_metrics_and_suspects_from_the_core():
+    diag = hard_alignment([0, 0, 1, 1, 2, 2, 3, 3], 4)
+    skip = hard_alignment([0, 0, 0, 0, 3, 3, 3, 3], 4)  # tokens 1, 2 skipped
+    repeat = hard_alignment([0, 1, 2, 1, 2, 3, 3, 3], 4)  # back to 1 and 2
+    batch = torch.tensor(np.stack([diag, skip, repeat]))
+    lengths = torch.tensor([8, 8, 8])
+    m = utterance_metrics(batch, lengths, torch.tensor([4, 4, 4]))
+    assert m[0]["focus_rate"] == pytest.approx(1.0)
+    assert (m[0]["skipped"], m[1]["skipped"], m[2]["repeated"]) == (0, 2, 2)
+    summary = Summary(SuspectThresholds())
+    for name, metrics in zip(["diag", "skip", "repeat"], m):
+        summary.add(name, metrics)
+    assert [u["id"] for u in summary.suspects] == ["skip", "repeat"]
+    assert summary.suspects[0]["suspect"] == ["2 skipped"]
+    table = summary.table()
+    assert "3 utterances, 2 suspect" in table and "2 repeated" in table
+    assert summary.to_dict()["mean"]["skipped"] == pytest.approx(2 / 3, abs=1e-5)
+
+
+def test_low_focus_is_suspect():
+    reasons = SuspectThresholds(min_focus=0.5).reasons(
+        {"focus_rate": 0.3, "skipped": 0, "repeated": 0}
+    )
+    assert reasons == ["focus 0.30 < 0.5"]
+
+
+def test_write_utterance_files_and_no_overwrite(tmp_path):
+    u = utt([0, 1, 1, 2], "abc", n_frames=4)
+    u.metrics = {"focus_rate": 1.0}
+    rec = write_utterance(u, tmp_path)
+    saved = json.loads((tmp_path / "u1.durations.json").read_text())
+    assert saved == rec and saved["frames"] == [1, 2, 1]
+    assert np.array_equal(np.load(tmp_path / "u1.npy"), u.weights)
+    assert (tmp_path / "u1.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "u1.TextGrid").exists()
+    with pytest.raises(FileExistsError, match="--force"):
+        write_utterance(u, tmp_path)
+    write_utterance(u, tmp_path, force=True)
