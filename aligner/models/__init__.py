@@ -1,0 +1,1 @@
+"""Models: Tacotron encoders, decoder and postnet (TTS and VC) and the text seq2seq model."""

@@ -1,0 +1,123 @@
+"""Tacotron training losses: masked mel L1 + MSE (before and after the postnet), stop BCE with
+a positive weight, and the core's guided attention loss with a decaying weight."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch.nn import functional as F
+
+from aligner.attention.losses import guided_attention_loss
+from aligner.models.tacotron import TacotronOutput
+
+
+def masked_mel_loss(
+    pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean absolute and mean squared error over valid frames.
+
+    pred, target (B, T, M); mask (B, T) bool. Returns (l1, mse), each averaged over the
+    ``mask.sum() * M`` valid elements.
+    """
+    m = mask[..., None].to(pred.dtype)
+    count = (m.sum() * pred.size(-1)).clamp_min(1.0)
+    diff = (pred - target) * m
+    return diff.abs().sum() / count, diff.pow(2).sum() / count
+
+
+def stop_targets(
+    mel_lengths: torch.Tensor, r: int, steps: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-step stop targets for lengths (B,) frames and reduction factor r.
+
+    Step s holds frames [s*r, s*r + r). Returns targets (B, S) float, 1 at the last valid
+    step (the one holding the last frame), and the mask of valid steps (B, S) bool
+    (s < ceil(length / r)).
+    """
+    n_steps = torch.div(mel_lengths + r - 1, r, rounding_mode="floor")
+    index = torch.arange(steps, device=mel_lengths.device)[None]
+    return (index == n_steps[:, None] - 1).float(), index < n_steps[:, None]
+
+
+def stop_loss(
+    logits: torch.Tensor, mel_lengths: torch.Tensor, r: int, pos_weight: float
+) -> torch.Tensor:
+    """Binary cross-entropy of stop logits (B, S) against ``stop_targets``, positives weighted by
+    ``pos_weight``, averaged over valid steps."""
+    target, mask = stop_targets(mel_lengths, r, logits.size(1))
+    weight = torch.tensor(pos_weight, dtype=logits.dtype, device=logits.device)
+    bce = F.binary_cross_entropy_with_logits(logits, target, pos_weight=weight, reduction="none")
+    return (bce * mask).sum() / mask.sum().clamp_min(1)
+
+
+@dataclass
+class GuidedSchedule:
+    """Weight of the guided attention loss at a training step.
+
+    mode "constant": ``weight``; "exp": ``weight * decay ** step``; "linear": ``weight`` falling
+    linearly to zero at step ``until``; "none" (or weight 0): off.
+    """
+
+    weight: float = 1.0
+    mode: Literal["constant", "exp", "linear", "none"] = "exp"
+    decay: float = 0.9995
+    until: int = 10000
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("constant", "exp", "linear", "none"):
+            raise ValueError(
+                f"guided.mode must be constant, exp, linear or none, got {self.mode!r}"
+            )
+
+    def __call__(self, step: int) -> float:
+        if self.mode == "none" or self.weight == 0:
+            return 0.0
+        if self.mode == "exp":
+            return self.weight * math.pow(self.decay, step)
+        if self.mode == "linear":
+            return self.weight * max(0.0, 1.0 - step / self.until)
+        return self.weight
+
+
+@dataclass
+class TacotronLossConfig:
+    """Loss weights. ``guided_g`` is g of Tachibana 2017."""
+
+    mel_weight: float = 1.0
+    stop_weight: float = 1.0
+    stop_pos_weight: float = 5.0
+    guided: GuidedSchedule | None = None
+    guided_g: float = 0.2
+
+
+def tacotron_loss(
+    out: TacotronOutput,
+    target: torch.Tensor,
+    mel_lengths: torch.Tensor,
+    r: int,
+    step: int,
+    cfg: TacotronLossConfig,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Total loss and its named parts.
+
+    total = mel_weight * (L1 + MSE before postnet + L1 + MSE after) + stop_weight * BCE
+            + guided(step) * guided attention loss on alignments (B, S, T_enc).
+    """
+    l1, mse = masked_mel_loss(out.mel, target, out.mel_mask)
+    l1_post, mse_post = masked_mel_loss(out.mel_post, target, out.mel_mask)
+    mel = l1 + mse + l1_post + mse_post
+    stop = stop_loss(out.stop_logits, mel_lengths, r, cfg.stop_pos_weight)
+    total = cfg.mel_weight * mel + cfg.stop_weight * stop
+    parts = {"mel_l1": l1.item(), "mel_mse": mse.item(), "post_l1": l1_post.item(),
+             "post_mse": mse_post.item(), "stop": stop.item()}  # fmt: skip
+    weight = cfg.guided(step) if cfg.guided is not None else 0.0
+    if weight > 0:
+        guided = guided_attention_loss(
+            out.alignments, mel_lengths, out.enc_mask.sum(1), g=cfg.guided_g, reduction_factor=r
+        )
+        total = total + weight * guided
+        parts.update(guided=guided.item(), guided_weight=weight)
+    return total, parts

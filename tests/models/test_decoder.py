@@ -1,0 +1,135 @@
+"""Tacotron decoder: teacher forcing vs the step function, batching, reduction factor,
+per-item stop, length limit and the monotonic window."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from aligner.models.decoder import Prenet
+from aligner.models.encoders import lengths_to_mask
+
+from .helpers import MEM, N_MELS, padded, small_decoder
+
+
+def _memory(lengths: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    return padded(lengths, MEM), lengths_to_mask(torch.tensor(lengths))
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_previous_frames_are_last_frame_of_each_group(r: int) -> None:
+    dec = small_decoder(r)
+    mel = torch.arange(7, dtype=torch.float)[None, :, None].expand(1, 7, N_MELS)
+    prev = dec.previous_frames(mel)[0, :, 0].tolist()
+    steps = -(-7 // r)
+    assert prev == [0.0] + [float(s * r - 1) for s in range(1, steps)]
+
+
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_teacher_forcing_equals_step_loop(r: int) -> None:
+    dec = small_decoder(r)
+    memory, mask = _memory([6, 4])
+    mel = torch.randn(2, 8, N_MELS)
+    out = dec(memory, mask, mel)
+    steps = -(-8 // r)
+    assert out.mel.shape == (2, 8, N_MELS)
+    assert out.stop_logits.shape == (2, steps) and out.alignments.shape == (2, steps, 6)
+    state = dec.init_state(memory, mask)
+    prev = dec.previous_frames(mel)
+    frames, stops, weights = [], [], []
+    for s in range(steps):
+        f, stop, w, state = dec.step(prev[:, s], state)
+        frames.append(f)
+        stops.append(stop)
+        weights.append(w)
+    torch.testing.assert_close(out.mel, torch.cat(frames, 1)[:, :8])
+    torch.testing.assert_close(out.stop_logits, torch.stack(stops, 1))
+    torch.testing.assert_close(out.alignments, torch.stack(weights, 1))
+
+
+def test_alignments_zero_on_padding_and_sum_to_one() -> None:
+    dec = small_decoder(2)
+    memory, mask = _memory([6, 3])
+    out = dec(memory, mask, torch.randn(2, 9, N_MELS))
+    assert out.alignments[1, :, 3:].abs().max() == 0
+    torch.testing.assert_close(out.alignments.sum(-1), torch.ones(2, 5))
+
+
+def test_batch_equals_one_by_one() -> None:
+    dec = small_decoder(2)
+    enc_lengths, mel_lengths = [6, 3, 5], [9, 4, 7]
+    memory, mask = _memory(enc_lengths)
+    mel = padded(mel_lengths, N_MELS)
+    out = dec(memory, mask, mel)
+    for i, (n, t) in enumerate(zip(enc_lengths, mel_lengths)):
+        alone = dec(memory[i : i + 1, :n], mask[i : i + 1, :n], mel[i : i + 1, :t])
+        torch.testing.assert_close(out.mel[i, :t], alone.mel[0], atol=1e-5, rtol=1e-5)
+        steps = alone.alignments.size(1)
+        torch.testing.assert_close(
+            out.alignments[i, :steps, :n], alone.alignments[0], atol=1e-5, rtol=1e-5
+        )
+
+
+def test_prenet_dropout_kept_at_inference_unless_disabled() -> None:
+    prenet = Prenet(4, (64, 64), dropout=0.5).eval()
+    x = torch.randn(3, 4)
+    assert not torch.equal(prenet(x), prenet(x))  # always-on dropout, as Tacotron 2
+    prenet.always_dropout = False
+    assert torch.equal(prenet(x), prenet(x))
+
+
+class StopAt(nn.Module):
+    """Stop layer stub: item b's logit is +20 at step ``at[b]`` (1-based), else -20."""
+
+    def __init__(self, at: list[int]) -> None:
+        super().__init__()
+        self.at, self.calls = torch.tensor(at), 0
+
+    def forward(self, feats: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        hit = (self.at == self.calls).float() * 40 - 20
+        return hit[:, None, None].expand(feats.size(0), feats.size(1), 1)
+
+
+def test_generate_stops_per_item_and_reports_limit() -> None:
+    r = 2
+    dec = small_decoder(r)
+    memory, mask = _memory([5, 3, 4])
+    dec.stop = StopAt([2, 4, 99])
+    out = dec.generate(memory, mask, max_length_ratio=2.0)  # limits: ceil(2n/r) = 5, 3, 4 steps
+    assert out.lengths.tolist() == [2 * r, 3 * r, 4 * r]
+    assert out.hit_max.tolist() == [False, True, True]
+    assert dec.stop.calls == 4 and out.mel.shape == (3, 4 * r, N_MELS)
+    assert out.mel[0, 2 * r :].abs().max() == 0 and out.mel[0, : 2 * r].abs().min() > 0
+    # each item alone produces the same frames (eval mode, no prenet dropout)
+    for i, n in enumerate([5, 3, 4]):
+        dec.stop = StopAt([[2, 4, 99][i]])
+        alone = dec.generate(memory[i : i + 1, :n], mask[i : i + 1, :n], max_length_ratio=2.0)
+        t = int(alone.lengths[0])
+        assert t == out.lengths[i]
+        dec.stop = StopAt([2, 4, 99])
+        torch.testing.assert_close(alone.mel[0], out.mel[i, :t], atol=1e-5, rtol=1e-5)
+
+
+def test_generate_max_steps_caps_everything() -> None:
+    dec = small_decoder(1)
+    memory, mask = _memory([5, 3])
+    dec.stop = StopAt([100, 100])
+    out = dec.generate(memory, mask, max_length_ratio=10.0, max_steps=6)
+    assert out.lengths.tolist() == [6, 6] and out.hit_max.all()
+
+
+def test_generate_window_keeps_attention_local() -> None:
+    dec = small_decoder(1)
+    memory, mask = _memory([9, 6])
+    dec.stop = StopAt([100, 100])
+    out = dec.generate(memory, mask, max_steps=12, window=(0, 1))
+    assert dec.attention.window is None  # restored after generation
+    w = out.alignments  # (B, S, T)
+    position = torch.zeros(2, dtype=torch.long)
+    for s in range(w.size(1)):
+        support = w[:, s] > 0
+        j = torch.arange(9)[None]
+        assert not (support & ((j < position[:, None]) | (j > position[:, None] + 1))).any()
+        position = w[:, s].argmax(1)
