@@ -107,9 +107,11 @@ def save_audio(
     data = data.clamp(-1.0, 1.0).numpy()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fmt = sf.available_formats().get(path.suffix.lstrip(".").upper(), None)
+    fmt = path.suffix.lstrip(".").upper()
+    fmt = fmt if fmt in sf.available_formats() else "WAV"
+    subtype = "PCM_16" if sf.check_format(fmt, "PCM_16") else None
     try:
-        sf.write(str(tmp), data, sample_rate, subtype="PCM_16", format=fmt or "WAV")
+        sf.write(str(tmp), data, sample_rate, subtype=subtype, format=fmt)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -28,6 +28,8 @@ def trim_silence(
     """
     if wav.dim() != 1:
         raise ValueError(f"trim_silence expects a mono waveform (L,), got {tuple(wav.shape)}")
+    if wav.numel() == 0 or not bool(wav.abs().max() > 0):
+        return wav[:0].clone()
     frame_length = frame_length or _pow2(sr * 0.046)
     hop_length = hop_length or max(1, frame_length // 4)
     y = wav.detach().to("cpu", torch.float32).numpy()

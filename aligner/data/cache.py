@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from aligner.audio.features import MelConfig, log_mel
-from aligner.audio.io import load_audio
+from aligner.audio.io import AudioError, load_audio
 from aligner.audio.trim import trim_silence
 
 
@@ -61,6 +61,12 @@ class FeatureCache:
         wav, _ = load_audio(audio, self.cfg.sample_rate, min_samples=self.cfg.win_length)
         if self.trim_db is not None:
             wav = trim_silence(wav, self.cfg.sample_rate, top_db=self.trim_db)
+            if wav.numel() < self.cfg.win_length:
+                raise AudioError(
+                    audio,
+                    f"silent: under one frame left after trimming at "
+                    f"{self.trim_db:g} dB; remove it from the manifest",
+                )
         return log_mel(wav, self.cfg)
 
     def get(self, audio: str | os.PathLike) -> torch.Tensor:
