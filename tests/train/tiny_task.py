@@ -8,9 +8,7 @@ recipe when this folder is on PYTHONPATH.
 
 from __future__ import annotations
 
-import sys
 import time
-import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,44 +16,6 @@ from typing import Any
 import torch
 from torch import nn
 from torch.utils.data import Dataset
-
-
-def ensure_sampler() -> None:
-    """Register a stand-in `aligner.data.sampler` until the data package provides one."""
-    try:
-        import aligner.data.sampler  # noqa: F401
-    except ModuleNotFoundError:
-        module = types.ModuleType("aligner.data.sampler")
-        module.BucketBatchSampler = StandInBucketSampler
-        sys.modules["aligner.data.sampler"] = module
-
-
-class StandInBucketSampler:
-    """Shuffled batches of indices sorted by length, deterministic in (seed, epoch), sharded."""
-
-    def __init__(
-        self, lengths, batch_size, shuffle=True, seed=0, num_replicas=1, rank=0, drop_last=False
-    ):
-        self.lengths, self.batch_size, self.shuffle = list(lengths), batch_size, shuffle
-        self.seed, self.num_replicas, self.rank, self.epoch = seed, num_replicas, rank, 0
-
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
-
-    def _batches(self) -> list[list[int]]:
-        order = sorted(range(len(self.lengths)), key=lambda i: self.lengths[i])
-        step = self.batch_size * self.num_replicas
-        batches = [order[i : i + step] for i in range(0, len(order) - step + 1, step)]
-        if self.shuffle:
-            g = torch.Generator().manual_seed(self.seed + self.epoch)
-            batches = [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
-        return [b[self.rank :: self.num_replicas] for b in batches]
-
-    def __iter__(self):
-        return iter(self._batches())
-
-    def __len__(self) -> int:
-        return len(self._batches())
 
 
 class SeqDataset(Dataset):
@@ -139,5 +99,4 @@ class TinyTask:
 
 
 def build(cfg, data_dir: Path) -> TinyTask:
-    ensure_sampler()
     return TinyTask(**cfg.model)

@@ -1,0 +1,158 @@
+"""Atomic checkpoints, keep-last-N plus best, and RNG state capture for exact resume.
+
+A checkpoint is a dict saved with `torch.save` holding at least ``model``, ``step`` and
+``config``; the trainer adds ``optimizer``, ``scheduler``, ``scaler``, ``epoch``,
+``sampler``, ``rng``, ``symbols`` and ``best_loss``. Everything in it is a tensor or a
+plain Python value, so it loads with ``weights_only=True`` (no pickled code).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+REQUIRED_KEYS = ("model", "step", "config")
+_CKPT_RE = re.compile(r"^ckpt-(\d+)\.pt$")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint is missing, unreadable or not an aligner checkpoint."""
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_save(obj: Any, path: str | Path) -> None:
+    """`torch.save(obj, path)` so that `path` is always either the old or the new file.
+
+    Writes a temporary file in the same folder, flushes and fsyncs it, renames it over
+    `path` with `os.replace`, then fsyncs the folder so the rename is durable.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            torch.save(obj, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _fsync_dir(path.parent)
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict:
+    """Load an aligner checkpoint; a clear `CheckpointError` if it is missing or corrupt."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(
+            f"checkpoint {path} does not exist; give a .pt file from EXP/checkpoints"
+        )
+    try:
+        state = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as err:  # torch raises many types for a truncated or foreign file
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt or not a PyTorch file ({reason}); "
+            "use another checkpoint from the same folder"
+        ) from None
+    if not isinstance(state, dict) or any(k not in state for k in REQUIRED_KEYS):
+        raise CheckpointError(
+            f"{path} is not an aligner checkpoint (needs keys {', '.join(REQUIRED_KEYS)})"
+        )
+    return state
+
+
+def rng_state() -> dict[str, Any]:
+    """The python, numpy, torch and (when present) CUDA RNG states, weights_only-safe."""
+    np_state = np.random.get_state()
+    state = {
+        "python": random.getstate(),
+        "numpy": [np_state[0], torch.from_numpy(np_state[1].copy()), *np_state[2:]],
+        "torch": torch.get_rng_state(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore what `rng_state` captured."""
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, *rest = state["numpy"]
+    np.random.set_state((name, keys.numpy(), *rest))
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+class CheckpointManager:
+    """Writes ``ckpt-STEP.pt`` files in `folder`, keeps the last `keep_last`, and ``best.pt``.
+
+    ``best.pt`` is the checkpoint with the lowest validation loss seen so far; it is
+    never deleted by the keep-last rotation.
+    """
+
+    def __init__(self, folder: str | Path, keep_last: int = 3) -> None:
+        if keep_last < 1:
+            raise ValueError(f"keep_last must be >= 1, got {keep_last}")
+        self.folder = Path(folder)
+        self.keep_last = keep_last
+
+    @property
+    def best_path(self) -> Path:
+        return self.folder / "best.pt"
+
+    def path_for(self, step: int) -> Path:
+        return self.folder / f"ckpt-{step:08d}.pt"
+
+    def checkpoints(self) -> list[Path]:
+        """The ``ckpt-*.pt`` files, oldest step first."""
+        if not self.folder.is_dir():
+            return []
+        found = [
+            (int(m.group(1)), p) for p in self.folder.iterdir() if (m := _CKPT_RE.match(p.name))
+        ]
+        return [p for _, p in sorted(found)]
+
+    def remove_stale_temporaries(self) -> None:
+        """Delete temporary files left by a process killed while writing a checkpoint."""
+        if self.folder.is_dir():
+            for tmp in self.folder.glob(".*.pt.tmp-*"):
+                tmp.unlink(missing_ok=True)
+
+    def latest(self) -> Path | None:
+        ckpts = self.checkpoints()
+        return ckpts[-1] if ckpts else None
+
+    def save(self, state: dict[str, Any], step: int, is_best: bool = False) -> Path:
+        """Write the checkpoint of `step` (and ``best.pt`` when `is_best`); rotate old ones."""
+        path = self.path_for(step)
+        atomic_save(state, path)
+        if is_best:
+            self.save_best(state)
+        for old in self.checkpoints()[: -self.keep_last]:
+            old.unlink()
+        return path
+
+    def save_best(self, state: dict[str, Any]) -> Path:
+        """Write ``best.pt`` (the caller decides that this state is the best so far)."""
+        atomic_save(state, self.best_path)
+        return self.best_path

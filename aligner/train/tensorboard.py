@@ -1,0 +1,106 @@
+"""TensorBoard logging for training: scalars, alignment heatmaps, mel images and audio.
+
+`Logger` wraps `torch.utils.tensorboard.SummaryWriter`; on DDP ranks other than 0 (or with
+``enabled=False``) every method does nothing, so callers never test the rank themselves.
+Images are logged as ``(H, W, 3)`` uint8 arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ArrayLike = torch.Tensor | np.ndarray
+
+
+def _numpy(x: ArrayLike) -> np.ndarray:
+    if isinstance(x, torch.Tensor):
+        x = x.detach().float().cpu().numpy()
+    return np.asarray(x, dtype=np.float32)
+
+
+def heatmap(matrix: ArrayLike, cmap: str = "viridis") -> np.ndarray:
+    """A matrix ``(rows, cols)`` as an ``(cols, rows, 3)`` uint8 image, origin bottom-left.
+
+    Rows run along the x axis (time) and columns along the y axis, bottom to top, as a
+    spectrogram or an alignment is usually drawn. Values are scaled to the matrix range.
+    """
+    from matplotlib import colormaps
+
+    m = _numpy(matrix)
+    if m.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix (rows, cols), got shape {tuple(m.shape)}")
+    lo, hi = float(np.nanmin(m)), float(np.nanmax(m))
+    scaled = (m - lo) / (hi - lo) if hi > lo else np.zeros_like(m)
+    rgba = colormaps[cmap](np.nan_to_num(scaled.T[::-1]))
+    return (rgba[..., :3] * 255).round().astype(np.uint8)
+
+
+class Logger:
+    """TensorBoard writer of one run (``log_dir``); a no-op when ``enabled`` is False."""
+
+    def __init__(self, log_dir: str | Path, enabled: bool = True) -> None:
+        self.log_dir = Path(log_dir)
+        self.writer = None
+        if enabled:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(log_dir=str(self.log_dir))
+
+    @property
+    def enabled(self) -> bool:
+        return self.writer is not None
+
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        if self.writer is not None:
+            self.writer.add_scalar(tag, float(value), step)
+
+    def scalars(self, values: Mapping[str, float], step: int, prefix: str = "") -> None:
+        """Each ``name: value`` as scalar ``prefix/name`` (or ``name`` with no prefix)."""
+        for name, value in values.items():
+            self.scalar(f"{prefix}/{name}" if prefix else name, value, step)
+
+    def image(self, tag: str, image: np.ndarray, step: int) -> None:
+        """An ``(H, W, 3)`` uint8 image."""
+        if self.writer is None:
+            return
+        image = np.asarray(image)
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise ValueError(
+                f"image {tag!r} must be (H, W, 3) uint8, got {image.shape} {image.dtype}"
+            )
+        self.writer.add_image(tag, image, step, dataformats="HWC")
+
+    def alignment(
+        self, tag: str, weights: ArrayLike, step: int, tokens: list[str] | None = None
+    ) -> None:
+        """Attention weights ``(T_dec, T_enc)`` drawn by `aligner.attention.plot`: decoder
+        steps on x, source positions (labelled with `tokens` if given) on y."""
+        if self.writer is not None:
+            from aligner.attention.plot import alignment_image
+
+            w = torch.as_tensor(_numpy(weights))
+            self.image(tag, alignment_image(w, tokens=tokens), step)
+
+    def mel(self, tag: str, mel: ArrayLike, step: int) -> None:
+        """A (log-)mel spectrogram ``(T, n_mels)``: time on x, low bins at the bottom."""
+        if self.writer is not None:
+            self.image(tag, heatmap(mel, cmap="magma"), step)
+
+    def audio(self, tag: str, wav: ArrayLike, sample_rate: int, step: int) -> None:
+        """A waveform ``(L,)`` in [-1, 1] (clipped)."""
+        if self.writer is not None:
+            w = torch.as_tensor(_numpy(wav)).clamp(-1.0, 1.0).reshape(1, -1)
+            self.writer.add_audio(tag, w, step, sample_rate=sample_rate)
+
+    def flush(self) -> None:
+        if self.writer is not None:
+            self.writer.flush()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None

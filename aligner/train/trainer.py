@@ -1,0 +1,381 @@
+"""The generic training loop over the Task protocol (aligner/tasks/base.py).
+
+The trainer owns the optimizer (AdamW), the warm-up + decay schedule, gradient clipping,
+mixed precision, DDP, checkpoints and TensorBoard; the task owns the model, data and loss.
+
+Exact resume: a checkpoint holds the model, optimizer, scheduler, grad scaler, step, epoch,
+the number of batches consumed in that epoch (the sampler is deterministic in its seed and
+epoch, so the rest of the epoch is replayed without loading the skipped batches) and every
+RNG state. Validation runs with the RNG states saved and restored around it, so how often
+one validates does not change the training trajectory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Sampler
+from tqdm.auto import tqdm
+
+from aligner.config import TrainConfig, to_dict
+from aligner.tasks.base import Task
+from aligner.train import distributed as ddp
+from aligner.train.checkpoint import (
+    CheckpointError,
+    CheckpointManager,
+    load_checkpoint,
+    rng_state,
+    set_rng_state,
+)
+from aligner.train.schedule import build_scheduler
+from aligner.train.tensorboard import Logger
+
+log = logging.getLogger(__name__)
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss was NaN/inf for `max_nonfinite` steps in a row; a checkpoint was written."""
+
+
+@dataclass
+class FitResult:
+    step: int
+    epoch: int
+    reason: str  # "max_steps" | "max_minutes"
+    best_loss: float
+    checkpoint: Path | None
+
+
+def seed_everything(seed: int) -> None:
+    """Seed python, numpy and torch (all devices)."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def to_device(batch: Any, device: torch.device) -> Any:
+    """Move every tensor of a (nested) batch to `device`."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device) for k, v in batch.items()}
+    if isinstance(batch, list | tuple):
+        return type(batch)(to_device(v, device) for v in batch)
+    return batch
+
+
+def make_batch_sampler(
+    lengths: Sequence[int], batch_size: int, shuffle: bool, seed: int, info: ddp.DistInfo
+) -> Sampler:
+    """The length-bucketed sampler of aligner.data, sharded over DDP ranks."""
+    from aligner.data.sampler import BucketBatchSampler
+
+    return BucketBatchSampler(
+        list(lengths),
+        batch_size,
+        shuffle=shuffle,
+        seed=seed,
+        num_replicas=info.world_size,
+        rank=info.rank,
+    )
+
+
+class Trainer:
+    """Trains `task.model` by `cfg`, writing checkpoints and TensorBoard logs under `out_dir`.
+
+    ``out_dir/checkpoints/ckpt-STEP.pt`` (last ``cfg.keep_last``) and ``best.pt``;
+    ``out_dir/tb`` the TensorBoard events. `config` is the full experiment config dict
+    stored in each checkpoint.
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        cfg: TrainConfig,
+        out_dir: str | Path,
+        config: dict[str, Any] | None = None,
+        info: ddp.DistInfo | None = None,
+    ) -> None:
+        self.task, self.cfg, self.out_dir = task, cfg, Path(out_dir)
+        self.config = config if config is not None else {"train": to_dict(cfg)}
+        self.info = info or ddp.current()
+        self.device = self.info.device
+        self.checkpoints = CheckpointManager(self.out_dir / "checkpoints", cfg.keep_last)
+        self.model = ddp.wrap_model(task.model.to(self.device), self.info)
+        self.params = [p for p in task.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(
+            self.params, lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay
+        )
+        self.scheduler = build_scheduler(
+            self.optimizer,
+            lr=cfg.lr,
+            warmup_steps=cfg.warmup_steps,
+            decay=cfg.decay,
+            max_steps=cfg.max_steps,
+            decay_rate=cfg.decay_rate,
+            decay_steps=cfg.decay_steps,
+            min_lr=cfg.min_lr,
+        )
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=cfg.precision == "fp16")
+        self.sampler = make_batch_sampler(
+            task.lengths(task.train_set), cfg.batch_size, True, cfg.seed, self.info
+        )
+        self.step = self.epoch = self.batches_done = self.nonfinite_in_row = 0
+        self.best_loss = math.inf
+        self.resumed = False
+        self.logger: Logger | None = None
+
+    # ----------------------------------------------------------------- state
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume exactly (this rank's view; RNG of every rank)."""
+        return {
+            "model": ddp.unwrap_model(self.model).state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "scaler": self.scaler.state_dict(),
+            "step": self.step,
+            "epoch": self.epoch,
+            "sampler": self.sampler.state_dict(consumed=self.batches_done),
+            "rng": ddp.gather_objects(rng_state(), self.info),
+            "best_loss": self.best_loss,
+            "config": self.config,
+            "symbols": getattr(self.task, "symbols", {}),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        ddp.unwrap_model(self.model).load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.scaler.load_state_dict(state["scaler"])
+        self.step, self.epoch = int(state["step"]), int(state["epoch"])
+        self.sampler.load_state_dict(state["sampler"])
+        self.batches_done = int(state["sampler"]["batches_done"])
+        self.best_loss = float(state.get("best_loss", math.inf))
+        self.resumed = True
+        rngs = state["rng"]
+        if len(rngs) != self.info.world_size:
+            log.warning(
+                "checkpoint has %d RNG states for %d ranks", len(rngs), self.info.world_size
+            )
+        set_rng_state(rngs[self.info.rank % len(rngs)])
+
+    def resume(self, path: str | Path | None = None) -> Path | None:
+        """Load `path` (default: the latest checkpoint in out_dir); None when there is none."""
+        path = Path(path) if path else self.checkpoints.latest()
+        if path is None:
+            return None
+        try:
+            self.load_state_dict(load_checkpoint(path, map_location="cpu"))
+        except (KeyError, ValueError, RuntimeError) as err:
+            if isinstance(err, CheckpointError):
+                raise
+            reason = str(err).splitlines()[0]
+            raise CheckpointError(f"cannot resume from {path}: {reason}") from None
+        return path
+
+    # ----------------------------------------------------------------- pieces
+    def _autocast(self) -> contextlib.AbstractContextManager:
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.cfg.precision)
+        if dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=dtype)
+
+    def _loader(self, dataset: Any, sampler: Sampler) -> DataLoader:
+        gen = torch.Generator().manual_seed(self.cfg.seed)  # keeps the global RNG untouched
+        return DataLoader(
+            dataset,
+            batch_sampler=sampler,
+            collate_fn=self.task.collate,
+            num_workers=self.cfg.num_workers,
+            generator=gen,
+            persistent_workers=False,
+        )
+
+    def train_step(self, batch: dict[str, Any]) -> dict[str, float] | None:
+        """One optimizer update; None when the loss (or gradient) was NaN/inf and skipped."""
+        self.model.train()
+        with self._autocast():
+            loss, parts = self.task.loss(self.model, to_device(batch, self.device), self.step)
+        if ddp.any_true(not bool(torch.isfinite(loss.detach())), self.info):
+            self.optimizer.zero_grad(set_to_none=True)
+            return None
+        self.scaler.scale(loss).backward()
+        self.scaler.unscale_(self.optimizer)
+        clip = self.cfg.grad_clip if self.cfg.grad_clip > 0 else math.inf
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(self.params, clip))
+        finite = math.isfinite(grad_norm)
+        if finite or self.scaler.is_enabled():  # the scaler skips inf/NaN grads itself
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        if not finite:
+            return None if not self.scaler.is_enabled() else {"loss": float(loss), "overflow": 1.0}
+        lr = self.scheduler.get_last_lr()[0]
+        self.scheduler.step()
+        return {"loss": float(loss.detach()), **parts, "grad_norm": grad_norm, "lr": lr}
+
+    def validate(self) -> dict[str, float]:
+        """Run `task.validate` on rank 0 with the RNG states left untouched."""
+        metrics: dict[str, float] = {}
+        if self.info.is_main:
+            saved = rng_state()
+            sampler = make_batch_sampler(
+                self.task.lengths(self.task.valid_set),
+                self.cfg.batch_size,
+                False,
+                0,
+                ddp.DistInfo(),
+            )
+            loader = self._loader(self.task.valid_set, sampler)
+            batches = (to_device(b, self.device) for b in loader)
+            if self.cfg.valid_batches:
+                batches = (b for b, _ in zip(batches, range(self.cfg.valid_batches)))
+            model = ddp.unwrap_model(self.model)
+            model.eval()
+            with torch.no_grad(), self._autocast():
+                metrics = self.task.validate(model, batches, self.step, self.logger)
+            model.train()
+            set_rng_state(saved)
+            if "loss" not in metrics:
+                raise KeyError("task.validate must return a 'loss' entry (lower is better)")
+            self.logger.scalars(metrics, self.step, prefix="valid")
+        ddp.barrier(self.info)
+        return metrics
+
+    def save(self, is_best: bool = False, only_best: bool = False) -> Path | None:
+        state = self.state_dict()  # collective: every rank takes part
+        if not self.info.is_main:
+            return None
+        if only_best:
+            return self.checkpoints.save_best(state)
+        return self.checkpoints.save(state, self.step, is_best=is_best)
+
+    # ----------------------------------------------------------------- loop
+    def fit(self) -> FitResult:
+        """Train until `max_steps` or `max_minutes`; see the module docstring for resume."""
+        cfg, info = self.cfg, self.info
+        if not self.resumed:  # a fresh run: the same seed gives the same run
+            seed_everything(cfg.seed + info.rank)
+        if info.is_main:
+            self.checkpoints.remove_stale_temporaries()
+        self.logger = Logger(self.out_dir / "tb", enabled=info.is_main)
+        start, window = time.monotonic(), _Window()
+        bar = tqdm(
+            total=cfg.max_steps,
+            initial=self.step,
+            disable=not (info.is_main and cfg.progress),
+            dynamic_ncols=True,
+            desc="train",
+        )
+        reason, last_saved = "max_steps", None
+        try:
+            while self.step < cfg.max_steps:
+                self.sampler.set_epoch(self.epoch)  # after a resume it skips the done batches
+                loader = self._loader(self.task.train_set, self.sampler)
+                if len(loader) == 0:
+                    raise ValueError(
+                        f"the training set gives no batch of size {cfg.batch_size}; "
+                        "add data or lower train.batch_size"
+                    )
+                for batch in loader:
+                    saved = self._one_step(batch, window, bar)
+                    last_saved = saved if saved is not None else last_saved
+                    timeout = cfg.max_minutes is not None and (
+                        time.monotonic() - start > 60 * cfg.max_minutes
+                    )
+                    if ddp.any_true(timeout, info):
+                        reason = "max_minutes"
+                        break
+                    if self.step >= cfg.max_steps:
+                        break
+                else:
+                    self.epoch, self.batches_done = self.epoch + 1, 0
+                    continue
+                break
+        finally:
+            bar.close()
+        if self.step != last_saved:
+            path = self.save()
+        else:
+            path = self.checkpoints.latest() if info.is_main else None
+        self.logger.close()
+        return FitResult(self.step, self.epoch, reason, self.best_loss, path)
+
+    def _one_step(self, batch: dict[str, Any], window: _Window, bar: tqdm) -> int | None:
+        """Train on `batch`, then log/validate/checkpoint as due; the step saved, if any."""
+        cfg = self.cfg
+        out = self.train_step(batch)
+        self.step += 1
+        self.batches_done += 1
+        bar.update(1)
+        if out is None:
+            self.nonfinite_in_row += 1
+            self.logger.scalar("train/nonfinite_skipped", 1.0, self.step)
+            log.warning("step %d: loss or gradient is NaN/inf; update skipped", self.step)
+            if self.nonfinite_in_row >= cfg.max_nonfinite:
+                self._diverged()
+        else:
+            self.nonfinite_in_row = 0
+            window.add(out)
+            bar.set_postfix(loss=f"{out['loss']:.4f}", refresh=False)
+        if self.step % cfg.log_every == 0 and window.count:
+            self.logger.scalars(window.means(), self.step, prefix="train")
+            self.logger.scalar("train/steps_per_s", window.rate(), self.step)
+            window.reset()
+        saved = None
+        if self.step % cfg.eval_every == 0:
+            loss = self.validate().get("loss", math.inf)
+            is_best = bool(ddp.any_true(loss < self.best_loss, self.info))
+            if is_best:
+                self.best_loss = loss
+            if self.step % cfg.checkpoint_every == 0:
+                self.save(is_best=is_best)
+                saved = self.step
+            elif is_best:
+                self.save(only_best=True)
+        elif self.step % cfg.checkpoint_every == 0:
+            self.save()
+            saved = self.step
+        return saved
+
+    def _diverged(self) -> None:
+        path = self.save()
+        self.logger.close()
+        raise TrainingDiverged(
+            f"loss was NaN/inf for {self.cfg.max_nonfinite} steps in a row (up to step "
+            f"{self.step}); stopped with checkpoint {path or self.checkpoints.latest()}. "
+            "Lower train.lr or raise train.grad_clip, check the data, then --resume"
+        )
+
+
+class _Window:
+    """Running means of the logged training values between two log points."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.sums: dict[str, float] = {}
+        self.count = 0
+        self.t0 = time.monotonic()
+
+    def add(self, values: dict[str, float]) -> None:
+        for k, v in values.items():
+            self.sums[k] = self.sums.get(k, 0.0) + float(v)
+        self.count += 1
+
+    def means(self) -> dict[str, float]:
+        return {k: v / self.count for k, v in self.sums.items()}
+
+    def rate(self) -> float:
+        return self.count / max(time.monotonic() - self.t0, 1e-9)
