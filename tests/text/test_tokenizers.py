@@ -1,0 +1,86 @@
+"""Tokenizers: characters, IPA phonemes (eSpeak NG from espeakng-loader), ARPAbet."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aligner.text.cleaners import english_cleaners
+from aligner.text.espeak import ensure_espeak
+from aligner.text.symbols import SymbolTable, UnknownSymbolError
+from aligner.text.tokenizers import (
+    OutOfVocabularyError,
+    arpabet_symbols,
+    build_tokenizer,
+    cmudict_lexicon,
+    tokenizer_from_dict,
+)
+
+
+@given(st.text(alphabet="abcdefgh XYZ,.!?0123456789$", max_size=40))
+@settings(max_examples=50, deadline=None)
+def test_chars_round_trip(text):
+    tok = build_tokenizer("chars")
+    tokens = tok.tokenize(text)
+    assert tok.detokenize(tokens) == english_cleaners(text)
+    table = SymbolTable.from_corpus([tokens])
+    assert table.decode(table.encode(tokens)) == tokens
+
+
+def test_unknown_chars_error_names_character_and_position():
+    tok = build_tokenizer("chars")
+    table = SymbolTable(list("abcdefghijklmnopqrstuvwxyz '.,"))
+    with pytest.raises(UnknownSymbolError, match="'#' at position 5"):
+        table.encode(tok.tokenize("hello# world"), context="LJ001")
+
+
+def test_ensure_espeak_uses_wheel():
+    library, data = ensure_espeak()
+    assert "espeakng_loader" in library and "espeak-ng-data" in data
+
+
+def test_phonemes_match_espeak_and_round_trip():
+    from phonemizer.backend import EspeakBackend
+
+    tok = build_tokenizer("phonemes")
+    text = "Hello, world! How are you?"
+    tokens = tok.tokenize(text)
+    assert tokens[:5] == ["h", "ə", "l", "ˈoʊ", ","]
+    assert tokens.count(" ") == 4 and "?" == tokens[-1]
+    plain = EspeakBackend("en-us", preserve_punctuation=True, with_stress=True)
+    expected = plain.phonemize([english_cleaners(text)], strip=True)[0]
+    assert tok.detokenize(tokens) == expected.strip()
+
+
+def test_phoneme_batch_equals_single_and_keeps_empty():
+    tok = build_tokenizer("phonemes")
+    texts = ["The 3rd cat.", "", "Dr. Smith sat down."]
+    batch = tok.tokenize_batch(texts)
+    assert batch[1] == []
+    assert batch[0] == tok.tokenize(texts[0]) and batch[2] == tok.tokenize(texts[2])
+
+
+def test_arpabet_uses_cmudict_first_pronunciation():
+    tok = build_tokenizer("arpabet")
+    tokens = tok.tokenize("Hello, world!")
+    lex = cmudict_lexicon()
+    assert tokens == lex["hello"][0] + [","] + [" "] + lex["world"][0] + ["!"]
+    assert set(t for t in tokens if t.isalnum()) <= set(arpabet_symbols())
+
+
+def test_arpabet_oov_policies():
+    with pytest.raises(OutOfVocabularyError, match="qzxv"):
+        build_tokenizer("arpabet").tokenize("hello qzxv")
+    assert build_tokenizer("arpabet", oov="unk").tokenize("qzxv") == ["<unk>"]
+    lex = cmudict_lexicon()
+    letters = build_tokenizer("arpabet", oov="letters").tokenize("qzxv")
+    assert letters == [p for c in "qzxv" for p in lex[c][0]]
+
+
+def test_to_dict_rebuilds_same_tokenizer():
+    for kind, kw in [("chars", {}), ("phonemes", {"stress": False}), ("arpabet", {"oov": "unk"})]:
+        tok = build_tokenizer(kind, **kw)
+        again = tokenizer_from_dict(tok.to_dict())
+        assert again.to_dict() == tok.to_dict()
+        assert again.tokenize("Two dogs.") == tok.tokenize("Two dogs.")
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        build_tokenizer("bpe")
