@@ -88,6 +88,7 @@ def test_same_seed_same_run_and_training_reduces_loss(tmp_path):
     t1, t2 = make_trainer(tmp_path / "1", cfg), make_trainer(tmp_path / "2", cfg)
     torch.rand(5)  # fit seeds a fresh run itself: prior RNG use must not matter
     r1, r2 = t1.fit(), t2.fit()
+    assert r1.best_loss == r2.best_loss
     assert all(torch.equal(params(t1)[k], params(t2)[k]) for k in params(t1))
     torch.manual_seed(0)
     untrained = TinyTask()  # the same init as t1
