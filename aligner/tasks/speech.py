@@ -1,0 +1,174 @@
+"""What TTS and VC share as trainer tasks: the Tacotron loss, validation metrics and the
+TensorBoard figures of the fixed validation items.
+
+A subclass says how a batch feeds the model (``source(batch)``) and how to name the
+source positions of an item in plots (``source_labels``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+from torch.utils.data import Dataset
+
+from aligner.attention.losses import decoder_steps
+from aligner.attention.metrics import alignment_metrics, summarize
+from aligner.audio.features import MelConfig, MelStats
+from aligner.audio.vocoder import GriffinLim
+from aligner.config import ConfigError, from_dict
+from aligner.models.tacotron import Tacotron, TacotronConfig, TacotronOutput
+from aligner.tasks.speech_losses import TacotronLossConfig, tacotron_loss
+
+
+@dataclass
+class SpeechLog:
+    """What validation draws for the fixed first ``plot_items`` validation items."""
+
+    plot_items: int = 4
+    audio_items: int = 1
+    griffin_lim_iters: int = 32
+    min_focus: float = 0.4
+
+
+def model_config(
+    model: dict[str, Any], n_mels: int, n_symbols: int = 0
+) -> tuple[TacotronConfig, TacotronLossConfig]:
+    """Split the recipe's ``model:`` section into the Tacotron config and ``model.loss``.
+
+    ``n_mels`` comes from the feature settings (``data.mel``) and ``n_symbols`` from the symbol
+    table; a recipe that sets either differently is rejected.
+    """
+    model = dict(model)
+    loss = from_dict(TacotronLossConfig, model.pop("loss", None), where="model.loss")
+    for key, value in (("n_mels", n_mels), ("n_symbols", n_symbols)):
+        if model.get(key, value) != value:
+            raise ConfigError(
+                f"model.{key}={model[key]} disagrees with the data ({value}); remove it"
+            )
+        model[key] = value
+    return TacotronConfig.from_dict(model, where="model"), loss
+
+
+class SpeechTask:
+    """Tacotron training on (source, target mel) batches; see ``aligner.tasks.base.Task``."""
+
+    model: Tacotron
+    train_set: Dataset
+    valid_set: Dataset
+    symbols: dict[str, Any]
+
+    def __init__(
+        self,
+        model: Tacotron,
+        train_set: Dataset,
+        valid_set: Dataset,
+        loss_cfg: TacotronLossConfig,
+        mel_cfg: MelConfig,
+        target_stats: MelStats,
+        log: SpeechLog,
+    ) -> None:
+        self.model, self.train_set, self.valid_set = model, train_set, valid_set
+        self.loss_cfg, self.mel_cfg, self.target_stats, self.log = (
+            loss_cfg,
+            mel_cfg,
+            target_stats,
+            log,
+        )
+        self.r = model.config.r
+        self._vocoder: GriffinLim | None = None
+
+    # -- subclass hooks ------------------------------------------------------------
+    def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(src, src_lengths) of a batch."""
+        raise NotImplementedError
+
+    def source_labels(self, batch: dict[str, Any], index: int) -> list[str] | None:
+        """Labels of the memory positions of item ``index`` (None: numbered)."""
+        return None
+
+    # -- Task protocol -------------------------------------------------------------
+    def lengths(self, dataset: Dataset) -> Sequence[int]:
+        return dataset.lengths
+
+    def forward(self, model: nn.Module, batch: dict[str, Any]) -> TacotronOutput:
+        src, src_lengths = self.source(batch)
+        return model(src, src_lengths, batch["mel"], batch["mel_lengths"])
+
+    def loss(
+        self, model: nn.Module, batch: dict[str, Any], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        out = self.forward(model, batch)
+        return tacotron_loss(out, batch["mel"], batch["mel_lengths"], self.r, step, self.loss_cfg)
+
+    @torch.no_grad()
+    def validate(
+        self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
+    ) -> dict[str, float]:
+        """Mel + stop loss (no guided term, so values compare across steps) and the core's
+        alignment metrics over the validation batches; figures of the fixed items."""
+        no_guide = TacotronLossConfig(**{**self.loss_cfg.__dict__, "guided": None})
+        total, count, metrics = 0.0, 0, []
+        for batch in batches:
+            out = self.forward(model, batch)
+            loss, _ = tacotron_loss(out, batch["mel"], batch["mel_lengths"], self.r, step, no_guide)
+            n = len(batch["ids"])
+            total, count = total + float(loss) * n, count + n
+            metrics.append(self.alignment_metrics(out, batch["mel_lengths"]))
+        result = {"loss": total / max(count, 1)}
+        if metrics:
+            merged = {k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}
+            result.update(summarize(merged, self.log.min_focus))
+        if logger is not None and getattr(logger, "enabled", True):
+            self.log_fixed_items(model, step, logger)
+        return result
+
+    # -- helpers -------------------------------------------------------------------
+    def alignment_metrics(
+        self, out: TacotronOutput, mel_lengths: torch.Tensor
+    ) -> dict[str, torch.Tensor]:
+        """Per-item core metrics of teacher-forced alignments (B, S, T_enc)."""
+        steps = decoder_steps(mel_lengths.to(out.alignments.device), self.r)
+        return {
+            k: v.cpu()
+            for k, v in alignment_metrics(
+                out.alignments.float(), steps, out.enc_mask.sum(1)
+            ).items()
+        }
+
+    def fixed_batch(self, device: torch.device) -> dict[str, Any]:
+        """The first ``plot_items`` validation items, always the same ones."""
+        n = min(self.log.plot_items, len(self.valid_set))
+        batch = self.collate([self.valid_set[i] for i in range(n)])
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+
+    def vocoder(self) -> GriffinLim:
+        if self._vocoder is None:
+            self._vocoder = GriffinLim(
+                self.mel_cfg, n_iter=self.log.griffin_lim_iters, rand_init=False
+            )
+        return self._vocoder
+
+    def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
+        """Alignment heatmaps, metrics, predicted vs target mels and Griffin-Lim audio of the
+        fixed validation items (tags ``alignment/<id>``, ``mel/<id>/...``, ``audio/<id>``)."""
+        if self.log.plot_items < 1:
+            return
+        batch = self.fixed_batch(next(model.parameters()).device)
+        out = self.forward(model, batch)
+        per_item = self.alignment_metrics(out, batch["mel_lengths"])
+        logger.scalars(summarize(per_item, self.log.min_focus), step, prefix="fixed")
+        steps = decoder_steps(batch["mel_lengths"], self.r)
+        for i, item in enumerate(batch["ids"]):
+            t, s, n = int(batch["mel_lengths"][i]), int(steps[i]), int(out.enc_mask[i].sum())
+            logger.alignment(
+                f"alignment/{item}", out.alignments[i, :s, :n], step, self.source_labels(batch, i)
+            )
+            logger.mel(f"mel/{item}/predicted", out.mel_post[i, :t], step)
+            logger.mel(f"mel/{item}/target", batch["mel"][i, :t], step)
+            if i < self.log.audio_items:
+                mel = self.target_stats.denormalize(out.mel_post[i, :t].float().cpu())
+                logger.audio(f"audio/{item}", self.vocoder()(mel), self.mel_cfg.sample_rate, step)

@@ -1,0 +1,156 @@
+"""Text-to-speech (Tacotron) as a trainer task.
+
+Recipe sections::
+
+    task: tts
+    data: {train: train.jsonl, valid: valid.jsonl, tokenizer: chars, mel: {n_mels: 80, ...}}
+    model: {r: 2, encoder: {...}, decoder: {attention: location, ...}, postnet: {...},
+            loss: {guided: {weight: 1.0, mode: exp, decay: 0.9995}}}
+
+The checkpoint's ``symbols`` hold everything inference needs besides the weights:
+``task``, ``model`` (TacotronConfig dict), ``symbols`` (SymbolTable dict), ``tokenizer``,
+``mel`` (MelConfig dict), ``stats`` (target MelStats dict); see :func:`load_model`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+
+from aligner.audio.features import MelConfig, MelStats
+from aligner.config import ConfigError, from_dict
+from aligner.data.collate import collate_tts
+from aligner.data.datasets import TTSDataset
+from aligner.data.manifest import read_manifest
+from aligner.models.tacotron import Tacotron, TacotronConfig
+from aligner.tasks.speech import SpeechLog, SpeechTask, model_config
+from aligner.text.symbols import SymbolTable
+from aligner.text.tokenizers import build_tokenizer
+
+
+@dataclass
+class SpeechData:
+    """``data:`` section shared by TTS and VC. Paths are relative to the data folder.
+
+    ``stats_items``: compute normalization statistics over the first N training items
+    (0 = all). ``log``: what validation draws for its fixed items.
+    """
+
+    train: str = "train.jsonl"
+    valid: str = "valid.jsonl"
+    cache_dir: str = "features"
+    mel: dict[str, Any] = field(default_factory=dict)
+    stats_items: int = 0
+    log: SpeechLog = field(default_factory=SpeechLog)
+
+
+@dataclass
+class TTSData(SpeechData):
+    """TTS ``data:`` section: the text front end on top of :class:`SpeechData`."""
+
+    tokenizer: Literal["chars", "phonemes", "arpabet"] = "chars"
+    tokenizer_opts: dict[str, Any] = field(default_factory=dict)
+    add_eos: bool = True
+
+
+class _MemoTokenizer:
+    """Tokenizes each distinct text once (symbol table and dataset share the work)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer, self.memo = tokenizer, {}
+
+    def prime(self, texts: list[str]) -> list[list[str]]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        batch = getattr(self.tokenizer, "tokenize_batch", None)
+        tokens = batch(todo) if batch else [self.tokenizer.tokenize(t) for t in todo]
+        self.memo.update(zip(todo, tokens))
+        return [self.memo[t] for t in texts]
+
+    tokenize_batch = prime
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.prime([text])[0]
+
+
+def manifest_path(data_dir: Path, name: str, key: str) -> Path:
+    path = Path(data_dir) / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path}: no {key} manifest; run `aligner prepare` or set data.{key}"
+        )
+    return path
+
+
+def mel_settings(data: SpeechData) -> MelConfig:
+    try:
+        return MelConfig.from_dict(data.mel)
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"data.mel: {err}") from None
+
+
+def compute_stats(mels: Any, count: int, limit: int) -> MelStats:
+    """Statistics of ``mels(i)`` over the first ``limit`` (0 = all) of ``count`` items."""
+    n = count if limit <= 0 else min(limit, count)
+    return MelStats.compute(mels(i) for i in range(n))
+
+
+class TTSTask(SpeechTask):
+    """Text -> mel Tacotron training."""
+
+    def __init__(self, *args: Any, table: SymbolTable, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.table = table
+
+    def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        return batch["tokens"], batch["token_lengths"]
+
+    def source_labels(self, batch: dict[str, Any], index: int) -> list[str]:
+        n = int(batch["token_lengths"][index])
+        return self.table.decode(batch["tokens"][index, :n].tolist())
+
+    def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
+        return collate_tts(examples)
+
+
+def build(cfg: Any, data_dir: Path) -> TTSTask:
+    """The TTS task of an ``ExperimentConfig`` from manifests under ``data_dir``."""
+    data = from_dict(TTSData, cfg.data, where="data")
+    mel_cfg = mel_settings(data)
+    train_items = read_manifest(manifest_path(data_dir, data.train, "train"))
+    valid_items = read_manifest(manifest_path(data_dir, data.valid, "valid"))
+    tokenizer = _MemoTokenizer(build_tokenizer(data.tokenizer, **data.tokenizer_opts))
+    table = SymbolTable.from_corpus(tokenizer.prime([it["text"] for it in train_items]))
+    cache = Path(data_dir) / data.cache_dir
+    common = dict(
+        tokenizer=tokenizer, symbols=table, mel_cfg=mel_cfg, cache_dir=cache, add_eos=data.add_eos
+    )
+    train_set = TTSDataset(train_items, **common)
+    valid_set = TTSDataset(valid_items, unknown="map", **common)
+    stats = compute_stats(train_set.mel, len(train_set), data.stats_items)
+    train_set.stats = valid_set.stats = stats
+    tacotron_cfg, loss_cfg = model_config(cfg.model, mel_cfg.n_mels, len(table))
+    model = Tacotron.from_config(tacotron_cfg)
+    task = TTSTask(model, train_set, valid_set, loss_cfg, mel_cfg, stats, data.log, table=table)
+    task.symbols = {
+        "task": "tts",
+        "model": tacotron_cfg.to_dict(),
+        "symbols": table.to_dict(),
+        "tokenizer": tokenizer.tokenizer.to_dict(),
+        "add_eos": data.add_eos,
+        "mel": mel_cfg.to_dict(),
+        "stats": stats.to_dict(),
+    }
+    return task
+
+
+def load_model(
+    symbols: dict[str, Any], state_dict: dict[str, torch.Tensor] | None = None
+) -> Tacotron:
+    """Rebuild the Tacotron of a checkpoint from its ``symbols`` (and weights, if given)."""
+    model = Tacotron.from_config(TacotronConfig.from_dict(symbols["model"]))
+    if state_dict is not None:
+        model.load_state_dict(state_dict)
+    return model

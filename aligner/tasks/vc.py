@@ -1,0 +1,71 @@
+"""Sequence-to-sequence voice conversion (mel -> mel Tacotron) as a trainer task.
+
+Recipe sections as TTS (see :mod:`aligner.tasks.tts`) with ``model.encoder.kind: mel``;
+manifests hold parallel items (``audio`` = source voice, ``target_audio`` = target voice).
+The checkpoint's ``symbols`` hold ``task``, ``model``, ``mel``, ``stats_src`` and ``stats``
+(target statistics).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from aligner.config import ConfigError, from_dict
+from aligner.data.collate import collate_vc
+from aligner.data.datasets import VCDataset
+from aligner.data.manifest import read_manifest
+from aligner.models.tacotron import Tacotron
+from aligner.tasks.speech import SpeechTask, model_config
+from aligner.tasks.tts import SpeechData, compute_stats, manifest_path, mel_settings
+
+
+class VCTask(SpeechTask):
+    """Source mel -> target mel Tacotron training."""
+
+    def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        return batch["src_mel"], batch["src_lengths"]
+
+    def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
+        return collate_vc(examples)
+
+
+def build(cfg: Any, data_dir: Path) -> VCTask:
+    """The VC task of an ``ExperimentConfig`` from parallel manifests under ``data_dir``."""
+    data = from_dict(SpeechData, cfg.data, where="data")
+    mel_cfg = mel_settings(data)
+    cache = Path(data_dir) / data.cache_dir
+    train_set = VCDataset(
+        read_manifest(manifest_path(data_dir, data.train, "train")), mel_cfg, cache
+    )
+    valid_set = VCDataset(
+        read_manifest(manifest_path(data_dir, data.valid, "valid")), mel_cfg, cache
+    )
+    stats_src = compute_stats(
+        lambda i: train_set.cache.get(train_set.items[i]["audio"]), len(train_set), data.stats_items
+    )
+    stats_tgt = compute_stats(
+        lambda i: train_set.cache.get(train_set.items[i]["target_audio"]),
+        len(train_set),
+        data.stats_items,
+    )
+    for dataset in (train_set, valid_set):
+        dataset.stats_src, dataset.stats_tgt = stats_src, stats_tgt
+    model_section = dict(cfg.model)
+    encoder = dict(model_section.get("encoder") or {})
+    if encoder.setdefault("kind", "mel") != "mel":
+        raise ConfigError(f"model.encoder.kind must be 'mel' for task vc, got {encoder['kind']!r}")
+    model_section["encoder"] = encoder
+    tacotron_cfg, loss_cfg = model_config(model_section, mel_cfg.n_mels)
+    model = Tacotron.from_config(tacotron_cfg)
+    task = VCTask(model, train_set, valid_set, loss_cfg, mel_cfg, stats_tgt, data.log)
+    task.symbols = {
+        "task": "vc",
+        "model": tacotron_cfg.to_dict(),
+        "mel": mel_cfg.to_dict(),
+        "stats_src": stats_src.to_dict(),
+        "stats": stats_tgt.to_dict(),
+    }
+    return task
