@@ -1,0 +1,37 @@
+"""Every TTS/VC recipe loads, and its model builds with the sizes it claims."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aligner.config import load_config
+from aligner.models.tacotron import Tacotron
+from aligner.tasks.speech import model_config
+
+RECIPES = sorted((Path(__file__).parents[2] / "recipes").glob("[tv][tc]*/*.yaml"))
+
+
+def test_recipes_found() -> None:
+    names = {p.stem for p in RECIPES}
+    for base in (
+        "tts/tacotron_lsa",
+        "tts/tacotron_dca",
+        "tts/tacotron_forward",
+        "vc/seq2seq_vc_lsa",
+    ):
+        stem = base.split("/")[1]
+        assert {stem, f"{stem}_small"} <= names
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=lambda p: p.stem)
+def test_recipe_builds(path: Path) -> None:
+    cfg = load_config(path)
+    n_mels = cfg.data["mel"]["n_mels"]
+    tacotron, loss = model_config(cfg.model, n_mels, 0 if cfg.task == "vc" else 60)
+    model = Tacotron.from_config(tacotron)
+    params = sum(p.numel() for p in model.parameters())
+    assert (params < 5e6) == path.stem.endswith("_small")
+    assert (loss.guided is not None) == ("lsa" in path.stem)
+    assert tacotron.encoder.kind == ("mel" if cfg.task == "vc" else "text")
