@@ -1,0 +1,294 @@
+"""`aligner synthesize | convert | align | plot` on tiny randomly initialised checkpoints built
+through the real tasks, models and checkpoint writer; text splitting and batching helpers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aligner.cli import main
+from aligner.config import ExperimentConfig
+from aligner.inference import join_waves, length_batches, load_speech_model, split_sentences
+from aligner.tasks import build_task
+from aligner.train.checkpoint import atomic_save
+
+SR = 8000
+MEL = {"sample_rate": SR, "n_fft": 256, "win_length": 256, "hop_length": 64, "n_mels": 16,
+       "f_max": 4000.0}  # fmt: skip
+TINY_MODEL = {
+    "r": 2,
+    "encoder": {"embed_dim": 16, "out_dim": 16, "n_convs": 1, "kernel_size": 3},
+    "decoder": {"prenet_dims": [16], "attn_rnn_dim": 16, "attn_dim": 8, "dec_dim": 16,
+                "attention_opts": {"filters": 4, "kernel_size": 3}},
+    "postnet": {"channels": 8, "n_convs": 2, "kernel_size": 3},
+}  # fmt: skip
+TEXTS = ["hello world.", "a good day!", "the cat sat, hi?"]
+
+
+def write_wav(path: Path, seconds: float, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * SR)) / SR
+    wav = 0.3 * np.sin(2 * np.pi * (200 + 50 * seed) * t) + 0.01 * rng.standard_normal(len(t))
+    sf.write(path, wav.astype(np.float32), SR)
+    return path
+
+
+def write_corpus(root: Path, vc: bool) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, text in enumerate(TEXTS):
+        item = {"id": f"u{i}", "audio": write_wav(root / f"u{i}.wav", 0.3 + 0.05 * i, i).name,
+                "text": text, "speaker": "s"}  # fmt: skip
+        if vc:
+            item["target_audio"] = write_wav(root / f"t{i}.wav", 0.35 + 0.05 * i, i + 5).name
+        lines.append(json.dumps(item))
+    for split in ("train", "valid", "test"):
+        (root / f"{split}.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def make_checkpoint(tmp: Path, task: str) -> Path:
+    """A randomly initialised checkpoint of `task` written as the trainer writes it (the stop
+    logit biased to "never stop", so output lengths are known)."""
+    data = write_corpus(tmp / f"data_{task}", vc=task == "vc")
+    model = dict(TINY_MODEL)
+    if task == "vc":
+        model["encoder"] = {"kind": "mel", "prenet_dims": [16], "conv_dim": 16, "out_dim": 16,
+                            "n_convs": 1, "kernel_size": 3}  # fmt: skip
+    cfg = ExperimentConfig.from_dict({"task": task, "data": {"mel": MEL}, "model": model})
+    built = build_task(cfg, data)
+    with torch.no_grad():  # never predict the end: every decode runs to the length limit
+        built.model.decoder.stop.bias.fill_(-50.0)
+    state = {"model": built.model.state_dict(), "step": 7, "config": cfg.to_dict(),
+             "symbols": built.symbols}  # fmt: skip
+    path = tmp / f"{task}.pt"
+    atomic_save(state, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def ckpts(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("ckpt")
+    return {"tts": make_checkpoint(tmp, "tts"), "vc": make_checkpoint(tmp, "vc"), "root": tmp}
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_clean_failure(result, *words: str) -> None:
+    """Exit code 1, one 'Error:' line naming the words, no traceback."""
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.output.strip().splitlines() if ln.startswith("Error:")]
+    assert len(lines) == 1, result.output
+    assert "Traceback" not in result.output
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+# ------------------------------------------------------------------ helpers
+def test_split_sentences_keeps_abbreviations_and_initials():
+    text = "Mr. Smith met Dr. Who at 3.5 p.m. today! Did J. Doe come?  Yes.\n\nNext part"
+    assert split_sentences(text) == [
+        "Mr. Smith met Dr. Who at 3.5 p.m. today!",
+        "Did J. Doe come?",
+        "Yes.",
+        "Next part",
+    ]
+    assert split_sentences("  \n ") == []
+
+
+@given(st.lists(st.sampled_from(["one,", "two", "three;", "four."]), min_size=1, max_size=80))
+def test_split_sentences_loses_no_word_and_respects_the_limit(words):
+    text = " ".join(words)
+    pieces = split_sentences(text, max_chars=30)
+    assert " ".join(pieces).split() == text.split()
+    assert all(len(p) <= 30 for p in pieces if " " in p)
+
+
+@given(st.lists(st.integers(1, 50), max_size=30), st.integers(1, 7))
+def test_length_batches_cover_each_index_once_longest_first(lengths, size):
+    batches = length_batches(lengths, size)
+    flat = [i for b in batches for i in b]
+    assert sorted(flat) == list(range(len(lengths)))
+    assert all(len(b) <= size for b in batches)
+    assert [lengths[i] for i in flat] == sorted(lengths, reverse=True)
+
+
+def test_join_waves_inserts_the_pause():
+    out = join_waves([torch.ones(3), torch.ones(2)], sample_rate=10, pause=0.2)
+    assert out.tolist() == [1, 1, 1, 0, 0, 1, 1]
+
+
+# ------------------------------------------------------------------ loading
+def test_loaded_model_equals_the_saved_one(ckpts):
+    speech = load_speech_model(ckpts["tts"], "tts")
+    saved = torch.load(ckpts["tts"], weights_only=True)["model"]
+    for name, value in speech.model.state_dict().items():
+        assert torch.equal(value, saved[name]), name
+    assert speech.step == 7 and speech.r == 2 and not speech.model.training
+
+
+def test_batched_generation_equals_one_by_one(ckpts):
+    speech = load_speech_model(ckpts["tts"], "tts")
+    speech.model.decoder.prenet.always_dropout = False  # deterministic for the comparison
+    ids = [speech.encode_text(t) for t in ["hello", "a good day, the cat", "cat"]]
+    together = speech.generate(ids, batch_size=3, max_length_ratio=2.0)
+    for x, res in zip(ids, together):
+        alone = speech.generate([x], batch_size=1, max_length_ratio=2.0)[0]
+        assert res.mel.shape == alone.mel.shape
+        assert torch.allclose(res.mel, alone.mel, atol=1e-4)
+        assert torch.allclose(res.alignment, alone.alignment, atol=1e-5)
+        assert res.alignment.shape[1] == len(x)
+
+
+# ------------------------------------------------------------------ synthesize
+def test_synthesize_writes_audio_and_reports_length_hits(ckpts, tmp_path):
+    out, png = tmp_path / "s.wav", tmp_path / "s.png"
+    text = "Hello world. A good day!"
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", text, "--out", out,
+               "--alignment", png, "--max-length-ratio", "1.5", "--griffin-lim-iters", "2")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    wav, sr = sf.read(out)
+    assert sr == SR and len(wav) > int(0.25 * SR)  # two sentences + the 0.25 s pause
+    # an untrained model never predicts its stop: both sentences hit the limit, both reported
+    assert "sentence 1 ('Hello world.')" in r.output and "sentence 2" in r.output
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--text", "   "], ["empty"]),
+        (["--text", "hello ~ world"], ["unknown symbol", "'~'"]),
+        (["--text", "hi", "--text-file", "x.txt"], ["exactly one"]),
+        (["--text-file", "missing.txt"], ["missing.txt", "does not exist"]),
+    ],
+)
+def test_synthesize_bad_text(ckpts, tmp_path, args, words):
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], *args, "--out", tmp_path / "o.wav")
+    assert_clean_failure(r, *words)
+
+
+def test_synthesize_bad_checkpoints(ckpts, tmp_path):
+    out = tmp_path / "o.wav"
+    missing = invoke(
+        "synthesize", "--checkpoint", tmp_path / "none.pt", "--text", "hi", "--out", out
+    )
+    assert_clean_failure(missing, "none.pt", "does not exist")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    assert_clean_failure(
+        invoke("synthesize", "--checkpoint", junk, "--text", "hi", "--out", out), "junk.pt"
+    )
+    wrong = invoke("synthesize", "--checkpoint", ckpts["vc"], "--text", "hi", "--out", out)
+    assert_clean_failure(wrong, "vc checkpoint", "aligner convert")
+    text_ckpt = tmp_path / "g2p.pt"
+    atomic_save(
+        {"model": {}, "step": 0, "config": {"task": "g2p"}, "symbols": {"task": "g2p"}}, text_ckpt
+    )
+    assert_clean_failure(
+        invoke("synthesize", "--checkpoint", text_ckpt, "--text", "hi", "--out", out), "'g2p'"
+    )
+
+
+def test_synthesize_refuses_to_overwrite(ckpts, tmp_path):
+    out = tmp_path / "o.wav"
+    out.write_bytes(b"keep me")
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", "hi", "--out", out)
+    assert_clean_failure(r, "o.wav", "--force")
+    assert out.read_bytes() == b"keep me"
+
+
+# ------------------------------------------------------------------ convert
+def test_convert_file_folder_and_manifest(ckpts, tmp_path):
+    data = ckpts["root"] / "data_vc"
+    one = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "u0.wav",
+                 "--out", tmp_path / "one.wav", "--griffin-lim-iters", "2")  # fmt: skip
+    assert one.exit_code == 0, one.output
+    assert sf.info(tmp_path / "one.wav").samplerate == SR
+    many = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl",
+                  "--out", tmp_path / "conv", "--griffin-lim-iters", "2")  # fmt: skip
+    assert many.exit_code == 0, many.output
+    written = json.loads((tmp_path / "conv" / "manifest.jsonl").read_text().splitlines()[0])
+    assert written["id"] == "u0" and Path(written["source_audio"]).name == "u0.wav"
+    assert sorted(p.name for p in (tmp_path / "conv").glob("*.wav")) == [
+        "u0.wav",
+        "u1.wav",
+        "u2.wav",
+    ]
+
+
+def test_convert_failures(ckpts, tmp_path):
+    bad = tmp_path / "bad.wav"
+    bad.write_bytes(b"RIFF....not really")
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", bad, "--out", tmp_path / "o.wav")
+    assert_clean_failure(r, "bad.wav")
+    r = invoke("convert", "--checkpoint", ckpts["tts"], "--in", bad, "--out", tmp_path / "o.wav")
+    assert_clean_failure(r, "tts checkpoint", "aligner synthesize")
+    r = invoke(
+        "convert", "--checkpoint", ckpts["vc"], "--in", tmp_path / "nope.wav", "--out", "x.wav"
+    )
+    assert_clean_failure(r, "nope.wav", "does not exist")
+
+
+# ------------------------------------------------------------------ align
+def test_align_writes_consistent_files(ckpts, tmp_path):
+    data = ckpts["root"] / "data_tts"
+    out = tmp_path / "al"
+    r = invoke(
+        "align", "--checkpoint", ckpts["tts"], "--manifest", data / "test.jsonl", "--out", out
+    )
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["utterances"] == 3 and len(summary["items"]) == 3
+    assert "3 utterances" in r.output
+    for i in range(3):
+        rec = json.loads((out / f"u{i}.durations.json").read_text())
+        frames = sf.info(data / f"u{i}.wav").frames // MEL["hop_length"] + 1  # centred frames
+        assert sum(rec["frames"]) == rec["total_frames"] == frames
+        assert rec["tokens"][-1] == "</s>"  # the recipe default add_eos
+        assert len(rec["tokens"]) == len(TEXTS[i]) + 1
+        assert sum(rec["seconds"]) == pytest.approx(frames * MEL["hop_length"] / SR, abs=1e-4)
+        weights = np.load(out / f"u{i}.npy")
+        assert weights.shape == (-(-frames // 2), len(rec["tokens"]))
+        assert np.allclose(weights.sum(1), 1.0, atol=1e-4)
+        assert (out / f"u{i}.TextGrid").exists() and (out / f"u{i}.png").exists()
+    again = invoke(
+        "align", "--checkpoint", ckpts["tts"], "--manifest", data / "test.jsonl", "--out", out
+    )
+    assert_clean_failure(again, "not empty", "--force")
+
+
+def test_align_vc_and_bad_items(ckpts, tmp_path):
+    data = ckpts["root"] / "data_vc"
+    r = invoke("align", "--checkpoint", ckpts["vc"], "--manifest", data / "test.jsonl",
+               "--out", tmp_path / "vc", "--no-png")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert not list((tmp_path / "vc").glob("*.png"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "x", "audio": str(data / "u0.wav")}) + "\n")
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", bad, "--out", tmp_path / "b")
+    assert_clean_failure(r, "item x", "no text")
+
+
+# ------------------------------------------------------------------ plot
+def test_plot(tmp_path):
+    weights = np.eye(5, 4, dtype=np.float32)
+    np.save(tmp_path / "a.npy", weights)
+    r = invoke("plot", tmp_path / "a.npy", "--out", tmp_path / "a.png")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+    assert_clean_failure(invoke("plot", tmp_path / "a.npy", "--out", tmp_path / "a.png"), "--force")
+    np.save(tmp_path / "b.npy", np.zeros(3))
+    assert_clean_failure(
+        invoke("plot", tmp_path / "b.npy", "--out", tmp_path / "b.png"), "(T_dec, T_enc)"
+    )
