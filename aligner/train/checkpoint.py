@@ -80,16 +80,21 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
 
 
 def rng_state() -> dict[str, Any]:
-    """The python, numpy, torch and (when present) CUDA RNG states, weights_only-safe."""
-    np_state = np.random.get_state()
+    """The python, numpy, torch and (when present) CUDA RNG states as plain Python values
+    (lists of ints), safe for ``weights_only`` loading and for `all_gather_object`."""
+    name, keys, *rest = np.random.get_state()
     state = {
         "python": random.getstate(),
-        "numpy": [np_state[0], torch.from_numpy(np_state[1].copy()), *np_state[2:]],
-        "torch": torch.get_rng_state(),
+        "numpy": [name, keys.tolist(), *rest],
+        "torch": torch.get_rng_state().tolist(),
     }
     if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
+        state["cuda"] = [s.tolist() for s in torch.cuda.get_rng_state_all()]
     return state
+
+
+def _byte_tensor(values: Any) -> torch.Tensor:
+    return torch.as_tensor(values, dtype=torch.uint8)
 
 
 def set_rng_state(state: dict[str, Any]) -> None:
@@ -97,10 +102,10 @@ def set_rng_state(state: dict[str, Any]) -> None:
     version, internal, gauss = state["python"]
     random.setstate((version, tuple(internal), gauss))
     name, keys, *rest = state["numpy"]
-    np.random.set_state((name, keys.numpy(), *rest))
-    torch.set_rng_state(state["torch"])
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), *rest))
+    torch.set_rng_state(_byte_tensor(state["torch"]))
     if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
+        torch.cuda.set_rng_state_all([_byte_tensor(s) for s in state["cuda"]])
 
 
 class CheckpointManager:

@@ -53,12 +53,12 @@ def read_images(log_dir: str | Path, tag: str) -> list[tuple[int, Image.Image]]:
     return sorted(by_step.items())
 
 
-def label_frame(image: Image.Image, text: str, band: int = 18) -> Image.Image:
+def label_frame(image: Image.Image, text: str, band: int = 26) -> Image.Image:
     """`image` with a white band on top holding `text`."""
     out = Image.new("RGB", (image.width, image.height + band), "white")
     out.paste(image, (0, band))
     draw = ImageDraw.Draw(out)
-    draw.text((4, 3), text, fill="black", font=ImageFont.load_default())
+    draw.text((4, 3), text, fill="black", font=ImageFont.load_default(size=18))
     return out
 
 
