@@ -18,7 +18,7 @@ MEL = {
     "n_mels": 16,
     "f_max": 4000.0,
 }
-TEXTS = ["a cab", "bad bead", "dab", "a bee", "cede a dab", "ace"]
+TEXTS = ["a cab", "bad bead", "dab", "a bee", "cede a dab", "faced"]
 
 
 def _tone(text: str, rate: float, seed: int) -> np.ndarray:
