@@ -1,0 +1,204 @@
+"""`aligner g2p` and `aligner translate`: argument handling for text seq2seq inference.
+
+The work is done by `aligner.tasks.text` (model loading, tokenization) and
+`aligner.decode.beam` (greedy and beam search).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+BATCH = 128
+
+
+def load_text_checkpoint(path: Path, task: str) -> tuple[Any, Any, Any, dict]:
+    """Model and tables of a checkpoint of `task` (g2p | nmt); one-line errors otherwise."""
+    from aligner.tasks.text import load_model
+    from aligner.train.checkpoint import CheckpointError, load_checkpoint
+
+    try:
+        state = load_checkpoint(path)
+    except CheckpointError as err:
+        raise click.ClickException(str(err)) from None
+    found = (state.get("config") or {}).get("task")
+    if found != task:
+        command = "g2p" if task == "g2p" else "translate"
+        raise click.ClickException(
+            f"{path} is a {found!r} checkpoint; `aligner {command}` needs one trained with "
+            f"a {task} recipe (recipes/{task}/)"
+        )
+    return load_model(state)
+
+
+def read_inputs(items: tuple[str, ...], in_file: Path | None, what: str) -> list[str]:
+    """Non-empty input lines from the arguments or `--in FILE`."""
+    if items and in_file is not None:
+        raise click.ClickException(f"give the {what} as arguments or with --in, not both")
+    if in_file is not None:
+        if not in_file.is_file():
+            raise click.ClickException(f"--in {in_file} does not exist")
+        items = tuple(in_file.read_text(encoding="utf-8").splitlines())
+    lines = [s.strip() for s in items if s.strip()]
+    if not lines:
+        where = f" in {in_file}" if in_file is not None else ""
+        raise click.ClickException(f"no {what} given{where}: nothing to do")
+    return lines
+
+
+def encode_inputs(lines: list[str], table: Any, data: dict, unknown: str) -> list[list[int]]:
+    """Tokenize and encode each line; an unknown symbol is one error naming the line."""
+    from aligner.tasks.text import splitter
+    from aligner.text.symbols import UnknownSymbolError
+
+    split = splitter(data["src_split"], data["lowercase"])
+    encoded = []
+    for n, line in enumerate(lines, 1):
+        try:
+            ids = table.encode(split(line), unknown=unknown, context=f"input {n} {line!r}")
+        except UnknownSymbolError as err:
+            known = "".join(s for s in table.symbols[4:] if len(s) == 1)
+            hint = f" (the model knows: {known})" if data["src_split"] == "chars" else ""
+            raise click.ClickException(f"{err}{hint}") from None
+        if not ids:
+            raise click.ClickException(f"input {n} {line!r} has no tokens to convert")
+        encoded.append(ids)
+    return encoded
+
+
+def decode_all(model: Any, encoded: list[list[int]], beam: int, nbest: int, alpha: float):
+    """n-best `Hypothesis` lists for every input, in input order (batched by length)."""
+    import torch
+    from tqdm import tqdm
+
+    from aligner.tasks.text import decode_batch
+
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    results: list[Any] = [None] * len(encoded)
+    chunks = [order[i : i + BATCH] for i in range(0, len(order), BATCH)]
+    for chunk in tqdm(chunks, disable=len(chunks) < 4, desc="decoding", unit="batch"):
+        lengths = torch.tensor([len(encoded[i]) for i in chunk])
+        src = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
+        for row, i in enumerate(chunk):
+            src[row, : len(encoded[i])] = torch.tensor(encoded[i])
+        for i, hyps in zip(chunk, decode_batch(model, src, lengths, beam, nbest, alpha)):
+            results[i] = hyps
+    return results
+
+
+def check_search(beam: int, nbest: int, alignment: Path | None, n_inputs: int, force: bool):
+    if beam < 1 or not 1 <= nbest <= beam:
+        raise click.ClickException(
+            f"need --beam >= 1 and 1 <= --nbest <= --beam, got {beam}, {nbest}"
+        )
+    if alignment is not None:
+        if n_inputs != 1:
+            raise click.ClickException("--alignment needs exactly one input; give a single one")
+        if alignment.exists() and not force:
+            raise click.ClickException(f"{alignment} exists; pass --force to overwrite it")
+
+
+def save_alignment(hyp: Any, src_tokens: list[str], out_tokens: list[str], path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from aligner.tasks.text import text_alignment_figure
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig = text_alignment_figure(hyp.attention, src_tokens, [*out_tokens, "</s>"])
+    fig.savefig(path, format="png")
+    plt.close(fig)
+    click.echo(f"alignment -> {path}", err=True)
+
+
+def run(
+    task: str,
+    checkpoint: Path,
+    lines: list[str],
+    beam: int,
+    nbest: int,
+    alpha: float,
+    alignment: Path | None,
+    force: bool,
+) -> None:
+    """Shared body of both commands: load, encode, decode, print (and plot)."""
+    from aligner.tasks.text import join_tokens
+
+    check_search(beam, nbest, alignment, len(lines), force)
+    model, src_table, tgt_table, symbols = load_text_checkpoint(checkpoint, task)
+    data = symbols["data"]
+    unknown = "map" if data.get("min_freq", 1) > 1 else "error"
+    encoded = encode_inputs(lines, src_table, data, unknown)
+    results = decode_all(model, encoded, beam, nbest, alpha)
+    for line, hyps in zip(lines, results):
+        for rank, hyp in enumerate(hyps, 1):
+            out = join_tokens(tgt_table.decode(hyp.tokens), data["tgt_split"])
+            if nbest == 1:
+                click.echo(f"{line}\t{out}" if task == "g2p" else out)
+            else:
+                click.echo(f"{line}\t{rank}\t{hyp.score:.4f}\t{out}")
+    if alignment is not None:
+        hyp = results[0][0]
+        save_alignment(hyp, src_table.decode(encoded[0]), tgt_table.decode(hyp.tokens), alignment)
+
+
+def search_options(func):
+    """--beam, --nbest, --alpha, --alignment, --force."""
+    options = [
+        click.option("--beam", default=5, show_default=True, help="Beam size (1 = greedy)."),
+        click.option("--nbest", default=1, show_default=True, help="Outputs per input."),
+        click.option(
+            "--alpha",
+            default=0.0,
+            show_default=True,
+            help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability.",
+        ),
+        click.option(
+            "--alignment",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Write the attention of the (single) input's best output as a PNG.",
+        ),
+        click.option("--force", is_flag=True, help="Overwrite an existing --alignment file."),
+        click.option(
+            "--checkpoint",
+            required=True,
+            type=click.Path(path_type=Path),
+            help="A checkpoint (.pt) from EXP/checkpoints.",
+        ),
+        click.option(
+            "--in",
+            "in_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Read the inputs from this file, one a line.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.command()
+@click.argument("words", nargs=-1)
+@search_options
+def g2p(words, checkpoint, in_file, beam, nbest, alpha, alignment, force) -> None:
+    """Convert WORD... (or the words of --in FILE) to ARPAbet phonemes.
+
+    Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
+    """
+    lines = read_inputs(words, in_file, "words")
+    run("g2p", checkpoint, lines, beam, nbest, alpha, alignment, force)
+
+
+@click.command()
+@click.option("--text", default=None, help="A sentence to translate.")
+@search_options
+def translate(text, checkpoint, in_file, beam, nbest, alpha, alignment, force) -> None:
+    """Translate --text or each line of --in FILE with an NMT checkpoint.
+
+    Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
+    """
+    lines = read_inputs((text,) if text is not None else (), in_file, "text")
+    run("nmt", checkpoint, lines, beam, nbest, alpha, alignment, force)

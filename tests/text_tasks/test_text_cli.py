@@ -1,0 +1,94 @@
+"""`aligner g2p` and `aligner translate` on tiny checkpoints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from aligner.cli import main
+from aligner.config import ExperimentConfig
+from aligner.tasks.text import build
+
+from .test_text_task import TINY
+
+
+def save_checkpoint(task, path: Path, cfg: ExperimentConfig) -> Path:
+    torch.save(
+        {
+            "model": task.model.state_dict(),
+            "step": 0,
+            "config": cfg.to_dict(),
+            "symbols": task.symbols,
+        },
+        path,
+    )
+    return path
+
+
+@pytest.fixture
+def g2p_ckpt(g2p_dir, tmp_path):
+    cfg = ExperimentConfig(task="g2p", model=dict(TINY), data={"lowercase": True})
+    task = build(cfg, g2p_dir)
+    return save_checkpoint(task, tmp_path / "g2p.pt", cfg), task
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_g2p_prints_the_same_as_the_library_and_writes_an_alignment(g2p_ckpt, tmp_path):
+    ckpt, task = g2p_ckpt
+    task.model.eval()
+    png = tmp_path / "a.png"
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--beam", "3", "--alignment", str(png), "Bad")
+    assert result.exit_code == 0, result.output
+    from aligner.decode.beam import beam_search
+
+    ids = torch.tensor([task.src_table.encode(list("bad"))])
+    ((best,),) = beam_search(task.model, ids, torch.tensor([3]), 3, 1, 0.0)
+    expected = " ".join(task.tgt_table.decode(best.tokens))
+    assert result.output.splitlines()[0] == f"Bad\t{expected}"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    again = invoke("g2p", "--checkpoint", str(ckpt), "--alignment", str(png), "bad")
+    assert again.exit_code == 1 and "--force" in again.output
+
+
+def test_g2p_nbest_and_words_file(g2p_ckpt, tmp_path):
+    ckpt, _ = g2p_ckpt
+    words = tmp_path / "words.txt"
+    words.write_text("abc\n\ntoe\n", encoding="utf-8")
+    result = invoke(
+        "g2p", "--checkpoint", str(ckpt), "--in", str(words), "--beam", "4", "--nbest", "3"
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line.split("\t") for line in result.output.splitlines()]
+    assert [r[0] for r in rows] == ["abc"] * 3 + ["toe"] * 3
+    scores = [float(r[2]) for r in rows[:3]]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["zq!"], "unknown symbol"),
+        ([], "no words given"),
+        (["--beam", "2", "--nbest", "3", "ab"], "--nbest"),
+    ],
+)
+def test_g2p_user_errors_are_one_line(g2p_ckpt, args, message):
+    ckpt, _ = g2p_ckpt
+    result = invoke("g2p", "--checkpoint", str(ckpt), *args)
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_wrong_task_and_missing_checkpoint(g2p_ckpt, tmp_path):
+    ckpt, _ = g2p_ckpt
+    result = invoke("translate", "--checkpoint", str(ckpt), "--text", "ab")
+    assert result.exit_code == 1 and "'g2p' checkpoint" in result.output
+    result = invoke("g2p", "--checkpoint", str(tmp_path / "none.pt"), "ab")
+    assert result.exit_code == 1 and "does not exist" in result.output
