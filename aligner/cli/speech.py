@@ -343,12 +343,17 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     if not (data / "valid.jsonl").is_file():
         run_cli("prepare", "espeak", str(data), "--utterances", str(utterances))
     click.secho(f"[2/5] training {recipe.name} for up to {minutes:g} min -> {exp}", bold=True)
-    ckpt = exp / "checkpoints" / "best.pt"
     if not (exp / ".done").exists():
         resume = ["--resume"] if any((exp / "checkpoints").glob("ckpt-*.pt")) else []
         run_cli("train", str(recipe), "--data", str(data), "--out", str(exp), *resume,
                 "--set", f"train.max_minutes={minutes}")  # fmt: skip
         (exp / ".done").touch()
+    ckpts = sorted((exp / "checkpoints").glob("ckpt-*.pt"))
+    if not ckpts:
+        raise click.ClickException(
+            f"no checkpoint in {exp / 'checkpoints'}; delete {exp} and re-run"
+        )
+    ckpt = ckpts[-1]  # the most trained one
     sentence = new_sentence(data)
     click.secho(f"[3/5] synthesizing a sentence not in the corpus: {sentence!r}", bold=True)
     run_cli("synthesize", "--checkpoint", str(ckpt), "--text", sentence, "--force",

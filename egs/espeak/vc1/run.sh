@@ -21,7 +21,7 @@ root=$(cd "$here/../../.." && pwd)
 stage=0
 stop_stage=100
 utterances=1000
-voices=${ALIGNER_VC_VOICES:-}
+voices="en-us+m3,rate=150,pitch=35 en-gb+f2,rate=210,pitch=70"  # SRC TGT: pitch, timbre, rate differ
 recipe=$root/recipes/vc/seq2seq_vc_lsa_small.yaml
 data=data
 exp=exp/seq2seq_vc_lsa_small
@@ -52,10 +52,10 @@ checkpoint() {
 if run 0; then
   echo "stage 0: prepare the parallel eSpeak NG corpus ($utterances utterances)"
   if [ -f $data/test.jsonl ]; then echo "  $data exists, skipped"
-  elif [ -n "$voices" ]; then
+  else
     # shellcheck disable=SC2086
     $aligner prepare espeak $data --utterances "$utterances" --parallel $voices
-  else $aligner prepare espeak $data --utterances "$utterances" --parallel; fi
+  fi
 fi
 
 if run 1; then
