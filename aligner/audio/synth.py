@@ -1,0 +1,248 @@
+"""Speech synthesis with eSpeak NG from the ``espeakng-loader`` wheel (no system package).
+
+The library is driven through ctypes: ``espeak_Initialize`` in synchronous mode, a
+synthesis callback that collects the 16-bit samples, ``espeak_SetVoiceByName`` and
+``espeak_SetParameter`` for the voice, then ``espeak_Synth``. eSpeak NG keeps global
+state and is not thread-safe, so one process holds one engine (guarded by a lock);
+parallel synthesis uses a process pool in which every worker initializes its own.
+
+eSpeak NG carries state from one utterance to the next (pitch flutter, echo buffers)
+and seeds its noise generator from the clock. ``synthesize`` reseeds the generator from
+the text and voice before every utterance, so a fresh process always produces the same
+samples for the same sequence of calls; ``synthesize_to_files`` runs fixed chunks of
+jobs in fresh worker processes, so a corpus is byte-identical from run to run whatever
+the number of workers.
+
+A voice is written ``NAME[,key=value...]``: ``NAME`` is a language voice of the wheel
+(``en-us``, ``en``, ``en-gb-x-rp``...) with an optional timbre variant (``+m3``,
+``+f2``...), and the keys are ``rate`` (words per minute, 80..450), ``pitch`` (base
+pitch 0..100), ``range`` (pitch range 0..100) and ``gap`` (pause between words, in
+units of 10 ms). Example: ``en-us+f2,rate=200,pitch=70``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import threading
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_RATE = 22050  # eSpeak NG's output rate (checked against espeak_Initialize)
+
+_AUDIO_OUTPUT_SYNCHRONOUS = 2
+_INITIALIZE_DONT_EXIT = 0x8000
+_CHARS_UTF8 = 1
+_POS_CHARACTER = 1
+_PARAM = {"rate": 1, "pitch": 3, "range": 4, "gap": 7}
+_LIMITS = {"rate": (80, 450), "pitch": (0, 100), "range": (0, 100), "gap": (0, 100)}
+
+_CALLBACK = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p
+)
+
+
+class SynthError(RuntimeError):
+    """eSpeak NG could not be loaded, or refused a voice or a text."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    """An eSpeak NG voice with its prosody settings (see the module docstring)."""
+
+    name: str = "en-us"
+    rate: int = 175
+    pitch: int = 50
+    range: int = 50
+    gap: int = 0
+
+    @classmethod
+    def parse(cls, spec: str) -> Voice:
+        """Parse ``NAME[,key=value...]``; raises ValueError naming the bad part."""
+        name, *options = (part.strip() for part in spec.split(","))
+        if not name:
+            raise ValueError(f"voice {spec!r}: empty voice name (e.g. 'en-us+m3')")
+        voice = cls(name=name)
+        for option in options:
+            key, sep, value = option.partition("=")
+            if not sep or key not in _PARAM or not value.lstrip("-").isdigit():
+                raise ValueError(
+                    f"voice {spec!r}: bad option {option!r}; use key=integer with key in "
+                    f"{', '.join(_PARAM)}"
+                )
+            voice = replace(voice, **{key: int(value)})
+        voice.check()
+        return voice
+
+    def check(self) -> None:
+        """Raise ValueError when a prosody setting lies outside eSpeak's range."""
+        for key, (low, high) in _LIMITS.items():
+            value = getattr(self, key)
+            if not low <= value <= high:
+                raise ValueError(f"voice {self.spec}: {key}={value} outside [{low}, {high}]")
+
+    @property
+    def spec(self) -> str:
+        """The canonical ``NAME,rate=..,pitch=..,range=..,gap=..`` string."""
+        options = ",".join(f"{key}={getattr(self, key)}" for key in _PARAM)
+        return f"{self.name},{options}"
+
+
+def data_path() -> Path:
+    """The eSpeak NG data folder shipped in the espeakng-loader wheel."""
+    import espeakng_loader
+
+    return Path(espeakng_loader.get_data_path())
+
+
+def list_voices() -> tuple[list[str], list[str]]:
+    """Return (language voices, timbre variants) available in the wheel's data folder."""
+    root = data_path()
+    languages = sorted(p.name.lower() for p in (root / "lang").rglob("*") if p.is_file())
+    variants = sorted(p.name for p in (root / "voices" / "!v").iterdir() if p.is_file())
+    return languages, variants
+
+
+class Espeak:
+    """One eSpeak NG engine per process: ``Espeak.get().synthesize(text, voice)``."""
+
+    _instance: Espeak | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        import espeakng_loader
+
+        try:
+            self._lib = ctypes.CDLL(espeakng_loader.get_library_path())
+        except OSError as err:
+            raise SynthError(f"cannot load eSpeak NG from espeakng-loader: {err}") from None
+        self._lib.espeak_Initialize.restype = ctypes.c_int
+        self._lib.espeak_Initialize.argtypes = [
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_char_p,
+            ctypes.c_int,
+        ]
+        self._lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
+        self._lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
+        self._lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        self._lib.espeak_Synth.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.c_uint,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        ]
+        rate = self._lib.espeak_Initialize(
+            _AUDIO_OUTPUT_SYNCHRONOUS, 500, str(data_path()).encode(), _INITIALIZE_DONT_EXIT
+        )
+        if rate != SAMPLE_RATE:
+            raise SynthError(f"eSpeak NG initialization failed (returned {rate})")
+        self._chunks: list[np.ndarray] = []
+        self._callback = _CALLBACK(self._collect)  # keep a reference: C holds the pointer
+        self._lib.espeak_SetSynthCallback(self._callback)
+        self._voice: Voice | None = None
+
+    @classmethod
+    def get(cls) -> Espeak:
+        """The process-wide engine, created on first use."""
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+    def _collect(self, wav, n_samples: int, events) -> int:
+        if n_samples > 0 and wav:
+            self._chunks.append(np.ctypeslib.as_array(wav, shape=(n_samples,)).copy())
+        return 0
+
+    def _set_voice(self, voice: Voice) -> None:
+        if voice == self._voice:
+            return
+        self._voice = None
+        if self._lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
+            raise SynthError(
+                f"unknown eSpeak NG voice {voice.name!r}; use a language such as en-us, en, "
+                "en-gb-x-rp with an optional variant such as +m3 or +f2"
+            )
+        for key, param in _PARAM.items():
+            self._lib.espeak_SetParameter(param, getattr(voice, key), 0)
+        self._voice = voice
+
+    def synthesize(self, text: str, voice: Voice) -> np.ndarray:
+        """Speak ``text`` with ``voice``; returns int16 samples ``(L,)`` at 22050 Hz."""
+        data = text.encode("utf-8") + b"\0"
+        with self._lock:
+            self._set_voice(voice)
+            self._lib.espeak_ng_SetRandSeed(zlib.crc32(data + voice.spec.encode()))
+            self._chunks = []
+            err = self._lib.espeak_Synth(
+                data, len(data), 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None
+            )
+            chunks, self._chunks = self._chunks, []
+        if err != 0:
+            raise SynthError(f"eSpeak NG failed on {text[:40]!r} (error {err})")
+        if not chunks:
+            return np.zeros(0, dtype=np.int16)
+        return np.concatenate(chunks).astype(np.int16, copy=False)
+
+
+def synthesize(text: str, voice: Voice | str = "en-us") -> np.ndarray:
+    """Speak ``text``; returns int16 samples ``(L,)`` at ``SAMPLE_RATE``."""
+    if isinstance(voice, str):
+        voice = Voice.parse(voice)
+    return Espeak.get().synthesize(text, voice)
+
+
+@dataclass(frozen=True)
+class SynthJob:
+    """One utterance to synthesize into a 16-bit WAV file."""
+
+    text: str
+    voice: Voice
+    path: str
+
+
+def _run_chunk(jobs: Sequence[SynthJob]) -> list[int]:
+    """Synthesize ``jobs`` in order (in a fresh worker); returns samples per file."""
+    import soundfile
+
+    lengths = []
+    for job in jobs:
+        wav = synthesize(job.text, job.voice)
+        if wav.size == 0:
+            raise SynthError(f"eSpeak NG produced no audio for {job.text[:40]!r}")
+        soundfile.write(job.path, wav, SAMPLE_RATE, subtype="PCM_16")
+        lengths.append(int(wav.size))
+    return lengths
+
+
+def synthesize_to_files(
+    jobs: Sequence[SynthJob],
+    workers: int = 2,
+    chunk_size: int = 25,
+    progress: Callable[[int], object] | None = None,
+) -> list[int]:
+    """Write every job's WAV file; returns the number of samples of each, in job order.
+
+    Jobs are cut into fixed chunks of ``chunk_size``; each chunk runs in a fresh process
+    (``maxtasksperchild=1``), so the bytes written do not depend on ``workers``.
+    ``progress(n)`` is called with the number of jobs finished by each chunk.
+    """
+    chunks = [jobs[i : i + chunk_size] for i in range(0, len(jobs), chunk_size)]
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    lengths: list[int] = []
+    with ctx.Pool(max(1, min(workers, len(chunks))), maxtasksperchild=1) as pool:
+        for chunk_lengths in pool.imap(_run_chunk, chunks):
+            lengths.extend(chunk_lengths)
+            if progress is not None:
+                progress(len(chunk_lengths))
+    return lengths
