@@ -85,8 +85,10 @@ seed_option = click.option(
 @checkpoint_option
 @click.option("--text", help="Text to say (long text is split into sentences).")
 @click.option("--text-file", type=click.Path(path_type=Path), help="Read the text from a file.")
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path), help="Heatmap PNG.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Output WAV (sentences joined with --pause seconds of silence).")  # fmt: skip
+@click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path),
+              help="Heatmap PNG of the alignment (sentences one after another).")  # fmt: skip
 @click.option(
     "--max-length-ratio",
     default=10.0,
