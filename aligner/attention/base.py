@@ -63,6 +63,7 @@ def _check_shape(name: str, tensor: Tensor, expected: tuple[int | None, ...], hi
     )
     if not ok:
         want = ", ".join("*" if e is None else str(e) for e in expected)
+        want += "," if len(expected) == 1 else ""
         raise ValueError(f"{name}: expected shape {hint} = ({want}), got {tuple(tensor.shape)}")
 
 
