@@ -219,7 +219,11 @@ class Trainer:
             self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
         if not finite:
-            return None if not self.scaler.is_enabled() else {"loss": float(loss), "overflow": 1.0}
+            return (
+                None
+                if not self.scaler.is_enabled()
+                else {"loss": float(loss.detach()), "overflow": 1.0}
+            )
         lr = self.scheduler.get_last_lr()[0]
         self.scheduler.step()
         return {"loss": float(loss.detach()), **parts, "grad_norm": grad_norm, "lr": lr}
@@ -277,7 +281,8 @@ class Trainer:
             dynamic_ncols=True,
             desc="train",
         )
-        reason, last_saved = "max_steps", None
+        reason = "max_steps"
+        last_saved = self.step if self.resumed else None
         try:
             while self.step < cfg.max_steps:
                 self.sampler.set_epoch(self.epoch)  # after a resume it skips the done batches
@@ -366,16 +371,21 @@ class _Window:
 
     def reset(self) -> None:
         self.sums: dict[str, float] = {}
+        self.counts: dict[str, int] = {}
         self.count = 0
         self.t0 = time.monotonic()
 
     def add(self, values: dict[str, float]) -> None:
         for k, v in values.items():
             self.sums[k] = self.sums.get(k, 0.0) + float(v)
+            self.counts[k] = self.counts.get(k, 0) + 1
         self.count += 1
 
     def means(self) -> dict[str, float]:
-        return {k: v / self.count for k, v in self.sums.items()}
+        means = {k: v / self.counts[k] for k, v in self.sums.items()}
+        if "overflow" in means:  # fraction of fp16 steps whose gradients overflowed
+            means["overflow"] = self.sums["overflow"] / self.count
+        return means
 
     def rate(self) -> float:
         return self.count / max(time.monotonic() - self.t0, 1e-9)

@@ -1,7 +1,8 @@
 """Run by `torch.distributed.run --nproc-per-node 2 ddp_entry.py OUT` in test_ddp.py.
 
 Each rank starts from a *different* initialisation (DDP must broadcast rank 0's), trains
-the tiny task, and saves its final parameters and the batches it saw to OUT/rank{R}.pt.
+the tiny task, and saves its final parameters and the batches it saw to OUT/rank{R}.pt. Rank 1's loss is
+NaN at step 2: every rank must skip that update.
 """
 
 import sys
@@ -19,8 +20,8 @@ from aligner.train.trainer import Trainer  # noqa: E402
 
 
 class RecordingTask(TinyTask):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, nan_steps=()) -> None:
+        super().__init__(nan_steps=nan_steps)
         self.seen: list[float] = []
 
     def loss(self, model, batch, step):
@@ -32,7 +33,7 @@ def main(out: Path) -> None:
     torch.set_num_threads(1)
     info = ddp.init_distributed()
     torch.manual_seed(100 + info.rank)
-    task = RecordingTask()
+    task = RecordingTask(nan_steps={2} if info.rank == 1 else ())  # NaN on one rank only
     init = {k: v.clone() for k, v in task.model.state_dict().items()}
     cfg = TrainConfig(
         batch_size=4,
@@ -53,6 +54,7 @@ def main(out: Path) -> None:
             "init": init,
             "seen": task.seen,
             "world": info.world_size,
+            "updates": int(trainer.optimizer.state_dict()["state"][0]["step"]),
         },
         out / f"rank{info.rank}.pt",
     )

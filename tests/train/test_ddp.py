@@ -40,6 +40,7 @@ def test_two_process_ddp_keeps_parameters_identical(tmp_path):
         assert torch.equal(v, r1["params"][k]), k
         assert not torch.equal(v, r0["init"][k])  # it trained
     assert len(r0["seen"]) == len(r1["seen"]) == 6
+    assert r0["updates"] == r1["updates"] == 5  # the NaN on rank 1 skipped step 2 everywhere
     assert r0["seen"] != r1["seen"]  # each rank its own shard
     ckpt = load_checkpoint(tmp_path / "exp" / "checkpoints" / "ckpt-00000006.pt")
     assert len(ckpt["rng"]) == 2  # every rank's RNG state, for exact resume

@@ -211,3 +211,15 @@ def test_resume_refuses_other_world_size(tmp_path):
     torch.save(state, tmp_path / "checkpoints" / "ckpt-00000005.pt")
     with pytest.raises(CheckpointError, match="num_replicas=2.*same batch size"):
         make_trainer(tmp_path).resume()
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+def test_mixed_precision_trains(tmp_path, precision):
+    cfg = replace(CFG, max_steps=20, precision=precision, eval_every=20, checkpoint_every=20)
+    t = make_trainer(tmp_path, cfg)
+    r = t.fit()
+    assert math.isfinite(r.best_loss)
+    assert all(torch.isfinite(p).all() for p in t.task.model.parameters())
+    assert t.scaler.is_enabled() == (precision == "fp16")
+    state = load_checkpoint(r.checkpoint)
+    assert state["scaler"] != {} or precision == "bf16"

@@ -1,0 +1,50 @@
+"""The TensorBoard Logger: image arrays, no-op on other ranks, and what lands in the events."""
+
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from aligner.train.tensorboard import Logger, heatmap
+
+
+def test_heatmap_orientation_and_range():
+    m = np.zeros((5, 3), dtype=np.float32)  # (T, bins)
+    m[4, 0] = 1.0  # last frame, lowest bin -> bottom-right pixel
+    img = heatmap(m)
+    assert img.shape == (3, 5, 3) and img.dtype == np.uint8
+    bright = np.unravel_index(img.sum(-1).argmax(), img.shape[:2])
+    assert tuple(bright) == (2, 4)
+    assert np.array_equal(heatmap(np.full((2, 2), 7.0)), heatmap(np.zeros((2, 2))))  # flat
+    with pytest.raises(ValueError, match=r"2-D matrix"):
+        heatmap(np.zeros(3))
+
+
+def test_disabled_logger_writes_nothing(tmp_path):
+    log = Logger(tmp_path / "tb", enabled=False)
+    log.scalar("a", 1.0, 0)
+    log.alignment("b", torch.eye(3), 0)
+    log.mel("c", torch.rand(4, 2), 0)
+    log.audio("d", torch.zeros(100), 16000, 0)
+    log.close()
+    assert not (tmp_path / "tb").exists()
+
+
+def test_logged_events(tmp_path):
+    log = Logger(tmp_path)
+    log.scalars({"loss": 0.5, "lr": 1e-3}, step=3, prefix="train")
+    log.alignment("valid/alignment/0", torch.softmax(torch.randn(7, 4), -1), 3)
+    log.mel("valid/mel/0", torch.randn(20, 8), 3)
+    log.audio("valid/audio/0", 2 * torch.sin(torch.arange(800) / 5.0), 8000, 3)
+    with pytest.raises(ValueError, match=r"\(H, W, 3\) uint8"):
+        log.image("bad", np.zeros((4, 4), dtype=np.uint8), 0)
+    log.close()
+    acc = EventAccumulator(str(tmp_path), size_guidance={"audio": 0})
+    acc.Reload()
+    assert [e.value for e in acc.Scalars("train/loss")] == [0.5]
+    assert acc.Scalars("train/lr")[0].value == pytest.approx(1e-3)
+    mel = acc.Images("valid/mel/0")[0]
+    assert (mel.width, mel.height) == (20, 8)
+    assert acc.Images("valid/alignment/0")[0].step == 3
+    audio = acc.Audio("valid/audio/0")[0]
+    assert audio.sample_rate == 8000 and audio.length_frames == 800
