@@ -1,0 +1,27 @@
+"""The README's attention-core example runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def section(text: str, heading: str) -> str:
+    """The text under ``heading`` up to the next heading of the same level."""
+    start = text.index(heading)
+    rest = text[start + len(heading) :]
+    end = re.search(r"^## ", rest, flags=re.MULTILINE)
+    return rest[: end.start()] if end else rest
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+def test_attention_core_example_runs() -> None:
+    blocks = python_blocks(section(README.read_text(), "## The attention core"))
+    assert blocks, "no python example under '## The attention core'"
+    for code in blocks:
+        exec(compile(code, str(README), "exec"), {"__name__": "readme"})
