@@ -1,0 +1,111 @@
+"""What every `aligner prepare` target shares: a seeded split with no item in two
+splits, the no-overwrite check, and the manifests and summary written at the end."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aligner.data.manifest import write_manifest
+from aligner.data.report import BadItemReport
+
+SPLITS: tuple[str, ...] = ("train", "valid", "test")
+SUMMARY_FILE = "summary.json"
+
+
+def split_sizes(n: int, valid: float, test: float) -> tuple[int, int, int]:
+    """(train, valid, test) counts for ``n`` groups; valid and test get at least one
+    group each when ``n >= 3``, and train keeps the rest."""
+    if n < 3:
+        return n, 0, 0
+    n_valid = max(1, round(n * valid))
+    n_test = max(1, round(n * test))
+    if n_valid + n_test >= n:
+        n_valid, n_test = 1, 1
+    return n - n_valid - n_test, n_valid, n_test
+
+
+def split_items(
+    items: Sequence[dict[str, Any]],
+    seed: int = 0,
+    valid: float = 0.05,
+    test: float = 0.05,
+    group: Callable[[dict[str, Any]], Hashable] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Shuffle groups of items with ``seed`` and cut them into train/valid/test.
+
+    Items sharing a ``group`` key (default: the item itself by ``id``) always land in
+    the same split, e.g. all pronunciations of one word. Within a split items keep
+    their input order, so the result depends only on the items and the seed.
+    """
+    key = group or (lambda item: item["id"])
+    groups = list(dict.fromkeys(key(item) for item in items))
+    random.Random(seed).shuffle(groups)
+    n_train, n_valid, _ = split_sizes(len(groups), valid, test)
+    where = {g: 0 for g in groups[:n_train]}
+    where.update({g: 1 for g in groups[n_train : n_train + n_valid]})
+    where.update({g: 2 for g in groups[n_train + n_valid :]})
+    splits: dict[str, list[dict[str, Any]]] = {name: [] for name in SPLITS}
+    for item in items:
+        splits[SPLITS[where[key(item)]]].append(item)
+    return splits
+
+
+def check_outputs(out_dir: Path, force: bool) -> None:
+    """Refuse (FileExistsError) when ``out_dir`` already holds manifests and not ``force``."""
+    existing = [
+        out_dir / f"{name}.jsonl" for name in SPLITS if (out_dir / f"{name}.jsonl").exists()
+    ]
+    if existing and not force:
+        raise FileExistsError(
+            f"{existing[0]} already exists; pass --force to overwrite or choose another folder"
+        )
+
+
+@dataclass
+class PrepareSummary:
+    """Figures of a prepared corpus, printed by the CLI and saved as summary.json."""
+
+    corpus: str
+    out_dir: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    bad: BadItemReport = field(default_factory=BadItemReport)
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """Human-readable summary lines."""
+        split = ", ".join(f"{name} {self.counts.get(name, 0)}" for name in SPLITS)
+        out = [f"{self.corpus}: {sum(self.counts.values())} items ({split}) in {self.out_dir}"]
+        out += [f"  {key.replace('_', ' ')}: {_fmt(value)}" for key, value in self.figures.items()]
+        if self.bad:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in self.bad.counts().items())
+            out.append(f"  skipped {len(self.bad)} bad item(s): {kinds}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "corpus": self.corpus,
+            "counts": self.counts,
+            "bad_items": [str(item) for item in self.bad.items],
+            **self.figures,
+        }
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def write_corpus(
+    out_dir: Path, splits: dict[str, list[dict[str, Any]]], summary: PrepareSummary
+) -> PrepareSummary:
+    """Write ``{train,valid,test}.jsonl`` and ``summary.json``; fills ``summary.counts``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in SPLITS:
+        write_manifest(out_dir / f"{name}.jsonl", splits.get(name, []))
+    summary.counts = {name: len(splits.get(name, [])) for name in SPLITS}
+    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
+    return summary

@@ -1,0 +1,109 @@
+"""The built-in corpus: generated English sentences spoken by eSpeak NG voices.
+
+Single-voice or multi-voice (TTS): each sentence is spoken by one voice, cycling
+through ``voices``. Parallel (VC): each sentence is spoken by a source and a target
+voice, ``audio`` and ``target_audio`` in the manifest.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_files
+from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+from aligner.data.prepare.sentences import SentenceGenerator
+
+DEFAULT_VOICE = "en-us"
+# A source and target voice that differ in pitch, timbre and speaking rate.
+DEFAULT_PARALLEL = ("en-us+m3,rate=150,pitch=35", "en-us+f2,rate=210,pitch=70")
+
+
+def speaker_name(voice: Voice) -> str:
+    """A file-name-safe speaker label for a voice, e.g. ``en-us+m3_r150_p35``."""
+    label = f"{voice.name}_r{voice.rate}_p{voice.pitch}"
+    return re.sub(r"[^A-Za-z0-9+_-]", "-", label)
+
+
+def prepare_espeak(
+    out_dir: Path,
+    utterances: int = 1000,
+    voices: Sequence[str] = (DEFAULT_VOICE,),
+    parallel: tuple[str, str] | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    force: bool = False,
+    progress: Callable[[int], object] | None = None,
+) -> PrepareSummary:
+    """Generate ``utterances`` sentences, synthesize them, write wavs and manifests.
+
+    With ``parallel=(src, tgt)`` every sentence is spoken by both voices (VC pairs);
+    otherwise sentence ``i`` is spoken by ``voices[i % len(voices)]``. Deterministic for
+    a seed: same texts, same WAV bytes.
+    """
+    if utterances < 1:
+        raise ValueError(f"--utterances must be at least 1, got {utterances}")
+    out_dir = Path(out_dir)
+    check_outputs(out_dir, force)
+    start = time.perf_counter()
+    parsed = [Voice.parse(v) for v in (parallel or voices)]
+    texts = SentenceGenerator(seed).generate(utterances)
+    items, jobs = _plan(out_dir, texts, parsed, parallel is not None)
+    (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
+    lengths = synthesize_to_files(jobs, workers=workers, progress=progress)
+    seconds = [n / SAMPLE_RATE for n in lengths]
+    _add_durations(items, seconds, parallel is not None)
+    summary = PrepareSummary("espeak", out_dir)
+    summary.figures = _figures(texts, seconds, parsed, time.perf_counter() - start)
+    return write_corpus(out_dir, split_items(items, seed=seed), summary)
+
+
+def _plan(
+    out_dir: Path, texts: list[str], voices: list[Voice], parallel: bool
+) -> tuple[list[dict[str, Any]], list[SynthJob]]:
+    """Manifest items and synthesis jobs (for a parallel pair: source, target, ...)."""
+    items, jobs = [], []
+    for i, text in enumerate(texts):
+        uid = f"espeak_{i:06d}"
+        if parallel:
+            src, tgt = voices
+            src_path = out_dir / "wavs" / f"{uid}_src.wav"
+            tgt_path = out_dir / "wavs" / f"{uid}_tgt.wav"
+            jobs += [SynthJob(text, src, str(src_path)), SynthJob(text, tgt, str(tgt_path))]
+            item = {"id": uid, "audio": str(src_path), "target_audio": str(tgt_path)}
+            item.update(text=text, speaker=speaker_name(src), target_speaker=speaker_name(tgt))
+        else:
+            voice = voices[i % len(voices)]
+            path = out_dir / "wavs" / f"{uid}.wav"
+            jobs.append(SynthJob(text, voice, str(path)))
+            item = {"id": uid, "audio": str(path), "text": text, "speaker": speaker_name(voice)}
+        items.append(item)
+    return items, jobs
+
+
+def _add_durations(items: list[dict[str, Any]], seconds: list[float], parallel: bool) -> None:
+    step = 2 if parallel else 1
+    for i, item in enumerate(items):
+        item["duration"] = round(seconds[i * step], 4)
+        if parallel:
+            item["target_duration"] = round(seconds[i * step + 1], 4)
+
+
+def _figures(
+    texts: list[str], seconds: list[float], voices: list[Voice], elapsed: float
+) -> dict[str, Any]:
+    vocabulary = {w for text in texts for w in re.findall(r"[a-z']+", text.lower())}
+    words = [len(text.split()) for text in texts]
+    return {
+        "utterances": len(texts),
+        "audio_files": len(seconds),
+        "hours": round(sum(seconds) / 3600, 4),
+        "vocabulary": len(vocabulary),
+        "words_per_sentence": f"{min(words)}-{max(words)} (mean {sum(words) / len(words):.1f})",
+        "voices": [v.spec for v in voices],
+        "sample_rate": SAMPLE_RATE,
+        "seconds_taken": round(elapsed, 1),
+    }
