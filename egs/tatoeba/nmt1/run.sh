@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Sentence translation from a tab-separated file of pairs (source<TAB>target[<TAB>...]),
+# e.g. a Tatoeba/manythings.org file such as fra.txt, read from a local path.
+#
+#   ./run.sh DATA_FILE [--stage N] [--stop-stage M] [--recipe YAML] [--data DIR]
+#            [--exp DIR] [--beam K] [--train-args "--set train.max_minutes=30"]
+#
+# Run it from its folder (data/ and exp/ are written under the current folder).
+# Stages (each skipped when its output exists; training resumes from its last checkpoint):
+#   0 prepare  aligner prepare parallel-text -> data/{train,valid,test}.jsonl
+#   1 train    aligner train                 -> $exp/checkpoints/*.pt, $exp/tb
+#   2 decode   aligner translate (test)      -> $exp/decode/test.hyp (+ alignment PNG)
+#   3 score    scripts/eval_nmt.py (BLEU)    -> $exp/score/test.txt
+# Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
+# train` arguments), PYTHON (for scripts/, default python).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+
+stage=0
+stop_stage=100
+corpus=
+recipe=$root/recipes/nmt/bigru_luong.yaml
+data=data
+exp=exp/bigru_luong
+beam=5
+train_args=${ALIGNER_TRAIN_ARGS:-}
+aligner=${ALIGNER:-aligner}
+python=${PYTHON:-python}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stage) stage=$2; shift 2 ;;
+    --stop-stage) stop_stage=$2; shift 2 ;;
+    --recipe) recipe=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --exp) exp=$2; shift 2 ;;
+    --beam) beam=$2; shift 2 ;;
+    --train-args) train_args=$2; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$here/run.sh"; exit 0 ;;
+    -*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) corpus=$1; shift ;;
+  esac
+done
+run() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
+checkpoint() {
+  if [ -f $exp/checkpoints/best.pt ]; then echo $exp/checkpoints/best.pt
+  else ls $exp/checkpoints/ckpt-*.pt | tail -n 1; fi
+}
+
+if run 0; then
+  echo "stage 0: prepare sentence pairs from ${corpus:-?}"
+  if [ -f $data/test.jsonl ]; then echo "  $data exists, skipped"
+  else
+    [ -n "$corpus" ] || { echo "run.sh: give the tab-separated file: ./run.sh DATA_FILE" >&2; exit 2; }
+    $aligner prepare parallel-text "$corpus" $data
+  fi
+fi
+
+if run 1; then
+  echo "stage 1: train $recipe"
+  if [ -f $exp/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
+  else
+    resume=""; [ -n "$(ls $exp/checkpoints/ckpt-*.pt 2>/dev/null)" ] && resume=--resume
+    # shellcheck disable=SC2086
+    $aligner train "$recipe" --data $data --out $exp $resume $train_args
+    touch $exp/.done
+  fi
+fi
+
+if run 2; then
+  echo "stage 2: translate the test split"
+  out=$exp/decode/test.hyp
+  if [ -f $out ]; then echo "  $out exists, skipped"
+  else
+    mkdir -p $exp/decode
+    $aligner translate --checkpoint "$(checkpoint)" --beam $beam --in $data/test.jsonl > $out.tmp
+    mv $out.tmp $out
+    head -n 1 $data/test.jsonl > $exp/decode/first.jsonl
+    $aligner translate --checkpoint "$(checkpoint)" --beam $beam --in $exp/decode/first.jsonl \
+      --alignment $exp/decode/first.png --force > /dev/null
+  fi
+fi
+
+if run 3; then
+  echo "stage 3: score (sacrebleu)"
+  out=$exp/score/test.txt
+  if [ -f $out ]; then echo "  $out exists, skipped"
+  else
+    mkdir -p $exp/score
+    $python $root/scripts/eval_nmt.py --hyp $exp/decode/test.hyp --manifest $data/test.jsonl > $out.tmp
+    mv $out.tmp $out
+  fi
+  cat $out
+fi

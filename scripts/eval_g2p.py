@@ -1,0 +1,125 @@
+#!/usr/bin/env python
+"""PER/WER of a G2P checkpoint on a CMUdict split, side by side with the g2p_en package.
+
+    python scripts/eval_g2p.py --checkpoint exp/g2p/checkpoints/best.pt --data data/cmudict
+
+A word is correct when its output equals ANY of its reference pronunciations (the
+manifest may hold several lines per word); PER sums the edit distance to the closest
+reference over the summed length of those references. `g2p_en`'s neural model
+(`G2p.predict`, no dictionary look-up, no tagger download) runs on the same words;
+note that it was trained on CMUdict, possibly on some of these test words.
+Words per second are measured on this machine for each system (batched beam search
+for aligner, g2p_en's one-word-at-a-time numpy decoder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import types
+from pathlib import Path
+
+import torch
+
+from aligner.data.manifest import read_manifest
+from aligner.tasks.text import decode_batch, g2p_error_rates, load_model, splitter
+from aligner.train.checkpoint import load_checkpoint
+
+
+def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
+    """word -> list of pronunciations (token lists), in manifest order."""
+    refs: dict[str, list[list[str]]] = {}
+    for item in read_manifest(manifest):
+        word = item["source"].lower() if lowercase else item["source"]
+        refs.setdefault(word, []).append(item["target"].split())
+    return refs
+
+
+def run_aligner(ckpt: Path, words: list[str], beam: int, alpha: float, batch: int):
+    """Hypotheses (word -> phones) and words per second of an aligner checkpoint."""
+    model, src, tgt, symbols = load_model(load_checkpoint(ckpt))
+    if symbols.get("task") != "g2p":
+        sys.exit(f"{ckpt} is a {symbols.get('task')!r} checkpoint; give a g2p one")
+    split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
+    order = sorted(words, key=len)
+    hyps: dict[str, list[str]] = {}
+    start = time.perf_counter()
+    for i in range(0, len(order), batch):
+        chunk = order[i : i + batch]
+        ids = [src.encode(split(w), unknown="map") for w in chunk]
+        lengths = torch.tensor([len(x) for x in ids])
+        padded = torch.zeros(len(ids), int(lengths.max()), dtype=torch.long)
+        for row, x in enumerate(ids):
+            padded[row, : len(x)] = torch.tensor(x)
+        for word, nbest in zip(chunk, decode_batch(model, padded, lengths, beam, 1, alpha)):
+            hyps[word] = tgt.decode(nbest[0].tokens)
+    return hyps, len(words) / (time.perf_counter() - start)
+
+
+def load_g2p_en():
+    """g2p_en's G2p without its NLTK downloads (its neural model needs neither the
+    tagger nor NLTK's cmudict)."""
+    import nltk
+
+    nltk.download = lambda *args, **kwargs: False  # offline: no download attempts
+    import g2p_en.g2p as module
+
+    saved = module.cmudict
+    module.cmudict = types.SimpleNamespace(dict=dict)
+    try:
+        return module.G2p()
+    finally:
+        module.cmudict = saved
+
+
+def run_g2p_en(words: list[str]):
+    """Hypotheses and words per second of g2p_en's neural prediction."""
+    g2p = load_g2p_en()
+    start = time.perf_counter()
+    hyps = {w: g2p.predict(w) for w in words}
+    return hyps, len(words) / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument("--data", type=Path, required=True, help="folder with test.jsonl")
+    parser.add_argument("--split", default="test", help="manifest name (default: test)")
+    parser.add_argument("--beam", type=int, default=5)
+    parser.add_argument("--alpha", type=float, default=0.0, help="GNMT length penalty")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--limit", type=int, default=None, help="first N words only")
+    parser.add_argument("--no-g2p-en", action="store_true", help="skip the g2p_en comparison")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    manifest = args.data / f"{args.split}.jsonl"
+    if not manifest.is_file():
+        sys.exit(f"{manifest} does not exist; run `aligner prepare cmudict` first")
+    refs = references(manifest, lowercase=True)
+    words = list(refs)[: args.limit]
+    refs = {w: refs[w] for w in words}
+    rows = [
+        (
+            "aligner",
+            *_score(run_aligner(args.checkpoint, words, args.beam, args.alpha, args.batch), refs),
+        )
+    ]
+    if not args.no_g2p_en:
+        rows.append(("g2p_en", *_score(run_g2p_en(words), refs)))
+    print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {args.alpha})")
+    print(f"{'system':<10}{'PER %':>8}{'WER %':>8}{'words/s':>10}")
+    for name, per, wer, speed in rows:
+        print(f"{name:<10}{per:>8.2f}{wer:>8.2f}{speed:>10.1f}")
+
+
+def _score(result, refs):
+    hyps, speed = result
+    per, wer = g2p_error_rates(hyps, refs)
+    return 100 * per, 100 * wer, speed
+
+
+if __name__ == "__main__":
+    main()
