@@ -51,7 +51,7 @@ def train(
     from aligner.tasks import UnknownTaskError, build_task
     from aligner.train import distributed as ddp
     from aligner.train.checkpoint import CheckpointError, CheckpointManager
-    from aligner.train.trainer import Trainer, TrainingDiverged, seed_everything
+    from aligner.train.trainer import Trainer, TrainingError, seed_everything
 
     try:
         cfg = load_config(recipe, overrides)
@@ -74,12 +74,12 @@ def train(
         seed_everything(cfg.train.seed)
         try:
             task = build_task(cfg, data_dir)
-        except (UnknownTaskError, ConfigError, FileNotFoundError) as err:
+            trainer = Trainer(task, cfg.train, out_dir, config=cfg.to_dict(), info=info)
+        except (UnknownTaskError, TrainingError, ValueError, OSError) as err:  # config, data
             raise click.ClickException(str(err)) from None
         if info.is_main:
             out_dir.mkdir(parents=True, exist_ok=True)
             save_config(cfg, out_dir / "config.yaml")
-        trainer = Trainer(task, cfg.train, out_dir, config=cfg.to_dict(), info=info)
         if resume:
             try:
                 path = trainer.resume()
@@ -93,7 +93,7 @@ def train(
                 )
         try:
             result = trainer.fit()
-        except TrainingDiverged as err:
+        except TrainingError as err:
             raise click.ClickException(str(err)) from None
         if info.is_main:
             click.echo(

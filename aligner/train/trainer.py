@@ -43,7 +43,11 @@ from aligner.train.tensorboard import Logger
 log = logging.getLogger(__name__)
 
 
-class TrainingDiverged(RuntimeError):
+class TrainingError(RuntimeError):
+    """Training cannot go on for a reason the user can fix (the message says how)."""
+
+
+class TrainingDiverged(TrainingError):
     """The loss was NaN/inf for `max_nonfinite` steps in a row; a checkpoint was written."""
 
 
@@ -80,6 +84,8 @@ def make_batch_sampler(
     """The length-bucketed sampler of aligner.data, sharded over DDP ranks."""
     from aligner.data.sampler import BucketBatchSampler
 
+    if len(lengths) == 0:
+        raise TrainingError("the training or validation set is empty; check the data folder")
     return BucketBatchSampler(
         list(lengths),
         batch_size,
@@ -288,7 +294,7 @@ class Trainer:
                 self.sampler.set_epoch(self.epoch)  # after a resume it skips the done batches
                 loader = self._loader(self.task.train_set, self.sampler)
                 if len(loader) == 0:
-                    raise ValueError(
+                    raise TrainingError(
                         f"the training set gives no batch of size {cfg.batch_size}; "
                         "add data or lower train.batch_size"
                     )

@@ -79,6 +79,11 @@ def test_train_writes_checkpoints_and_refuses_to_overwrite(recipe, tmp_path):
             ["--set", "task=nosuchtask"],
             "unknown task 'nosuchtask'; choose one of tts, vc, g2p, nmt",
         ),
+        (
+            ["--set", "model.nan_steps=[0, 1, 2]", "--set", "train.max_nonfinite=3"],
+            "loss was NaN/inf for 3 steps in a row (up to step 3); stopped with checkpoint",
+        ),
+        (["--set", "model.n_train=0"], "the training or validation set is empty"),
     ],
 )
 def test_train_errors_are_one_line(recipe, tmp_path, extra, message):
