@@ -79,7 +79,8 @@ class AttentionState:
         prev_weights: ``(B, T)`` weights of the previous step.
         cum_weights: ``(B, T)`` sum of all previous weights.
         step: ``(B,)`` long, number of steps taken.
-        position: ``(B,)`` long, last attended index (argmax of ``prev_weights``; 0 at start).
+        position: ``(B,)`` long, last attended index (argmax of the latest non-empty
+            weights; 0 at start).
         extras: mechanism-specific tensors with batch first (GMM means, forward log-alpha,
             transition probability, ...).
     """
@@ -215,12 +216,14 @@ class Attention(nn.Module):
         weights, extras = self.compute_weights(query, state, self.effective_mask(state))
         context = torch.bmm(weights.unsqueeze(1), state.values).squeeze(1)
         extras = self.update_extras(query, context, extras)
+        detached = weights.detach()
+        position = torch.where(detached.sum(1) > 0, detached.argmax(dim=1), state.position)
         new_state = replace(
             state,
             prev_weights=weights,
             cum_weights=state.cum_weights + weights,
             step=state.step + 1,
-            position=weights.detach().argmax(dim=1),
+            position=position,
             extras=extras,
         )
         return context, weights, new_state

@@ -121,14 +121,20 @@ def test_window_constraint_per_item(name: str, opts: dict) -> None:
     for b, (lo, hi) in enumerate([(0, 3), (6, 8), (3, 6)]):
         allowed[b, lo : hi + 1] = True
     assert (weights[~allowed] == 0).all()
-    assert torch.equal(state.position, weights.argmax(1))
+    nonempty = weights.sum(1) > 0  # an empty row (local window outside) keeps its position
+    expected = torch.where(nonempty, weights.argmax(1), torch.tensor([1, 7, 4]))
+    assert torch.equal(state.position, expected)
     # and then step by step: each argmax stays within (back, front) of the previous one
     for _ in range(4):
         previous = state.position
         _, weights, state = attn(torch.randn(3, DIM), state)
         moved = state.position - previous
         assert ((moved >= -1) & (moved <= 2)).all()
-        assert torch.allclose(weights.sum(1), torch.ones(3), atol=1e-5) or name.startswith("local")
+        sums = weights.sum(1)
+        if name.startswith("local"):  # the local window may miss the constraint: empty row
+            assert (torch.isclose(sums, torch.ones(3), atol=1e-5) | (sums == 0)).all()
+        else:
+            assert torch.allclose(sums, torch.ones(3), atol=1e-5)
 
 
 @pytest.mark.parametrize(("name", "opts"), CASES, ids=IDS)

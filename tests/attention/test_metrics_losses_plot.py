@@ -144,3 +144,20 @@ def test_plot_image_and_png(tmp_path) -> None:
         alignment_image(weights, tokens=["a"])
     with pytest.raises(ValueError, match=r"\(T_dec, T_enc\)"):
         alignment_image(torch.zeros(2, 3, 4))
+
+
+def test_evolution_strip_and_gif(tmp_path) -> None:
+    from PIL import Image
+
+    from aligner.attention.plot import evolution_strip, save_evolution_gif
+
+    a = np.zeros((4, 3, 3), dtype=np.uint8)
+    b = np.full((2, 5, 3), 7, dtype=np.uint8)
+    strip = evolution_strip([a, b])
+    assert strip.shape == (4, 8, 3)
+    assert (strip[:, :3] == 0).all() and (strip[:2, 3:] == 7).all() and (strip[2:, 3:] == 255).all()
+    path = save_evolution_gif([a, a + 200], tmp_path / "e.gif")
+    with Image.open(path) as gif:
+        assert gif.n_frames == 2
+    with pytest.raises(FileExistsError):
+        save_evolution_gif([a], path)
