@@ -28,6 +28,7 @@ import threading
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +108,24 @@ def list_voices() -> tuple[list[str], list[str]]:
     return languages, variants
 
 
+@lru_cache(maxsize=1)
+def language_aliases() -> dict[str, str]:
+    """``{language code: voice file id}`` from the ``language`` lines of the voice files,
+    e.g. ``en-gb -> gmw/en``: ``espeak_SetVoiceByName`` finds files by name only."""
+    root = data_path() / "lang"
+    aliases: dict[str, tuple[int, str]] = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        ident = path.relative_to(root).as_posix()
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] == "language":
+                priority = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 5
+                code = parts[1].lower()
+                if code not in aliases or priority < aliases[code][0]:
+                    aliases[code] = (priority, ident)
+    return {code: ident for code, (_, ident) in aliases.items()}
+
+
 class Espeak:
     """One eSpeak NG engine per process: ``Espeak.get().synthesize(text, voice)``."""
 
@@ -167,7 +186,11 @@ class Espeak:
         if voice == self._voice:
             return
         self._voice = None
-        if self._lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
+        base, plus, variant = voice.name.partition("+")
+        names = [voice.name]
+        if base.lower() in language_aliases():
+            names.append(language_aliases()[base.lower()] + plus + variant)
+        if all(self._lib.espeak_SetVoiceByName(name.encode()) != 0 for name in names):
             raise SynthError(
                 f"unknown eSpeak NG voice {voice.name!r}; use a language such as en-us, en, "
                 "en-gb-x-rp with an optional variant such as +m3 or +f2"

@@ -128,3 +128,12 @@ def test_bad_voice_is_one_clear_line(tmp_path: Path) -> None:
     result = _prepare(tmp_path / "x", "--voices", "en-us,rate=fast")
     assert result.exit_code == 1 and "bad option 'rate=fast'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_language_codes_resolve_to_voice_files() -> None:
+    from aligner.audio.synth import SynthError, language_aliases
+
+    assert language_aliases()["en-gb"] == "gmw/en"  # 'language en-gb' line of lang/gmw/en
+    assert synthesize("Hello there.", "en-gb+f2").size > SAMPLE_RATE // 4
+    with pytest.raises(SynthError, match="unknown eSpeak NG voice 'xx-yy'"):
+        synthesize("Hello.", "xx-yy")
