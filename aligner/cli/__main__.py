@@ -1,0 +1,3 @@
+from aligner.cli import main
+
+main()
