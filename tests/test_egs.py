@@ -109,7 +109,7 @@ def ljspeech_fixture(root: Path, n: int = 12) -> Path:
     (root / "wavs").mkdir(parents=True)
     lines = []
     for i in range(n):
-        uid, text = f"LJ001-{i:04d}", f"this is test sentence number {i}."
+        uid, text = f"LJ001-{i:04d}", f"The quick brown fox jumps over the lazy dog, {i}."
         _tone(root / "wavs" / f"{uid}.wav", 0.4 + 0.02 * i, 150 + 10 * i)
         lines.append(f"{uid}|{text}|{text}")
     (root / "metadata.csv").write_text("\n".join(lines) + "\n")
@@ -126,7 +126,7 @@ def arctic_fixture(root: Path, n: int = 12) -> Path:
         for i in range(n):
             uid = f"arctic_a{i + 1:04d}"
             _tone(base / "wav" / f"{uid}.wav", 0.4 + 0.02 * i, f0 + 5 * i)
-            lines.append(f'( {uid} "this is test sentence number {i}." )')
+            lines.append(f'( {uid} "The quick brown fox jumps over the lazy dog, {i}." )')
         (base / "etc" / "txt.done.data").write_text("\n".join(lines) + "\n")
     return root
 
