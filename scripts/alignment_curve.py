@@ -1,0 +1,97 @@
+"""Print the attention curve of a training run: minutes and steps -> validation alignment metrics.
+
+Reads the scalars that `aligner train` logs at every validation (``valid/focus_rate``,
+``valid/diagonality``, ``valid/items_with_skips``, ``valid/items_with_repeats``, ...) from
+the run's TensorBoard event files, and prints one row per validation. Minutes are wall-clock
+minutes since the first logged training scalar.
+
+    python scripts/alignment_curve.py exp/lsa_small [exp/dca_small ...] [--csv curve.csv]
+
+Alignment is "learned" at a validation when the mean focus rate is >= 0.4 and at least 90%
+of the validation items have neither skipped nor repeated tokens (the core's metric
+definitions, aligner.attention.metrics); the first such row is marked with ``*``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+COLUMNS = (
+    "focus_rate",
+    "diagonality",
+    "entropy",
+    "items_with_skips",
+    "items_with_repeats",
+    "loss",
+)
+
+
+def read_curve(exp: Path) -> list[dict[str, float]]:
+    """One dict per validation step: step, minutes, and the ``valid/*`` scalars."""
+    logdir = exp / "tb" if (exp / "tb").is_dir() else exp
+    acc = EventAccumulator(str(logdir), size_guidance={"scalars": 0})
+    acc.Reload()
+    tags = acc.Tags().get("scalars", [])
+    if "valid/focus_rate" not in tags:
+        raise SystemExit(f"{logdir}: no valid/focus_rate scalar logged yet (tags: {tags[:8]})")
+    start = min(e.wall_time for tag in tags for e in acc.Scalars(tag)[:1])
+    rows: dict[int, dict[str, float]] = {}
+    for name in COLUMNS:
+        tag = f"valid/{name}"
+        if tag not in tags:
+            continue
+        for event in acc.Scalars(tag):
+            row = rows.setdefault(event.step, {"step": event.step})
+            row[name] = event.value
+            row["minutes"] = (event.wall_time - start) / 60.0
+    return [rows[s] for s in sorted(rows)]
+
+
+def aligned(row: dict[str, float], min_focus: float = 0.4, min_clean: float = 0.9) -> bool:
+    """Mean focus >= min_focus and >= min_clean of the items without skips or repeats.
+
+    Only the fractions with skips and with repeats are logged, not their union, so
+    ``1 - skips - repeats`` (a lower bound of the clean fraction) is what is tested.
+    """
+    clean_lower_bound = 1.0 - row.get("items_with_skips", 1.0) - row.get("items_with_repeats", 1.0)
+    return row.get("focus_rate", 0.0) >= min_focus and clean_lower_bound >= min_clean
+
+
+def print_curve(exp: Path, rows: list[dict[str, float]]) -> None:
+    print(f"# {exp}")
+    header = ["", "step", "minutes", *COLUMNS]
+    print(" ".join(f"{h:>18}" if i > 2 else f"{h:>8}" for i, h in enumerate(header)))
+    marked = False
+    for row in rows:
+        mark = "*" if aligned(row) and not marked else ""
+        marked = marked or bool(mark)
+        cells = [f"{mark:>8}", f"{row['step']:>8d}", f"{row.get('minutes', 0.0):>8.1f}"]
+        cells += [f"{row.get(c, float('nan')):>18.4f}" for c in COLUMNS]
+        print(" ".join(cells))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiments", nargs="+", type=Path)
+    parser.add_argument("--csv", type=Path, help="also write all rows to this CSV file")
+    args = parser.parse_args(argv)
+    table = []
+    for exp in args.experiments:
+        rows = read_curve(exp)
+        print_curve(exp, rows)
+        table += [{"experiment": str(exp), **row} for row in rows]
+    if args.csv:
+        with args.csv.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=["experiment", "step", "minutes", *COLUMNS])
+            writer.writeheader()
+            writer.writerows(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
