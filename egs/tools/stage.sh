@@ -1,0 +1,51 @@
+# Sourced by egs/*/run.sh: stage selection and the steps every recipe shares.
+# Uses the script's variables stage, stop_stage, aligner, recipe, data, exp, train_args.
+
+# run N: true when stage N lies in --stage .. --stop-stage.
+run() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
+
+# needed FILE [NAME]: true when FILE is missing; else says "NAME exists, skipped".
+needed() {
+  if [ -f "$1" ]; then echo "  ${2:-$1} exists, skipped"; return 1; fi
+}
+
+# checkpoint: best.pt (lowest validation loss) when validation ran, else the latest one.
+checkpoint() {
+  if [ -f $exp/checkpoints/best.pt ]; then echo $exp/checkpoints/best.pt
+  else ls $exp/checkpoints/ckpt-*.pt | tail -n 1; fi
+}
+
+# train_stage: aligner train $recipe, resuming an interrupted run; $exp/.done marks the end.
+train_stage() {
+  echo "stage 1: train $recipe"
+  if [ -f $exp/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
+    return 0
+  fi
+  local resume=""
+  [ -n "$(ls $exp/checkpoints/ckpt-*.pt 2>/dev/null)" ] && resume=--resume
+  # shellcheck disable=SC2086
+  $aligner train "$recipe" --data $data --out $exp $resume $train_args
+  touch $exp/.done
+}
+
+# no_arguments "$@": refuse positional arguments (scripts that read no corpus folder).
+no_arguments() {
+  [ $# -eq 0 ] || { echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2; }
+}
+
+# align_stage: aligner align on the test split -> $exp/align/summary.json (focus, skips, repeats).
+align_stage() {
+  echo "stage 3: score the alignments of the test split"
+  if needed $exp/align/summary.json $exp/align; then
+    $aligner align --checkpoint "$(checkpoint)" --manifest $data/test.jsonl --out $exp/align
+  fi
+}
+
+# mcd_stage: scripts/eval_vc.py on the test split -> $exp/mcd.txt (mel-cepstral distortion).
+mcd_stage() {
+  if needed $exp/mcd.txt; then
+    ${PYTHON:-python} $root/scripts/eval_vc.py --checkpoint "$(checkpoint)" --data $data \
+      --manifest test.jsonl > $exp/mcd.txt.tmp
+    mv $exp/mcd.txt.tmp $exp/mcd.txt; cat $exp/mcd.txt
+  fi
+}
