@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from aligner.data.prepare.audio_check import check_audio
-from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+from aligner.data.prepare.common import (
+    PrepareSummary,
+    check_outputs,
+    split_items,
+    text_lines,
+    write_corpus,
+)
 from aligner.data.report import BadItemReport
 
 _LINE = re.compile(r'^\(\s*(\S+)\s+"(.*)"\s*\)\s*$')
@@ -36,15 +42,8 @@ def read_prompts(folder: Path, report: BadItemReport) -> dict[str, str]:
     """``{utterance id: text}`` from ``etc/txt.done.data``; bad lines go to ``report``."""
     path = folder / "etc" / "txt.done.data"
     prompts: dict[str, str] = {}
-    for lineno, line in enumerate(path.read_bytes().split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            match = _LINE.match(line.decode("utf-8").strip())
-        except UnicodeDecodeError as err:
-            report.add(where, f"undecodable line (not UTF-8: {err.reason})")
-            continue
+    for _, where, line in text_lines(path, report):
+        match = _LINE.match(line.strip())
         if match is None:
             report.add(where, 'malformed line (expected ( arctic_a0001 "text" ))')
         elif not match.group(2).strip():

@@ -1,11 +1,12 @@
-"""What every `aligner prepare` target shares: a seeded split with no item in two
-splits, the no-overwrite check, and the manifests and summary written at the end."""
+"""What every `aligner prepare` target shares: UTF-8 line reading that reports bad
+lines, a seeded split with no item in two splits, the no-overwrite check, and the
+manifests and summary written at the end."""
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,21 @@ from aligner.data.report import BadItemReport
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 SUMMARY_FILE = "summary.json"
+
+
+def text_lines(path: Path, report: BadItemReport) -> Iterator[tuple[int, str, str]]:
+    """``(lineno, where, line)`` for each non-blank line of ``path``: ``where`` is
+    ``path:lineno``, ``line`` has no ``\\r``; a line that is not UTF-8 goes to ``report``."""
+    for lineno, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as err:
+            report.add(where, f"undecodable line (not UTF-8: {err.reason})")
+            continue
+        yield lineno, where, line
 
 
 def split_sizes(n: int, valid: float, test: float) -> tuple[int, int, int]:

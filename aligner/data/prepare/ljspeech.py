@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from aligner.data.prepare.audio_check import check_audio
-from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+from aligner.data.prepare.common import (
+    PrepareSummary,
+    check_outputs,
+    split_items,
+    text_lines,
+    write_corpus,
+)
 from aligner.data.report import BadItemReport
 
 SPEAKER = "LJ"
@@ -26,16 +32,8 @@ def read_metadata(corpus: Path, report: BadItemReport) -> list[dict[str, Any]]:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; give the LJSpeech-1.1 folder")
     items, seen = [], set()
-    raw = path.read_bytes().split(b"\n")
-    for lineno, line in enumerate(raw, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            fields = line.decode("utf-8").rstrip("\r").split("|")
-        except UnicodeDecodeError as err:
-            report.add(where, f"undecodable line (not UTF-8: {err.reason})")
-            continue
+    for _, where, line in text_lines(path, report):
+        fields = line.split("|")
         if len(fields) < 2 or not fields[0]:
             report.add(where, "malformed line (expected id|text|normalized text)")
             continue

@@ -7,7 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+from aligner.data.prepare.common import (
+    PrepareSummary,
+    check_outputs,
+    split_items,
+    text_lines,
+    write_corpus,
+)
 from aligner.data.report import BadItemReport
 
 
@@ -16,15 +22,8 @@ def read_pairs(path: Path, report: BadItemReport) -> list[dict[str, Any]]:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; give a tab-separated file of pairs")
     items = []
-    for lineno, line in enumerate(path.read_bytes().split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            fields = line.decode("utf-8").rstrip("\r").split("\t")
-        except UnicodeDecodeError as err:
-            report.add(where, f"undecodable line (not UTF-8: {err.reason})")
-            continue
+    for lineno, where, line in text_lines(path, report):
+        fields = line.split("\t")
         if len(fields) < 2:
             report.add(where, "malformed line (expected source<TAB>target)")
         elif not fields[0].strip() or not fields[1].strip():
