@@ -48,35 +48,25 @@ def _log_mel(path: str, mel_cfg) -> torch.Tensor:
 
 
 def evaluate(checkpoint: Path, manifest: Path, limit: int, max_ratio: float) -> list[dict]:
-    """Per-item MCDs (converted vs target, source vs target) of the first ``limit`` items."""
-    from aligner.audio.features import MelConfig, MelStats
+    """Per-item MCDs (converted vs target, source vs target) of the first ``limit`` items;
+    conversion as ``aligner convert`` does it (length-sorted batches)."""
     from aligner.data.manifest import read_manifest
-    from aligner.tasks.tts import load_model
-    from aligner.train.checkpoint import load_checkpoint
+    from aligner.inference import load_speech_model
 
-    state = load_checkpoint(checkpoint)
-    symbols = state["symbols"]
-    if symbols.get("task") != "vc":
-        raise click.ClickException(
-            f"{checkpoint} is a {symbols.get('task')!r} checkpoint, not vc; give a VC checkpoint"
-        )
-    model = load_model(symbols, state["model"]).eval()
-    mel_cfg = MelConfig.from_dict(symbols["mel"])
-    stats_src, stats_tgt = (
-        MelStats.from_dict(symbols["stats_src"]),
-        MelStats.from_dict(symbols["stats"]),
+    speech = load_speech_model(checkpoint, task="vc")
+    items = read_manifest(manifest)[: limit or None]
+    sources = [_log_mel(item["audio"], speech.mel_cfg) for item in items]
+    converted = speech.generate(
+        [speech.src_stats.normalize(src) for src in sources], max_length_ratio=max_ratio
     )
     results = []
-    for item in read_manifest(manifest)[: limit or None]:
-        src, tgt = _log_mel(item["audio"], mel_cfg), _log_mel(item["target_audio"], mel_cfg)
-        x = stats_src.normalize(src)[None]
-        post, out = model.generate(x, torch.tensor([x.size(1)]), max_length_ratio=max_ratio)
-        conv = stats_tgt.denormalize(post[0, : int(out.lengths[0])])
+    for item, src, conv in zip(items, sources, converted):
+        tgt = _log_mel(item["target_audio"], speech.mel_cfg)
         results.append({
             "id": item["id"],
-            "converted": mcd_dtw(conv.numpy(), tgt.numpy()),
+            "converted": mcd_dtw(conv.mel.numpy(), tgt.numpy()),
             "source": mcd_dtw(src.numpy(), tgt.numpy()),
-            "hit_max": bool(out.hit_max[0]),
+            "hit_max": conv.hit_max,
         })  # fmt: skip
     return results
 
