@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from aligner.audio.features import MelStats
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc
 from aligner.data.datasets import VCDataset
@@ -37,20 +38,16 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
     data = from_dict(SpeechData, cfg.data, where="data")
     mel_cfg = mel_settings(data)
     cache = Path(data_dir) / data.cache_dir
-    train_set = VCDataset(
-        read_manifest(manifest_path(data_dir, data.train, "train")), mel_cfg, cache
+    train_set, valid_set = (
+        VCDataset(read_manifest(manifest_path(data_dir, name, key)), mel_cfg, cache)
+        for name, key in ((data.train, "train"), (data.valid, "valid"))
     )
-    valid_set = VCDataset(
-        read_manifest(manifest_path(data_dir, data.valid, "valid")), mel_cfg, cache
-    )
-    stats_src = compute_stats(
-        lambda i: train_set.cache.get(train_set.items[i]["audio"]), len(train_set), data.stats_items
-    )
-    stats_tgt = compute_stats(
-        lambda i: train_set.cache.get(train_set.items[i]["target_audio"]),
-        len(train_set),
-        data.stats_items,
-    )
+
+    def stats_of(side: str) -> MelStats:  # side: "audio" (source) or "target_audio"
+        mel = lambda i: train_set.cache.get(train_set.items[i][side])  # noqa: E731
+        return compute_stats(mel, len(train_set), data.stats_items)
+
+    stats_src, stats_tgt = stats_of("audio"), stats_of("target_audio")
     for dataset in (train_set, valid_set):
         dataset.stats_src, dataset.stats_tgt = stats_src, stats_tgt
     model_section = dict(cfg.model)
