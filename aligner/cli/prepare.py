@@ -26,11 +26,24 @@ def prepare() -> None:
 
 
 @contextlib.contextmanager
-def _progress(total: int, unit: str) -> Iterator[Callable[[int], object]]:
+def _progress(total: int | None, unit: str) -> Iterator[Callable[[int], object]]:
+    """The ``update(n)`` of a tqdm bar that appears at the first update, so a failure
+    before any work (missing folder, existing output) prints only its error line."""
     from tqdm import tqdm
 
-    with tqdm(total=total, unit=unit, dynamic_ncols=True, leave=False) as bar:
-        yield bar.update
+    bar = None
+
+    def update(n: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit=unit, dynamic_ncols=True, leave=False)
+        bar.update(n)
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _print_bad(report: BadItemReport, verb: str) -> None:
@@ -109,7 +122,8 @@ def ljspeech(src_dir: Path, out: Path, seed: int, skip_bad: bool, force: bool) -
     from aligner.data.prepare.ljspeech import prepare_ljspeech
 
     def work() -> PrepareSummary:
-        total = sum(1 for _ in (src_dir / "metadata.csv").open("rb")) if src_dir.is_dir() else 0
+        metadata = src_dir / "metadata.csv"
+        total = sum(1 for _ in metadata.open("rb")) if metadata.is_file() else None
         with _progress(total, "wav") as progress:
             return prepare_ljspeech(src_dir, out, seed, skip_bad, force, progress)
 

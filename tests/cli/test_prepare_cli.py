@@ -79,11 +79,14 @@ def test_ljspeech_skip_bad_keeps_good_and_counts(tmp_path: Path) -> None:
     assert len(summary["bad_items"]) == 4 and summary["counts"]["train"] == 4
 
 
-def test_missing_corpus_is_one_clear_line(tmp_path: Path) -> None:
-    result = invoke("ljspeech", tmp_path / "nowhere", tmp_path / "out")
+@pytest.mark.parametrize("folder", ["nowhere", "empty"])
+def test_missing_corpus_is_one_clear_line(tmp_path: Path, folder: str) -> None:
+    (tmp_path / "empty").mkdir()  # a folder without metadata.csv
+    result = invoke("ljspeech", tmp_path / folder, tmp_path / "out")
     assert result.exit_code == 1
-    assert "metadata.csv: not found; give the LJSpeech-1.1 folder" in result.output
-    assert result.output.count("\n") == 1
+    assert result.output == (
+        f"Error: {tmp_path / folder / 'metadata.csv'}: not found; give the LJSpeech-1.1 folder\n"
+    )
 
 
 # ------------------------------------------------------------------ ARCTIC
