@@ -15,7 +15,6 @@ focus rate below a threshold; see :class:`SuspectThresholds`.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,11 +214,6 @@ class Summary:
         if len(self.suspects) > limit:
             lines.append(f"... and {len(self.suspects) - limit} more (see summary.json)")
         return "\n".join(lines)
-
-
-def tokens_of(ids: Sequence[int], symbols: Any) -> list[str]:
-    """Token strings of ids through a ``SymbolTable``."""
-    return list(symbols.decode(list(ids)))
 
 
 def _safe(name: str) -> str:
