@@ -92,3 +92,39 @@ def test_wrong_task_and_missing_checkpoint(g2p_ckpt, tmp_path):
     assert result.exit_code == 1 and "'g2p' checkpoint" in result.output
     result = invoke("g2p", "--checkpoint", str(tmp_path / "none.pt"), "ab")
     assert result.exit_code == 1 and "does not exist" in result.output
+
+
+@pytest.fixture
+def nmt_ckpt(tmp_path):
+    from .conftest import write_jsonl
+
+    pairs = [("The cat sees a dog.", "Le chat voit un chien."), ("A dog eats.", "Un chien mange.")]
+    items = [{"id": str(i), "source": s, "target": t} for i, (s, t) in enumerate(pairs * 3)]
+    folder = tmp_path / "nmt"
+    folder.mkdir()
+    write_jsonl(folder / "train.jsonl", items)
+    write_jsonl(folder / "valid.jsonl", items[:2])
+    data = {"src_split": "tokens", "tgt_split": "tokens", "lowercase": True, "min_freq": 2}
+    cfg = ExperimentConfig(task="nmt", model={**TINY, "decoder": "luong"}, data=data)
+    task = build(cfg, folder)
+    return save_checkpoint(task, tmp_path / "nmt.pt", cfg), task
+
+
+def test_translate_maps_unknown_words_and_reads_manifests(nmt_ckpt, tmp_path):
+    ckpt, task = nmt_ckpt
+    result = invoke("translate", "--checkpoint", str(ckpt), "--text", "The zebra sees a cat.")
+    assert result.exit_code == 0, result.output
+    out = result.output.strip()
+    assert out and set(out.split()) <= set(task.tgt_table.symbols)
+    manifest = tmp_path / "in.jsonl"
+    manifest.write_text('{"id": "a", "source": "A dog."}\n{"id": "b", "source": "The cat."}\n')
+    result = invoke("translate", "--checkpoint", str(ckpt), "--in", str(manifest), "--nbest", "2")
+    assert result.exit_code == 0, result.output
+    assert [r.split("\t")[:2] for r in result.output.splitlines()] == [
+        ["A dog.", "1"],
+        ["A dog.", "2"],
+        ["The cat.", "1"],
+        ["The cat.", "2"],
+    ]
+    empty = invoke("translate", "--checkpoint", str(ckpt), "--text", "  ")
+    assert empty.exit_code == 1 and "no text given" in empty.output
