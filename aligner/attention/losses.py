@@ -27,7 +27,12 @@ def guided_attention_loss(
     g: float = 0.2,
     reduction_factor: int = 1,
 ) -> Tensor:
-    """Mean of ``W * A`` over the valid (decoder step, token) cells of the batch.
+    """Expected off-diagonal penalty per decoder step: ``sum_{n,t} W[n,t] A[n,t] / sum_b N_b``.
+
+    Each valid row of ``A`` sums to one, so the loss is in ``[0, 1]`` whatever the source
+    length: 0 on the diagonal band, near 1 far from it. (Averaging over all ``N * T`` cells
+    instead, as some implementations do, divides the gradient by the source length and
+    makes the guide too weak to speed up alignment on long sentences.)
 
     Args:
         alignments: ``(B, S, T_enc)`` attention weights, one row per decoder step.
@@ -57,4 +62,4 @@ def guided_attention_loss(
     weights = 1.0 - torch.exp(-((n / big_n - t / big_t) ** 2) / (2 * g**2))
     valid = (n < steps[:, None, None]) & (t < enc[:, None, None])
     total = (weights * alignments.float() * valid).sum()
-    return total / valid.sum().clamp_min(1)
+    return total / steps.sum().clamp_min(1)

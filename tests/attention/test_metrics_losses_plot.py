@@ -105,7 +105,7 @@ def test_guided_loss_by_hand() -> None:
     anti = torch.tensor([[[0.0, 1.0], [1.0, 0.0]]])
     two, two_tok = torch.tensor([2]), torch.tensor([2])
     assert guided_attention_loss(diagonal, two, two_tok).item() == pytest.approx(0.0)
-    assert guided_attention_loss(anti, two, two_tok).item() == pytest.approx(2 * off / 4)
+    assert guided_attention_loss(anti, two, two_tok).item() == pytest.approx(2 * off / 2)
 
 
 def test_guided_loss_masking_and_reduction_factor() -> None:
@@ -113,12 +113,13 @@ def test_guided_loss_masking_and_reduction_factor() -> None:
     a = torch.rand(2, 5, 6, generator=gen)
     frames, tokens = torch.tensor([5, 3]), torch.tensor([6, 4])
     loss = guided_attention_loss(a, frames, tokens)
-    # equals the hand sum over each item's valid block, W built from its own lengths
+    # equals the hand sum over each item's valid block, W built from its own lengths,
+    # divided by the number of valid decoder steps (5 + 3)
     num = sum(
         (guided_attention_weights(n, t) * a[b, :n, :t]).sum()
         for b, (n, t) in enumerate([(5, 6), (3, 4)])
     )
-    assert loss.item() == pytest.approx((num / (30 + 12)).item(), rel=1e-6)
+    assert loss.item() == pytest.approx((num / (5 + 3)).item(), rel=1e-6)
     padded = a.clone()
     padded[1, 3:] = 9.0
     padded[1, :, 4:] = 9.0
