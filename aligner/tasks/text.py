@@ -46,7 +46,8 @@ class TextData:
 
     `src_split`/`tgt_split`: `chars` (each character), `words` (on whitespace) or
     `tokens` (words and punctuation apart). `min_freq`: rarer training tokens map to
-    <unk> (NMT); `lowercase` applies to both sides before splitting.
+    <unk> (NMT). `lowercase` folds the source, `lowercase_target` the target, before
+    splitting (G2P: source only, ARPAbet keeps its case; NMT: usually both).
     """
 
     train: str = "train.jsonl"
@@ -54,6 +55,7 @@ class TextData:
     src_split: Split = "chars"
     tgt_split: Split = "words"
     lowercase: bool = False
+    lowercase_target: bool = False
     min_freq: int = 1
 
 
@@ -319,7 +321,7 @@ def build(cfg: Any, data_dir: Path) -> TextTask:
     if cfg.task not in ("g2p", "nmt"):
         raise ValueError(f"aligner.tasks.text builds g2p or nmt, not {cfg.task!r}")
     src_fn = splitter(data.src_split, data.lowercase)
-    tgt_fn = splitter(data.tgt_split, data.lowercase)
+    tgt_fn = splitter(data.tgt_split, data.lowercase_target)
     src_table = build_table((it["source"] for it in train_items), src_fn, data.min_freq)
     tgt_table = build_table((it["target"] for it in train_items), tgt_fn, data.min_freq)
     unknown = "map" if data.min_freq > 1 else "error"

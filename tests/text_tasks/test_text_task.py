@@ -86,13 +86,14 @@ class Recorder:
 
 
 def g2p_task(folder, **model):
-    cfg = ExperimentConfig(task="g2p", model={**TINY, **model})
+    cfg = ExperimentConfig(task="g2p", model={**TINY, **model}, data={"lowercase": True})
     return build(cfg, folder)
 
 
 def test_task_builds_tables_validates_and_plots_fixed_items(g2p_dir):
     task = g2p_task(g2p_dir)
     assert task.src_table.symbols[4:] and set(task.src_table.symbols[4:]) <= set("abcdeot")
+    assert "AH0" in task.tgt_table.symbols  # lowercase folds the source only
     assert task.symbols["task"] == "g2p" and task.symbols["tgt"]["symbols"]
     batch = task.collate([task.train_set[i] for i in range(4)])
     loss, parts = task.loss(task.model, batch, 0)
