@@ -34,8 +34,9 @@ def split_sentences(text: str, max_chars: int = 250) -> list[str]:
     """Split `text` into sentences at ``. ! ?`` followed by a space and at blank lines.
 
     A period after a known abbreviation (``Mr.``, ``Dr.``, ``etc.``), a single letter
-    (``J. Smith``) or a dotted abbreviation (``p.m.``) does not end a sentence. A sentence longer than `max_chars` is split
-    further at commas, semicolons and colons. Empty pieces are dropped.
+    (``J. Smith``) or a dotted abbreviation (``p.m.``) does not end a sentence. A sentence
+    longer than `max_chars` is split further at commas, semicolons and colons, then between
+    words. Empty pieces are dropped.
     """
     pieces, start = [], 0
     for m in _BOUNDARY.finditer(text):
@@ -51,15 +52,18 @@ def split_sentences(text: str, max_chars: int = 250) -> list[str]:
 
 
 def _split_long(sentence: str, max_chars: int) -> list[str]:
-    """Greedily pack the clauses of `sentence` into chunks of at most `max_chars`."""
+    """Greedily pack the clauses of `sentence` into chunks of at most `max_chars`; a clause
+    that is itself too long is packed word by word (a single longer word stays whole)."""
     if len(sentence) <= max_chars:
         return [sentence]
     chunks: list[str] = []
     for clause in _CLAUSE.split(sentence):
-        if chunks and len(chunks[-1]) + 1 + len(clause) <= max_chars:
-            chunks[-1] += " " + clause
-        else:
-            chunks.append(clause)
+        parts = [clause] if len(clause) <= max_chars else clause.split()
+        for part in parts:
+            if chunks and len(chunks[-1]) + 1 + len(part) <= max_chars:
+                chunks[-1] += " " + part
+            else:
+                chunks.append(part)
     return chunks
 
 
