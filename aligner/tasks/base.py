@@ -36,7 +36,9 @@ class Task(Protocol):
     def collate(self, examples: list[Any]) -> dict[str, Any]:
         """Pad a list of examples into a batch dict of tensors (see aligner/data/collate.py)."""
 
-    def loss(self, model: nn.Module, batch: dict[str, Any], step: int) -> tuple[torch.Tensor, dict[str, float]]:
+    def loss(
+        self, model: nn.Module, batch: dict[str, Any], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
         """Forward a batch through `model` (possibly DDP-wrapped); return the scalar loss to
         back-propagate and the named components to log (floats)."""
 
