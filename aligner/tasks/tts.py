@@ -122,7 +122,10 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
     train_items = read_manifest(manifest_path(data_dir, data.train, "train"))
     valid_items = read_manifest(manifest_path(data_dir, data.valid, "valid"))
     tokenizer = _MemoTokenizer(build_tokenizer(data.tokenizer, **data.tokenizer_opts))
-    table = SymbolTable.from_corpus(tokenizer.prime([it["text"] for it in train_items]))
+    # the tokenizer's whole inventory, not only what the training texts happen to contain
+    table = SymbolTable.from_corpus(
+        [tokenizer.tokenizer.inventory(), *tokenizer.prime([it["text"] for it in train_items])]
+    )
     cache = Path(data_dir) / data.cache_dir
     common = dict(
         tokenizer=tokenizer, symbols=table, mel_cfg=mel_cfg, cache_dir=cache, add_eos=data.add_eos

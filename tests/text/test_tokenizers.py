@@ -84,3 +84,14 @@ def test_to_dict_rebuilds_same_tokenizer():
         assert again.tokenize("Two dogs.") == tok.tokenize("Two dogs.")
     with pytest.raises(ValueError, match="unknown tokenizer"):
         build_tokenizer("bpe")
+
+
+@pytest.mark.parametrize("kind", ["chars", "phonemes", "arpabet"])
+def test_inventory_covers_text_outside_any_corpus(kind):
+    """The symbol table of a model is seeded with the tokenizer's inventory, so a sentence
+    with sounds/letters its small training corpus lacked still encodes."""
+    tokenizer = build_tokenizer(kind)
+    inventory = set(tokenizer.inventory())
+    text = "Quickly, Joseph vexed the huge azure sphinx; who'd thought it? Yes, 42 oxen!"
+    assert set(tokenizer.tokenize(text)) <= inventory
+    assert " " in inventory and "," in inventory
