@@ -329,7 +329,7 @@ def plot(alignment: Path, out: Path, title: str | None, force: bool) -> None:
 @click.option("--minutes", default=20.0, show_default=True, help="Training time budget.")
 @click.option("--utterances", default=1000, show_default=True, help="Size of the espeak corpus.")
 @click.option("--recipe", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="Training recipe (default: the small location-sensitive TTS recipe).")  # fmt: skip
+              help="Training recipe (default: the small dynamic-convolution-attention TTS recipe).")  # fmt: skip
 def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) -> None:
     """Prepare the eSpeak NG corpus, train the small TTS recipe for --minutes, synthesize a
     new sentence, and draw its alignment and the alignment's evolution during training.
@@ -337,7 +337,7 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     import aligner
 
     root = Path(aligner.__file__).resolve().parents[1]
-    recipe = recipe or root / "recipes" / "tts" / "tacotron_lsa_small.yaml"
+    recipe = recipe or root / "recipes" / "tts" / "tacotron_dca_small.yaml"
     if not recipe.is_file():
         raise click.ClickException(f"recipe {recipe} not found; give one with --recipe")
     data, exp = out_dir / "data", out_dir / "exp"
