@@ -126,10 +126,15 @@ def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
     labelled ``sp`` and tokens with zero frames (skipped) get no interval."""
     from praatio import textgrid
 
-    intervals = []
-    for tok, start, dur in zip(record["tokens"], record["start_seconds"], record["seconds"]):
-        if dur > 0:
-            intervals.append((start, round(start + dur, 6), _label(tok)))
+    # boundaries from integer frame counts, each converted once: neighbouring intervals
+    # share the very same float (start + duration rounded separately can overlap by 1e-6)
+    sec = record["hop_length"] / record["sample_rate"]
+    bounds = [round(float(b) * sec, 6) for b in np.concatenate([[0], np.cumsum(record["frames"])])]
+    intervals = [
+        (bounds[i], bounds[i + 1], _label(tok))
+        for i, (tok, n) in enumerate(zip(record["tokens"], record["frames"]))
+        if n > 0
+    ]
     end = record["total_seconds"]
     tier = textgrid.IntervalTier("tokens", intervals, 0.0, end)
     tg = textgrid.Textgrid(0.0, end)

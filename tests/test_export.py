@@ -120,3 +120,30 @@ def test_write_utterance_files_and_no_overwrite(tmp_path):
     with pytest.raises(FileExistsError, match="--force"):
         write_utterance(u, tmp_path)
     write_utterance(u, tmp_path, force=True)
+
+
+def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
+    """Frames whose seconds round differently as start + duration than as the next start
+    (0.2322 + 0.092880 != 0.325079 at hop 256 / 22050 Hz) still give touching intervals."""
+    from praatio import textgrid
+
+    from aligner.export import write_textgrid
+
+    sec = 256 / 22050
+    frames = [20, 8, 4, 0, 7, 13]
+    starts = [0, 20, 28, 32, 32, 39]
+    record = {
+        "tokens": ["a", " ", "b", "c", "d", "e"],
+        "frames": frames,
+        "start_seconds": [round(s * sec, 6) for s in starts],
+        "seconds": [round(f * sec, 6) for f in frames],
+        "total_seconds": round(sum(frames) * sec, 6),
+        "hop_length": 256,
+        "sample_rate": 22050,
+    }
+    write_textgrid(record, tmp_path / "x.TextGrid")
+    tier = textgrid.openTextgrid(str(tmp_path / "x.TextGrid"), False).getTier("tokens")
+    entries = [e for e in tier.entries if e.label]
+    assert [e.label for e in entries] == ["a", "sp", "b", "d", "e"]
+    assert all(a.end == b.start for a, b in zip(entries, entries[1:]))
+    assert entries[-1].end == pytest.approx(sum(frames) * sec, abs=1e-6)
