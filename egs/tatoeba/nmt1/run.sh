@@ -28,25 +28,11 @@ train_args=${ALIGNER_TRAIN_ARGS:-}
 aligner=${ALIGNER:-aligner}
 python=${PYTHON:-python}
 
-while [ $# -gt 0 ]; do
-  case $1 in
-    --stage) stage=$2; shift 2 ;;
-    --stop-stage) stop_stage=$2; shift 2 ;;
-    --recipe) recipe=$2; shift 2 ;;
-    --data) data=$2; shift 2 ;;
-    --exp) exp=$2; shift 2 ;;
-    --beam) beam=$2; shift 2 ;;
-    --train-args) train_args=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$here/run.sh"; exit 0 ;;
-    -*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-    *) corpus=$1; shift ;;
-  esac
-done
-run() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
-checkpoint() {
-  if [ -f $exp/checkpoints/best.pt ]; then echo $exp/checkpoints/best.pt
-  else ls $exp/checkpoints/ckpt-*.pt | tail -n 1; fi
-}
+. "$root/egs/tools/parse_options.sh"
+. "$root/egs/tools/stage.sh"
+corpus=${1:-$corpus}
+[ $# -eq 0 ] || shift
+no_arguments "$@"
 
 if run 0; then
   echo "stage 0: prepare sentence pairs from ${corpus:-?}"
@@ -57,16 +43,7 @@ if run 0; then
   fi
 fi
 
-if run 1; then
-  echo "stage 1: train $recipe"
-  if [ -f $exp/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
-  else
-    resume=""; [ -n "$(ls $exp/checkpoints/ckpt-*.pt 2>/dev/null)" ] && resume=--resume
-    # shellcheck disable=SC2086
-    $aligner train "$recipe" --data $data --out $exp $resume $train_args
-    touch $exp/.done
-  fi
-fi
+if run 1; then train_stage; fi
 
 if run 2; then
   echo "stage 2: translate the test split"
