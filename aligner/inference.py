@@ -278,13 +278,12 @@ def _build(ckpt: dict[str, Any], task: str, path: Path) -> SpeechModel:
     """Rebuild the model and front end from the checkpoint's ``symbols`` (see
     aligner/tasks/tts.py and vc.py: ``model``, ``mel``, ``stats``, ...)."""
     from aligner.config import ConfigError
-    from aligner.models.tacotron import Tacotron, TacotronConfig
+    from aligner.models.tacotron import Tacotron
 
     symbols = ckpt.get("symbols") or {}
     front = _front_end(symbols, task, path)
     try:
-        model = Tacotron.from_config(TacotronConfig.from_dict(symbols["model"]))
-        model.load_state_dict(ckpt["model"])
+        model = Tacotron.from_symbols(symbols, ckpt["model"])
     except (KeyError, ConfigError, RuntimeError) as err:
         first = str(err).splitlines()[0]
         raise InferenceError(f"{path}: weights do not match its model config ({first})") from None

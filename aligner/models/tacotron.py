@@ -158,6 +158,17 @@ class Tacotron(nn.Module):
         model.config = cfg
         return model
 
+    @classmethod
+    def from_symbols(
+        cls, symbols: dict[str, Any], state_dict: dict[str, torch.Tensor] | None = None
+    ) -> Tacotron:
+        """Rebuild the Tacotron of a checkpoint from its ``symbols["model"]`` config dict
+        (and its weights, if given)."""
+        model = cls.from_config(TacotronConfig.from_dict(symbols["model"]))
+        if state_dict is not None:
+            model.load_state_dict(state_dict)
+        return model
+
     def forward(
         self,
         src: torch.Tensor,

@@ -25,7 +25,7 @@ from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_tts
 from aligner.data.datasets import TTSDataset
 from aligner.data.manifest import read_manifest
-from aligner.models.tacotron import Tacotron, TacotronConfig
+from aligner.models.tacotron import Tacotron
 from aligner.tasks.speech import SpeechLog, SpeechTask, model_config
 from aligner.text.symbols import SymbolTable
 from aligner.text.tokenizers import build_tokenizer
@@ -153,7 +153,4 @@ def load_model(
     symbols: dict[str, Any], state_dict: dict[str, torch.Tensor] | None = None
 ) -> Tacotron:
     """Rebuild the Tacotron of a checkpoint from its ``symbols`` (and weights, if given)."""
-    model = Tacotron.from_config(TacotronConfig.from_dict(symbols["model"]))
-    if state_dict is not None:
-        model.load_state_dict(state_dict)
-    return model
+    return Tacotron.from_symbols(symbols, state_dict)

@@ -34,8 +34,7 @@ no_arguments "$@"
 
 if run 0; then
   echo "stage 0: prepare CMUdict"
-  if [ -f $data/test.jsonl ]; then echo "  $data exists, skipped"
-  else $aligner prepare cmudict $data; fi
+  if needed $data/test.jsonl $data; then $aligner prepare cmudict $data; fi
 fi
 
 if run 1; then train_stage; fi
@@ -43,8 +42,7 @@ if run 1; then train_stage; fi
 if run 2; then
   echo "stage 2: decode words that are not in CMUdict"
   out=$exp/decode/words.txt
-  if [ -f $out ]; then echo "  $out exists, skipped"
-  else
+  if needed $out; then
     mkdir -p $exp/decode
     $aligner g2p --checkpoint "$(checkpoint)" --beam $beam --in $here/words.txt > $out.tmp
     mv $out.tmp $out
@@ -56,8 +54,7 @@ fi
 if run 3; then
   echo "stage 3: score the test split (PER/WER, side by side with g2p_en)"
   out=$exp/score/test.txt
-  if [ -f $out ]; then echo "  $out exists, skipped"
-  else
+  if needed $out; then
     mkdir -p $exp/score
     # shellcheck disable=SC2086
     $python $root/scripts/eval_g2p.py --checkpoint "$(checkpoint)" --data $data --beam $beam $eval_args > $out.tmp

@@ -36,8 +36,7 @@ no_arguments "$@"
 
 if run 0; then
   echo "stage 0: prepare sentence pairs from ${corpus:-?}"
-  if [ -f $data/test.jsonl ]; then echo "  $data exists, skipped"
-  else
+  if needed $data/test.jsonl $data; then
     [ -n "$corpus" ] || { echo "run.sh: give the tab-separated file: ./run.sh DATA_FILE" >&2; exit 2; }
     $aligner prepare parallel-text "$corpus" $data
   fi
@@ -48,8 +47,7 @@ if run 1; then train_stage; fi
 if run 2; then
   echo "stage 2: translate the test split"
   out=$exp/decode/test.hyp
-  if [ -f $out ]; then echo "  $out exists, skipped"
-  else
+  if needed $out; then
     mkdir -p $exp/decode
     $aligner translate --checkpoint "$(checkpoint)" --beam $beam --in $data/test.jsonl > $out.tmp
     mv $out.tmp $out
@@ -62,8 +60,7 @@ fi
 if run 3; then
   echo "stage 3: score (sacrebleu)"
   out=$exp/score/test.txt
-  if [ -f $out ]; then echo "  $out exists, skipped"
-  else
+  if needed $out; then
     mkdir -p $exp/score
     $python $root/scripts/eval_nmt.py --hyp $exp/decode/test.hyp --manifest $data/test.jsonl > $out.tmp
     mv $out.tmp $out
