@@ -239,10 +239,12 @@ class Trainer:
         metrics: dict[str, float] = {}
         if self.info.is_main:
             saved = rng_state()
+            # A capped validation (valid_batches) takes the same random batches each
+            # time (fixed seed); the unshuffled sampler would give the shortest items.
             sampler = make_batch_sampler(
                 self.task.lengths(self.task.valid_set),
                 self.cfg.batch_size,
-                False,
+                bool(self.cfg.valid_batches),
                 0,
                 ddp.DistInfo(),
             )
