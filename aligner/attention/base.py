@@ -9,7 +9,7 @@ optional inference-time window, computes the context and advances the state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 
 import torch
 from torch import Tensor, nn
@@ -218,8 +218,10 @@ class Attention(nn.Module):
         extras = self.update_extras(query, context, extras)
         detached = weights.detach()
         position = torch.where(detached.sum(1) > 0, detached.argmax(dim=1), state.position)
-        new_state = replace(
-            state,
+        new_state = AttentionState(  # not dataclasses.replace: this runs every decoder step
+            keys=state.keys,
+            values=state.values,
+            mask=state.mask,
             prev_weights=weights,
             cum_weights=state.cum_weights + weights,
             step=state.step + 1,

@@ -80,25 +80,43 @@ class DynamicConvolutionAttention(Attention):
         first = first * state.mask.to(first.dtype)
         return torch.where((state.step == 0)[:, None], first, state.prev_weights)
 
-    def dynamic_features(self, query: Tensor, prev: Tensor) -> Tensor:
-        """``(B, T, dynamic_filters)``: per-item filters from the query over ``prev (B, T)``."""
-        batch, length = prev.shape
-        filters = self.dynamic_mlp(query).view(batch * self.dynamic_filters, 1, -1)
-        out = F.conv1d(prev.unsqueeze(0), filters, padding=self.dynamic_kernel // 2, groups=batch)
-        return out.view(batch, self.dynamic_filters, length).transpose(1, 2)
+    def window_size(self) -> int:
+        """``K``: one centred window of source positions that holds the static and dynamic
+        kernels and the causal prior (offsets ``-(L-1)..0``)."""
+        half = max(self.static_conv.kernel_size[0] // 2, self.dynamic_kernel // 2)
+        return 2 * max(half, self.prior_filter.size(-1) - 1) + 1
 
-    def log_prior(self, prev: Tensor) -> Tensor:
-        """``(B, T)``: ``log max(sum_k P(k) a(j - k), floor)`` (causal)."""
-        kernel = self.prior_filter.to(prev.dtype)
-        padded = F.pad(prev.unsqueeze(1), (kernel.size(-1) - 1, 0))
-        mass = F.conv1d(padded, kernel).squeeze(1)
-        return torch.log(mass.clamp_min(self.prior_floor))
+    def windows(self, prev: Tensor, size: int) -> Tensor:
+        """``(B, T, K)``: ``windows[b, j, i] = prev[b, j + i - K // 2]`` (zero outside)."""
+        half = size // 2
+        return F.pad(prev, (half, half)).unfold(1, size, 1)
+
+    @staticmethod
+    def _centre(kernel: Tensor, size: int, right: int | None = None) -> Tensor:
+        """Zero-pad ``kernel (..., k)`` to ``size`` taps, centred (or with ``right`` taps after it)."""
+        extra = size - kernel.size(-1)
+        right = extra // 2 if right is None else right
+        return F.pad(kernel, (extra - right, right))
 
     def compute_weights(
         self, query: Tensor, state: AttentionState, mask: Tensor
     ) -> tuple[Tensor, dict[str, Tensor]]:
+        # The three location convolutions (static, per-item dynamic, causal prior) as
+        # matrix products on one unfolded window: far cheaper than three small conv1d
+        # calls per decoder step, forward and backward.
         prev = self.previous(state)
-        static = self.static_proj(self.static_conv(prev.unsqueeze(1)).transpose(1, 2))
-        dynamic = self.dynamic_proj(self.dynamic_features(query, prev))
-        energies = self.v(torch.tanh(static + dynamic)).squeeze(-1) + self.log_prior(prev)
+        batch, length = prev.shape
+        size = self.window_size()
+        win = self.windows(prev, size)  # (B, T, K)
+        static_w = self._centre(self.static_conv.weight[:, 0], size)  # (F_s, K)
+        prior_w = self._centre(self.prior_filter[0].to(static_w.dtype), size, right=size // 2)
+        out = win @ torch.cat([static_w, prior_w]).t()  # (B, T, F_s + 1)
+        static = out[..., :-1]
+        if self.static_conv.bias is not None:
+            static = static + self.static_conv.bias
+        filters = self.dynamic_mlp(query).view(batch, self.dynamic_filters, -1)
+        dynamic = torch.bmm(win, self._centre(filters, size).transpose(1, 2))  # (B, T, F_d)
+        hidden = self.static_proj(static) + self.dynamic_proj(dynamic)
+        log_prior = torch.log(out[..., -1].clamp_min(self.prior_floor))
+        energies = self.v(torch.tanh(hidden)).squeeze(-1) + log_prior
         return masked_softmax(energies, mask), state.extras

@@ -37,7 +37,7 @@ class Postnet(nn.Module):
 
     def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """mel (B, T, M), mask (B, T) -> refined mel (B, T, M), zero on padded frames."""
-        x = mel
+        x = mel.transpose(1, 2).contiguous()
         for conv in self.convs:
             x = conv(x, mask)
-        return (mel + x).masked_fill(~mask[..., None], 0.0)
+        return (mel + x.transpose(1, 2)).masked_fill(~mask[..., None], 0.0)

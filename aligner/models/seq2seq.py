@@ -193,6 +193,23 @@ class BahdanauDecoder(AttentionDecoder):
         pre = torch.tanh(self.pre_output(torch.cat([emb, out[:, 0], context], -1)))
         return self.generate(self.dropout(pre)), weights, DecoderState(hidden, attn)
 
+    def forward(self, tgt_in: Tensor, enc: Encoded) -> tuple[Tensor, Tensor]:
+        """Teacher forcing as :meth:`step` in a loop, with the embeddings and the output
+        layers computed for all steps at once (only attention and the GRU recur)."""
+        state = self.start(enc)
+        emb = self.dropout(self.embedding(tgt_in))  # (B, U, E)
+        hidden, attn = state.hidden, state.attn
+        outs, contexts, weights = [], [], []
+        for t in range(tgt_in.size(1)):
+            context, w, attn = self.attention(hidden[-1], attn)
+            out, hidden = self.rnn(torch.cat([emb[:, t], context], -1).unsqueeze(1), hidden)
+            outs.append(out[:, 0])
+            contexts.append(context)
+            weights.append(w)
+        feats = torch.cat([emb, torch.stack(outs, 1), torch.stack(contexts, 1)], -1)
+        pre = torch.tanh(self.pre_output(feats))
+        return self.generate(self.dropout(pre)), torch.stack(weights, 1)
+
 
 class LuongDecoder(AttentionDecoder):
     """Step the GRU, attend with the new state, `h~ = tanh(W_c [c; h])` (input feeding)."""

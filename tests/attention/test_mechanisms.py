@@ -153,6 +153,44 @@ def test_dca_focus_never_moves_backwards(seed: int) -> None:
         assert (weights * behind).sum(1).max() < 1e-3
 
 
+def _dca_by_convolutions(attn, query: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor):
+    """Battenberg et al. (2020) energies with three conv1d calls (the reference form)."""
+    from torch.nn import functional as F
+
+    b, t = prev.shape
+    f = attn.static_proj(attn.static_conv(prev[:, None]).transpose(1, 2))
+    filters = attn.dynamic_mlp(query).view(b * attn.dynamic_filters, 1, -1)
+    g = F.conv1d(prev[None], filters, padding=attn.dynamic_kernel // 2, groups=b)
+    g = attn.dynamic_proj(g.view(b, attn.dynamic_filters, t).transpose(1, 2))
+    kernel = attn.prior_filter
+    mass = F.conv1d(F.pad(prev[:, None], (kernel.size(-1) - 1, 0)), kernel)[:, 0]
+    energies = attn.v(torch.tanh(f + g))[..., 0] + torch.log(mass.clamp_min(attn.prior_floor))
+    return masked_softmax(energies, mask)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"static_kernel": 5, "dynamic_kernel": 9, "prior_length": 4}, {"prior_length": 15}],
+)
+def test_dca_unfolded_equals_convolutions(opts: dict) -> None:
+    """The single-unfold implementation equals the three-convolution formula, for the
+    default and for unequal kernel and prior lengths, weights and gradients alike."""
+    torch.manual_seed(0)
+    attn = build_attention("dca", query_dim=8, memory_dim=8, attn_dim=16, **opts).double()
+    mask = lengths_mask([30, 22, 15])
+    state = attn.init_state(torch.randn(3, 30, 8, dtype=torch.float64), mask)
+    state.prev_weights = torch.softmax(torch.randn(3, 30, dtype=torch.float64) * 3, 1) * mask
+    state.step = torch.ones(3, dtype=torch.long)
+    query = torch.randn(3, 8, dtype=torch.float64)
+    _, got, _ = attn(query, state)
+    want = _dca_by_convolutions(attn, query, state.prev_weights, mask)
+    torch.testing.assert_close(got, want)
+    grads = [torch.autograd.grad((w * torch.arange(30.0)).sum(), list(attn.parameters()))
+             for w in (got, want)]  # fmt: skip
+    for a, b in zip(*grads):
+        torch.testing.assert_close(a, b)
+
+
 def test_beta_binomial_prior_matches_lgamma_formula() -> None:
     prior = beta_binomial_prior(11, 0.1, 0.9).double()
     k, n, a, b = torch.arange(11.0, dtype=torch.float64), 10.0, 0.1, 0.9
