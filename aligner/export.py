@@ -143,11 +143,15 @@ def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
 
 
 def utterance_metrics(
-    alignments: torch.Tensor, dec_lengths: torch.Tensor, enc_lengths: torch.Tensor
+    alignments: torch.Tensor,
+    dec_lengths: torch.Tensor,
+    enc_lengths: torch.Tensor,
+    required: torch.Tensor | None = None,
 ) -> list[dict[str, float]]:
     """The core's alignment metrics per item: (B, S, N) with lengths (B,) -> B dicts with
-    ``focus_rate``, ``diagonality``, ``entropy``, ``skipped``, ``repeated``, ``longest_hold``."""
-    values = metrics.alignment_metrics(alignments.float(), dec_lengths, enc_lengths)
+    ``focus_rate``, ``diagonality``, ``entropy``, ``skipped``, ``repeated``, ``longest_hold``.
+    ``required (B, N)``: the positions the skip count covers (default: all)."""
+    values = metrics.alignment_metrics(alignments.float(), dec_lengths, enc_lengths, required)
     b = alignments.size(0)
     return [{k: round(float(v[i]), 6) for k, v in values.items()} for i in range(b)]
 
@@ -282,12 +286,14 @@ def align_manifest(
             feats = [_features(speech, it, f"{manifest} item {n}") for it, n in zip(part, names)]
             weights = speech.teacher_force([f[0] for f in feats], [f[1] for f in feats], batch_size)
             for name, (source, target), w in zip(names, feats, weights):
+                required = None
                 if speech.task == "tts":
                     tokens = speech.symbols.decode(source.tolist())
+                    required = (source != speech.symbols.eos_id)[None]  # </s>: no frames
                 else:
                     tokens = [str(i) for i in range(w.shape[1])]
                 m = utterance_metrics(
-                    w[None], torch.tensor([w.shape[0]]), torch.tensor([w.shape[1]])
+                    w[None], torch.tensor([w.shape[0]]), torch.tensor([w.shape[1]]), required
                 )
                 utt = UtteranceAlignment(
                     _safe(name), tokens, w.numpy(), len(target), speech.r, cfg.hop_length,

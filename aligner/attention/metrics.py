@@ -149,7 +149,11 @@ def repeated_tokens(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor
 
 
 def skipped_tokens(
-    alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor, min_weight: float = 0.5
+    alignments: Tensor,
+    dec_lengths: Tensor,
+    enc_lengths: Tensor,
+    min_weight: float = 0.5,
+    required: Tensor | None = None,
 ) -> Tensor:
     """Number of valid source tokens that were never attended.
 
@@ -157,11 +161,17 @@ def skipped_tokens(
     cumulative weight over all steps reaches ``min_weight`` (0.5 = half a decoder step's
     worth of attention; this spares short tokens that are passed quickly by a smooth
     alignment). Everything else is skipped.
+
+    ``required (B, T_enc)`` bool, optional: the positions that count (default: every valid
+    one). Pass False for markers that are not part of the input and have no frames of
+    their own, such as the ``</s>`` a TTS front end appends to the text.
     """
     dec_mask, enc_mask = _masks(alignments, dec_lengths, enc_lengths)
     counts = durations(alignments, dec_lengths, enc_lengths)
     cumulative = _masked(alignments, dec_mask, enc_mask).sum(dim=1)
     attended = (counts > 0) | (cumulative >= min_weight)
+    if required is not None:
+        enc_mask = enc_mask & required.to(enc_mask.device)
     return (enc_mask & ~attended).sum(dim=1)
 
 
@@ -176,16 +186,17 @@ def longest_hold(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor) -
 
 
 def alignment_metrics(
-    alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor
+    alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor, required: Tensor | None = None
 ) -> dict[str, Tensor]:
     """All per-item metrics ``(B,)``: focus_rate, diagonality, entropy, skipped, repeated,
-    longest_hold."""
+    longest_hold. ``required``: the positions the skip count covers (see
+    :func:`skipped_tokens`)."""
     args = (alignments, dec_lengths, enc_lengths)
     return {
         "focus_rate": focus_rate(*args),
         "diagonality": diagonality(*args),
         "entropy": entropy(*args),
-        "skipped": skipped_tokens(*args),
+        "skipped": skipped_tokens(*args, required=required),
         "repeated": repeated_tokens(*args),
         "longest_hold": longest_hold(*args),
     }

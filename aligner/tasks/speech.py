@@ -117,7 +117,7 @@ class SpeechTask:
             loss, _ = tacotron_loss(out, batch["mel"], batch["mel_lengths"], self.r, step, no_guide)
             n = len(batch["ids"])
             total, count = total + float(loss) * n, count + n
-            metrics.append(self.alignment_metrics(out, batch["mel_lengths"]))
+            metrics.append(self.alignment_metrics(out, batch))
         result = {"loss": total / max(count, 1)}
         if metrics:
             merged = {k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}
@@ -127,17 +127,19 @@ class SpeechTask:
         return result
 
     # -- helpers -------------------------------------------------------------------
+    def required_positions(self, batch: dict[str, Any]) -> torch.Tensor | None:
+        """(B, T_enc) bool: memory positions the skip metric counts (None: all valid)."""
+        return None
+
     def alignment_metrics(
-        self, out: TacotronOutput, mel_lengths: torch.Tensor
+        self, out: TacotronOutput, batch: dict[str, Any]
     ) -> dict[str, torch.Tensor]:
-        """Per-item core metrics of teacher-forced alignments (B, S, T_enc)."""
-        steps = decoder_steps(mel_lengths.to(out.alignments.device), self.r)
-        return {
-            k: v.cpu()
-            for k, v in alignment_metrics(
-                out.alignments.float(), steps, out.enc_mask.sum(1)
-            ).items()
-        }
+        """Per-item core metrics of the teacher-forced alignments (B, S, T_enc) of `batch`."""
+        steps = decoder_steps(batch["mel_lengths"].to(out.alignments.device), self.r)
+        values = alignment_metrics(
+            out.alignments.float(), steps, out.enc_mask.sum(1), self.required_positions(batch)
+        )
+        return {k: v.cpu() for k, v in values.items()}
 
     def fixed_batch(self, device: torch.device) -> dict[str, Any]:
         """The first ``plot_items`` validation items, always the same ones."""
@@ -159,7 +161,7 @@ class SpeechTask:
             return
         batch = self.fixed_batch(next(model.parameters()).device)
         out = self.forward(model, batch)
-        per_item = self.alignment_metrics(out, batch["mel_lengths"])
+        per_item = self.alignment_metrics(out, batch)
         logger.scalars(summarize(per_item, self.log.min_focus), step, prefix="fixed")
         steps = decoder_steps(batch["mel_lengths"], self.r)
         for i, item in enumerate(batch["ids"]):

@@ -107,6 +107,10 @@ class TTSTask(SpeechTask):
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["tokens"], batch["token_lengths"]
 
+    def required_positions(self, batch: dict[str, Any]) -> torch.Tensor:
+        """Every text token; not the ``</s>`` marker appended to the text (no frames)."""
+        return batch["tokens"] != self.table.eos_id
+
     def source_labels(self, batch: dict[str, Any], index: int) -> list[str]:
         n = int(batch["token_lengths"][index])
         return self.table.decode(batch["tokens"][index, :n].tolist())

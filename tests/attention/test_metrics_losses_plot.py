@@ -49,6 +49,21 @@ def test_metrics_diagonal_skip_repeat() -> None:
     assert summary["focus_rate"] == 1.0
 
 
+def test_skip_count_covers_only_required_positions() -> None:
+    """A path that ends on the last text token and never visits an appended end marker
+    skips only that marker; marking it not required clears it, and a real skip inside
+    the text still counts."""
+    ends_early = hard([0, 1, 2, 3, 3], 5)  # position 4 (e.g. </s>) never attended
+    inner_skip = hard([0, 2, 3, 4], 5)  # position 1 skipped, the marker visited
+    a, dec, enc = batch(ends_early, inner_skip)
+    assert metrics.skipped_tokens(a, dec, enc).tolist() == [1, 1]
+    required = torch.ones(2, a.size(2), dtype=torch.bool)
+    required[:, 4] = False
+    assert metrics.skipped_tokens(a, dec, enc, required=required).tolist() == [0, 1]
+    out = metrics.alignment_metrics(a, dec, enc, required)
+    assert out["skipped"].tolist() == [0, 1]
+
+
 def test_durations_sum_to_decoder_length() -> None:
     a, dec, enc = batch(hard([0, 0, 1, 1, 2, 2, 3, 3], 4), hard([0, 1, 3, 4], 5))
     d = metrics.durations(a, dec, enc)
