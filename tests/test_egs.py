@@ -84,7 +84,7 @@ def test_stage_range_and_train_arguments(tmp_path):
     assert r.returncode == 0, r.stderr
     line = (tmp_path / "calls.txt").read_text().strip()
     assert line.startswith("train ") and line.endswith("--resume --set train.max_steps=2")
-    assert "tacotron_lsa_small.yaml --data data --out exp" in line
+    assert "tacotron_dca_small.yaml --data data --out exp" in line
 
 
 def test_bad_arguments(tmp_path):

@@ -20,9 +20,9 @@ root=$(cd "$here/../../.." && pwd)
 stage=0
 stop_stage=100
 utterances=1000
-recipe=$root/recipes/tts/tacotron_lsa_small.yaml
+recipe=$root/recipes/tts/tacotron_dca_small.yaml
 data=data
-exp=exp/tacotron_lsa_small
+exp=exp/tacotron_dca_small
 train_args=${ALIGNER_TRAIN_ARGS:-}
 aligner=${ALIGNER:-aligner}
 . "$root/egs/tools/parse_options.sh"
