@@ -8,6 +8,9 @@ manifest may hold several lines per word); PER sums the edit distance to the clo
 reference over the summed length of those references. `g2p_en`'s neural model
 (`G2p.predict`, no dictionary look-up, no tagger download) runs on the same words;
 note that it was trained on CMUdict, possibly on some of these test words.
+Both systems are scored twice: on the phones with their stress digits (as trained and as
+CMUdict writes them) and with the stress digits removed (the 39-phoneme setting in which
+most published CMUdict results, e.g. Yao & Zweig 2015, are reported).
 Words per second are measured on this machine for each system (batched beam search
 for aligner, g2p_en's one-word-at-a-time numpy decoder).
 """
@@ -110,15 +113,26 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_g2p_en:
         rows.append(("g2p_en", *_score(run_g2p_en(words), refs)))
     print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {args.alpha})")
-    print(f"{'system':<10}{'PER %':>8}{'WER %':>8}{'words/s':>10}")
-    for name, per, wer, speed in rows:
-        print(f"{name:<10}{per:>8.2f}{wer:>8.2f}{speed:>10.1f}")
+    print(f"{'':<10}{'with stress':>16}{'without stress':>18}")
+    print(f"{'system':<10}{'PER %':>8}{'WER %':>8}{'PER %':>9}{'WER %':>9}{'words/s':>10}")
+    for name, per, wer, per_ns, wer_ns, speed in rows:
+        print(f"{name:<10}{per:>8.2f}{wer:>8.2f}{per_ns:>9.2f}{wer_ns:>9.2f}{speed:>10.1f}")
+
+
+def strip_stress(phones: list[str]) -> list[str]:
+    """ARPAbet without stress digits: ``AH0`` -> ``AH``."""
+    return [p.rstrip("012") for p in phones]
 
 
 def _score(result, refs):
+    """(PER %, WER %) with stress, (PER %, WER %) without, words per second."""
     hyps, speed = result
     per, wer = g2p_error_rates(hyps, refs)
-    return 100 * per, 100 * wer, speed
+    per_ns, wer_ns = g2p_error_rates(
+        {w: strip_stress(h) for w, h in hyps.items()},
+        {w: [strip_stress(r) for r in rs] for w, rs in refs.items()},
+    )
+    return 100 * per, 100 * wer, 100 * per_ns, 100 * wer_ns, speed
 
 
 if __name__ == "__main__":

@@ -37,8 +37,13 @@ def test_eval_prints_both_systems(g2p_dir, tmp_path, capsys):
     load_script().main(["--checkpoint", str(ckpt), "--data", str(g2p_dir), "--beam", "2"])
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("12 words")
-    rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in out[2:]}
+    rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in out[3:]}
     assert set(rows) == {"aligner", "g2p_en"}
     # g2p_en's real model gets the synthetic 'pronunciations' wrong, but scores are sane
-    for per, wer, speed in rows.values():
+    for per, wer, per_ns, wer_ns, speed in rows.values():
         assert 0 <= per and 0 <= wer <= 100 and speed > 0
+        assert 0 <= per_ns and wer_ns <= wer  # a word right with stress is right without
+
+
+def test_strip_stress():
+    assert load_script().strip_stress(["HH", "AH0", "L", "OW1"]) == ["HH", "AH", "L", "OW"]
