@@ -13,7 +13,8 @@ prenet 256-256, postnet 5 x 512, 80 mels, r = 1) and fed the same random batch
   ``max_steps = steps``).
 
 Timings are the median of ``--repeats`` runs after one warm-up, the two models
-interleaved so that load changes on the machine hit both alike. Ratios are
+interleaved (alternating which runs first) so that load changes on the machine hit both
+alike. Ratios are
 aligner / torchaudio (time: < 1 is faster; frames per second: > 1 is faster).
 
     python scripts/bench_tacotron.py [--device cuda] [--dtype bf16] [--profile]
@@ -137,10 +138,13 @@ def sync(device: torch.device) -> None:
 def time_pair(
     fns: dict[str, Callable[[], object]], repeats: int, device: torch.device, autocast
 ) -> dict[str, list[float]]:
-    """Run each function once to warm up, then `repeats` times interleaved; seconds per run."""
+    """Run each function once to warm up, then `repeats` times interleaved, alternating
+    which goes first (an order effect then hits both alike); seconds per run."""
     times: dict[str, list[float]] = {k: [] for k in fns}
+    names = list(fns)
     for rep in range(repeats + 1):
-        for name, fn in fns.items():
+        for name in names if rep % 2 else names[::-1]:
+            fn = fns[name]
             sync(device)
             start = time.perf_counter()
             with autocast():
@@ -163,7 +167,7 @@ def main() -> None:
     ap.add_argument("--text-len", type=int, default=50)
     ap.add_argument("--mel-len", type=int, default=200)
     ap.add_argument("--steps", type=int, default=100, help="decoder steps at inference")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=6)
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     ap.add_argument("--profile", action="store_true", help="torch.profiler table of aligner")
     args = ap.parse_args()

@@ -80,7 +80,8 @@ class AttentionState:
         cum_weights: ``(B, T)`` sum of all previous weights.
         step: ``(B,)`` long, number of steps taken.
         position: ``(B,)`` long, last attended index (argmax of the latest non-empty
-            weights; 0 at start).
+            weights; 0 at start), kept up to date while a window is set; read it with
+            :meth:`last_position`, which is right with or without a window.
         extras: mechanism-specific tensors with batch first (GMM means, forward log-alpha,
             transition probability, ...).
     """
@@ -102,6 +103,12 @@ class AttentionState:
     def lengths(self) -> Tensor:
         """``(B,)`` long, number of valid source positions per item."""
         return self.mask.sum(dim=1)
+
+    def last_position(self) -> Tensor:
+        """``(B,)`` long: argmax of the latest weights, or ``position`` where they are
+        empty (before the first step, or a step whose window held no valid position)."""
+        prev = self.prev_weights.detach()
+        return torch.where(prev.sum(1) > 0, prev.argmax(dim=1), self.position)
 
     def index_select(self, index: Tensor) -> AttentionState:
         """Reorder or repeat items along the batch (beam search). ``index``: ``(B',)`` long."""
@@ -202,7 +209,7 @@ class Attention(nn.Module):
         """``state.mask`` narrowed to the window around each item's last position, if set."""
         if self.window is None:
             return state.mask
-        allowed = window_mask(state.position, state.mask.size(1), self.window)
+        allowed = window_mask(state.last_position(), state.mask.size(1), self.window)
         return state.mask & allowed
 
     def check_query(self, query: Tensor, state: AttentionState) -> None:
@@ -216,8 +223,12 @@ class Attention(nn.Module):
         weights, extras = self.compute_weights(query, state, self.effective_mask(state))
         context = torch.bmm(weights.unsqueeze(1), state.values).squeeze(1)
         extras = self.update_extras(query, context, extras)
-        detached = weights.detach()
-        position = torch.where(detached.sum(1) > 0, detached.argmax(dim=1), state.position)
+        # the position is only needed by the window: tracked (5 small ops a step) while
+        # one is set, derived from prev_weights by last_position() otherwise
+        position = state.position
+        if self.window is not None:
+            detached = weights.detach()
+            position = torch.where(detached.sum(1) > 0, detached.argmax(1), state.last_position())
         new_state = AttentionState(  # not dataclasses.replace: this runs every decoder step
             keys=state.keys,
             values=state.values,

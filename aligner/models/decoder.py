@@ -249,27 +249,33 @@ class TacotronDecoder(nn.Module):
         limit = torch.ceil(mask.sum(1).float() * ratio / self.r).long().clamp_min(1)
         if max_steps is not None:
             limit = limit.clamp_max(max_steps)
+        # sigmoid(stop) > threshold  <=>  stop > logit(threshold); only a few cheap ops per
+        # step: which step stopped each item is worked out once after the loop.
+        if threshold <= 0.0 or threshold >= 1.0:
+            cut = -math.inf if threshold < 0.5 else math.inf
+        else:
+            cut = math.log(threshold / (1.0 - threshold))
         state = self.init_state(memory, mask)
         frame = memory.new_zeros(b, self.n_mels)
-        done = torch.zeros(b, dtype=torch.bool, device=memory.device)
-        hit_max = torch.zeros_like(done)
-        steps = torch.zeros(b, dtype=torch.long, device=memory.device)
+        done = limit <= 0  # all False: a (B,) flag of the items that stopped or hit the limit
         frames_out, stops, weights = [], [], []
         for s in range(int(limit.max())):
             frames, stop, w, state = self.step(frame, state)
             frames_out.append(frames)
             stops.append(stop)
             weights.append(w)
-            steps = torch.where(done, steps, s + 1)
-            stopped = torch.sigmoid(stop) > threshold
-            at_limit = limit <= s + 1
-            hit_max |= ~done & ~stopped & at_limit
-            done |= stopped | at_limit
+            done = done | (stop > cut) | (limit <= s + 1)
             if bool(done.all()):
                 break
             frame = frames[:, -1]
+        stop_logits = torch.stack(stops, 1)  # (B, S)
+        taken = torch.arange(1, stop_logits.size(1) + 1, device=memory.device)
+        stopped = (stop_logits > cut) & (taken[None] <= limit[:, None])
+        first_stop = torch.where(stopped.any(1), stopped.float().argmax(1) + 1, limit)
+        steps = torch.minimum(first_stop, limit)
+        hit_max = ~stopped.any(1)
         lengths = steps * self.r
         mel = torch.cat(frames_out, 1)
         valid = torch.arange(mel.size(1), device=mel.device)[None] < lengths[:, None]
         mel = mel.masked_fill(~valid[..., None], 0.0)
-        return DecoderOutput(mel, torch.stack(stops, 1), torch.stack(weights, 1), lengths, hit_max)
+        return DecoderOutput(mel, stop_logits, torch.stack(weights, 1), lengths, hit_max)
