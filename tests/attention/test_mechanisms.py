@@ -267,3 +267,23 @@ def test_bad_window_and_unknown_names() -> None:
     attn.window = (1, 1)
     with pytest.raises(ValueError, match="window"):
         attn.attend_all(torch.randn(1, 2, DIM), attn.init_state(torch.randn(1, 3, DIM)))
+
+
+def test_window_set_mid_utterance_follows_the_last_focus() -> None:
+    """Without a window the position is not tracked step by step; a window switched on
+    later still centres on the argmax of the latest weights (``last_position``)."""
+    torch.manual_seed(0)
+    attn = make("location", {}).eval()
+    memory, mask = torch.randn(2, 12, DIM), lengths_mask([12, 9])
+    state = attn.init_state(memory, mask)
+    for _ in range(3):
+        _, weights, state = attn(torch.randn(2, DIM), state)
+    last = weights.argmax(1)
+    assert torch.equal(state.last_position(), last)
+    attn.window = (0, 1)
+    _, weights, state = attn(torch.randn(2, DIM), state)
+    allowed = (torch.arange(12)[None] >= last[:, None]) & (
+        torch.arange(12)[None] <= last[:, None] + 1
+    )
+    assert (weights[~allowed] == 0).all()
+    assert torch.equal(state.position, weights.argmax(1))  # tracked while the window is on
