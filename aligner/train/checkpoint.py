@@ -79,6 +79,40 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     return state
 
 
+def average_checkpoints(paths: list[str | Path]) -> dict:
+    """The element-wise mean of the model weights of several checkpoints of one run.
+
+    Floating-point tensors are averaged (in float64, cast back); integer buffers (e.g.
+    BatchNorm's ``num_batches_tracked``) and everything else come from the last checkpoint.
+    The result holds the model, config, symbols and step of the last one, plus
+    ``averaged_from`` (the steps); it has no optimizer state, so it is for inference and
+    evaluation, not ``--resume``.
+    """
+    if not paths:
+        raise CheckpointError("give at least one checkpoint to average")
+    states = [load_checkpoint(p) for p in paths]
+    last = states[-1]
+    names = set(last["model"])
+    for path, state in zip(paths, states):
+        if set(state["model"]) != names or any(
+            state["model"][k].shape != last["model"][k].shape for k in names
+        ):
+            raise CheckpointError(
+                f"{path} holds a different model than {paths[-1]}; average checkpoints of "
+                "one training run only"
+            )
+    model = {}
+    for name, value in last["model"].items():
+        if value.is_floating_point():
+            total = sum(state["model"][name].double() for state in states)
+            model[name] = (total / len(states)).to(value.dtype)
+        else:
+            model[name] = value.clone()
+    out = {k: v for k, v in last.items() if k in ("config", "symbols", "step", "epoch")}
+    out.update(model=model, averaged_from=[int(state["step"]) for state in states])
+    return out
+
+
 def rng_state() -> dict[str, Any]:
     """The python, numpy, torch and (when present) CUDA RNG states as plain Python values
     (lists of ints), safe for ``weights_only`` loading and for `all_gather_object`."""

@@ -104,3 +104,43 @@ def test_rng_state_round_trip_through_weights_only_file(tmp_path):
     assert random.random() == expected[0]
     assert np.random.rand() == expected[1]
     assert torch.equal(torch.rand(3), expected[2])
+
+
+def test_average_checkpoints_means_float_weights_and_keeps_the_rest(tmp_path):
+    from aligner.train.checkpoint import average_checkpoints
+
+    paths = []
+    for step in (10, 20, 60):
+        s = state(step)
+        s["model"]["count"] = torch.tensor(step)  # an integer buffer: taken from the last
+        s["optimizer"] = {"lr": 1.0}
+        paths.append(tmp_path / f"ckpt-{step}.pt")
+        atomic_save(s, paths[-1])
+    avg = average_checkpoints(paths)
+    assert torch.equal(avg["model"]["w"], torch.full((3,), 30.0))
+    assert int(avg["model"]["count"]) == 60 and avg["step"] == 60
+    assert avg["averaged_from"] == [10, 20, 60] and "optimizer" not in avg
+    other = state(1)
+    other["model"]["w"] = torch.zeros(4)
+    atomic_save(other, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="different model"):
+        average_checkpoints([paths[0], tmp_path / "other.pt"])
+
+
+def test_average_script_writes_a_loadable_checkpoint_and_refuses_to_overwrite(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("avg", root / "scripts/average_checkpoints.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    paths = []
+    for step in (1, 3):
+        paths.append(tmp_path / f"c{step}.pt")
+        atomic_save(state(step), paths[-1])
+    out = tmp_path / "avg.pt"
+    module.main([*map(str, paths), "--out", str(out)])
+    assert torch.equal(load_checkpoint(out)["model"]["w"], torch.full((3,), 2.0))
+    with pytest.raises(SystemExit, match="exists; pass --force"):
+        module.main([*map(str, paths), "--out", str(out)])
