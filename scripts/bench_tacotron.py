@@ -17,7 +17,11 @@ interleaved (alternating which runs first) so that load changes on the machine h
 alike. Ratios are
 aligner / torchaudio (time: < 1 is faster; frames per second: > 1 is faster).
 
-    python scripts/bench_tacotron.py [--device cuda] [--dtype bf16] [--profile]
+    python scripts/bench_tacotron.py [--device cuda] [--dtype bf16] [--profile] [--aa]
+
+``--aa`` adds a second, identical torchaudio model to every measurement: the ratio of the
+two torchaudio models (an A/A test) shows how far apart two *equal* models measure on
+this machine, the floor below which a/t ratios mean nothing.
 """
 
 from __future__ import annotations
@@ -170,6 +174,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=6)
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     ap.add_argument("--profile", action="store_true", help="torch.profiler table of aligner")
+    ap.add_argument(
+        "--aa",
+        action="store_true",
+        help="also time a second torchaudio model (an A/A run: its ratio to the first is the "
+        "noise floor of this measurement)",
+    )
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -179,6 +189,9 @@ def main() -> None:
         "aligner": build_aligner().to(device),
         "torchaudio": build_torchaudio(args.steps).to(device),
     }
+    if args.aa:
+        models["torchaudio-2"] = build_torchaudio(args.steps).to(device)
+    peers = [name for name in models if name.startswith("torchaudio")]
     dtype = torch.bfloat16 if args.dtype == "bf16" else None
 
     def autocast():
@@ -201,10 +214,9 @@ def main() -> None:
     batch = random_batch(args.batch, args.text_len, args.mel_len, 80, device)
     for m in models.values():
         m.train()
-    fns = {
-        "aligner": lambda: aligner_train_step(models["aligner"], batch),
-        "torchaudio": lambda: torchaudio_train_step(models["torchaudio"], batch),
-    }
+    fns = {"aligner": lambda: aligner_train_step(models["aligner"], batch)}
+    for peer in peers:
+        fns[peer] = lambda m=models[peer]: torchaudio_train_step(m, batch)
     t = time_pair(fns, args.repeats, device, autocast)
     for m in models.values():
         m.zero_grad(set_to_none=True)
@@ -218,22 +230,28 @@ def main() -> None:
         fns = {
             "aligner": lambda x=tokens, n=lengths: aligner_infer(
                 models["aligner"], x, n, args.steps
-            ),
-            "torchaudio": lambda x=tokens, n=lengths: torchaudio_infer(
-                models["torchaudio"], x, n, args.steps
-            ),
+            )
         }
+        for peer in peers:
+            fns[peer] = lambda x=tokens, n=lengths, m=models[peer]: torchaudio_infer(
+                m, x, n, args.steps
+            )
         t = time_pair(fns, args.repeats, device, autocast)
         frames = b * args.steps
         fps = {k: [frames / s for s in v] for k, v in t.items()}
         results.append((f"infer b={b} (frames/s)", fps, True))
 
-    print(f"{'measure':<24} {'aligner':>12} {'torchaudio':>12} {'ratio a/t':>10}")
+    aa = f" {'A/A t2/t':>10}" if args.aa else ""
+    print(f"{'measure':<24} {'aligner':>12} {'torchaudio':>12} {'ratio a/t':>10}{aa}")
     for label, values, higher_better in results:
         a = statistics.median(values["aligner"])
         p = statistics.median(values["torchaudio"])
         note = "higher is better" if higher_better else "lower is better"
-        print(f"{label:<24} {a:12.4g} {p:12.4g} {a / p:10.3f}  ({note})")
+        if args.aa:
+            note = f"{statistics.median(values['torchaudio-2']) / p:10.3f}  ({note})"
+        else:
+            note = f" ({note})"
+        print(f"{label:<24} {a:12.4g} {p:12.4g} {a / p:10.3f} {note}")
 
     if args.profile:
         profile(models["aligner"], args, device, autocast)
