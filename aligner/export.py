@@ -289,7 +289,7 @@ def align_manifest(
                 required = None
                 if speech.task == "tts":
                     tokens = speech.symbols.decode(source.tolist())
-                    required = (source != speech.symbols.eos_id)[None]  # </s>: no frames
+                    required = speech.symbols.text_positions(source)[None]
                 else:
                     tokens = [str(i) for i in range(w.shape[1])]
                 m = utterance_metrics(

@@ -205,12 +205,13 @@ class Attention(nn.Module):
             extras=self.init_extras(memory, mask),
         )
 
-    def effective_mask(self, state: AttentionState) -> Tensor:
-        """``state.mask`` narrowed to the window around each item's last position, if set."""
+    def effective_mask(self, state: AttentionState, last: Tensor | None = None) -> Tensor:
+        """``state.mask`` narrowed to the window around each item's last position, if set
+        (``last``: that position, when the caller has already computed it)."""
         if self.window is None:
             return state.mask
-        allowed = window_mask(state.last_position(), state.mask.size(1), self.window)
-        return state.mask & allowed
+        last = state.last_position() if last is None else last
+        return state.mask & window_mask(last, state.mask.size(1), self.window)
 
     def check_query(self, query: Tensor, state: AttentionState) -> None:
         _check_shape("query", query, (state.batch_size, self.query_dim), "(B, D_q)")
@@ -220,15 +221,16 @@ class Attention(nn.Module):
     ) -> tuple[Tensor, Tensor, AttentionState]:
         """One step: ``query (B, D_q)`` -> ``context (B, D_mem)``, ``weights (B, T)``, new state."""
         self.check_query(query, state)
-        weights, extras = self.compute_weights(query, state, self.effective_mask(state))
+        # the position is only needed by the window: tracked while one is set, derived
+        # from prev_weights by last_position() otherwise (5 small ops a step saved)
+        last = None if self.window is None else state.last_position()
+        weights, extras = self.compute_weights(query, state, self.effective_mask(state, last))
         context = torch.bmm(weights.unsqueeze(1), state.values).squeeze(1)
         extras = self.update_extras(query, context, extras)
-        # the position is only needed by the window: tracked (5 small ops a step) while
-        # one is set, derived from prev_weights by last_position() otherwise
         position = state.position
-        if self.window is not None:
+        if last is not None:
             detached = weights.detach()
-            position = torch.where(detached.sum(1) > 0, detached.argmax(1), state.last_position())
+            position = torch.where(detached.sum(1) > 0, detached.argmax(1), last)
         new_state = AttentionState(  # not dataclasses.replace: this runs every decoder step
             keys=state.keys,
             values=state.values,

@@ -257,7 +257,7 @@ class TacotronDecoder(nn.Module):
             cut = math.log(threshold / (1.0 - threshold))
         state = self.init_state(memory, mask)
         frame = memory.new_zeros(b, self.n_mels)
-        done = limit <= 0  # all False: a (B,) flag of the items that stopped or hit the limit
+        done = torch.zeros_like(limit, dtype=torch.bool)  # items that stopped or hit the limit
         frames_out, stops, weights = [], [], []
         for s in range(int(limit.max())):
             frames, stop, w, state = self.step(frame, state)

@@ -9,7 +9,7 @@ Recipe sections::
 
 The checkpoint's ``symbols`` hold everything inference needs besides the weights:
 ``task``, ``model`` (TacotronConfig dict), ``symbols`` (SymbolTable dict), ``tokenizer``,
-``mel`` (MelConfig dict), ``stats`` (target MelStats dict); see :func:`load_model`.
+``mel`` (MelConfig dict), ``stats`` (target MelStats dict); see ``Tacotron.from_symbols``.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ class TTSTask(SpeechTask):
 
     def required_positions(self, batch: dict[str, Any]) -> torch.Tensor:
         """Every text token; not the ``</s>`` marker appended to the text (no frames)."""
-        return batch["tokens"] != self.table.eos_id
+        return self.table.text_positions(batch["tokens"])
 
     def source_labels(self, batch: dict[str, Any], index: int) -> list[str]:
         n = int(batch["token_lengths"][index])
@@ -151,10 +151,3 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
         "stats": stats.to_dict(),
     }
     return task
-
-
-def load_model(
-    symbols: dict[str, Any], state_dict: dict[str, torch.Tensor] | None = None
-) -> Tacotron:
-    """Rebuild the Tacotron of a checkpoint from its ``symbols`` (and weights, if given)."""
-    return Tacotron.from_symbols(symbols, state_dict)

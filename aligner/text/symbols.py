@@ -7,7 +7,10 @@ Four special symbols come first with fixed ids: ``<pad>`` = 0, ``<unk>`` = 1,
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import torch
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS: tuple[str, ...] = (PAD, UNK, BOS, EOS)
@@ -105,6 +108,12 @@ class SymbolTable:
         if missing and unknown == "error":
             raise UnknownSymbolError(missing, context)
         return ids
+
+    def text_positions(self, ids: torch.Tensor) -> torch.Tensor:
+        """Bool mask of ``ids``: False on the ``</s>`` appended to a text (a marker with no
+        frames of its own), True elsewhere. The alignment metrics count skips only where
+        it is True."""
+        return ids != self.eos_id
 
     def decode(self, ids: Iterable[int], strip_specials: bool = False) -> list[str]:
         """Ids -> token strings; ``strip_specials`` drops pad/bos/eos (keeps ``<unk>``)."""

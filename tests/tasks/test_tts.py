@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from aligner.config import ConfigError, ExperimentConfig
+from aligner.models.tacotron import Tacotron
 from aligner.tasks import build_task
-from aligner.tasks.tts import load_model
 from aligner.train.tensorboard import Logger
 
 from .speech_corpus import MEL, TINY_MODEL, make_corpus
@@ -49,7 +49,7 @@ def test_symbols_rebuild_the_model(corpus: Path) -> None:
     s = task.symbols
     assert s["task"] == "tts" and s["mel"]["n_mels"] == 16 and len(s["stats"]["mean"]) == 16
     assert s["model"]["n_symbols"] == len(task.table)
-    model = load_model(s, task.model.state_dict()).eval()
+    model = Tacotron.from_symbols(s, task.model.state_dict()).eval()
     task.model.eval()
     batch = task.collate([task.valid_set[0]])
     for m in (model, task.model):

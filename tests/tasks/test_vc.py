@@ -12,8 +12,8 @@ import torch
 
 from aligner.config import ConfigError, ExperimentConfig
 from aligner.models.encoders import MelEncoder
+from aligner.models.tacotron import Tacotron
 from aligner.tasks import build_task
-from aligner.tasks.tts import load_model
 
 from .speech_corpus import MEL, TINY_MODEL, make_corpus
 
@@ -57,7 +57,7 @@ def test_vc_statistics_per_voice(corpus: Path) -> None:
     s = task.symbols
     assert s["task"] == "vc" and s["stats_src"] != s["stats"]
     assert s["model"]["encoder"]["kind"] == "mel"
-    assert isinstance(load_model(s).encoder, MelEncoder)
+    assert isinstance(Tacotron.from_symbols(s).encoder, MelEncoder)
 
 
 def test_vc_rejects_text_encoder(corpus: Path) -> None:
