@@ -3,6 +3,9 @@
 
     python scripts/eval_g2p.py --checkpoint exp/g2p/checkpoints/best.pt --data data/cmudict
 
+Several checkpoints (`--checkpoint A.pt B.pt ...`) are decoded as one ensemble
+(`aligner.decode.ensemble`: the members' probabilities averaged at every step).
+
 A word is correct when its output equals ANY of its reference pronunciations (the
 manifest may hold several lines per word); PER sums the edit distance to the closest
 reference over the summed length of those references. `g2p_en`'s neural model
@@ -26,7 +29,7 @@ from pathlib import Path
 import torch
 
 from aligner.data.manifest import read_manifest
-from aligner.tasks.text import decode_batch, g2p_error_rates, load_model, splitter
+from aligner.tasks.text import decode_batch, g2p_error_rates, load_models, splitter
 from aligner.train.checkpoint import load_checkpoint
 
 
@@ -39,11 +42,18 @@ def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
     return refs
 
 
-def run_aligner(ckpt: Path, words: list[str], beam: int, alpha: float, batch: int):
-    """Hypotheses (word -> phones) and words per second of an aligner checkpoint."""
-    model, src, tgt, symbols = load_model(load_checkpoint(ckpt))
-    if symbols.get("task") != "g2p":
-        sys.exit(f"{ckpt} is a {symbols.get('task')!r} checkpoint; give a g2p one")
+def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float, batch: int):
+    """Hypotheses (word -> phones) and words per second of an aligner checkpoint (or of
+    an ensemble of several)."""
+    states = [(str(c), load_checkpoint(c)) for c in ckpts]
+    for name, state in states:
+        task = (state.get("config") or {}).get("task")
+        if task != "g2p":
+            sys.exit(f"{name} is a {task!r} checkpoint; give a g2p one")
+    try:
+        model, src, tgt, symbols = load_models(states)
+    except ValueError as err:
+        sys.exit(str(err))
     split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
     order = sorted(words, key=len)
     hyps: dict[str, list[str]] = {}
@@ -86,7 +96,9 @@ def run_g2p_en(words: list[str]):
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument(
+        "--checkpoint", type=Path, nargs="+", required=True, help="several: an ensemble"
+    )
     parser.add_argument("--data", type=Path, required=True, help="folder with test.jsonl")
     parser.add_argument("--split", default="test", help="manifest name (default: test)")
     parser.add_argument("--beam", type=int, default=5)

@@ -14,23 +14,30 @@ import click
 BATCH = 128
 
 
-def load_text_checkpoint(path: Path, task: str) -> tuple[Any, Any, Any, dict]:
-    """Model and tables of a checkpoint of `task` (g2p | nmt); one-line errors otherwise."""
-    from aligner.tasks.text import load_model
+def load_text_checkpoints(paths: tuple[Path, ...], task: str) -> tuple[Any, Any, Any, dict]:
+    """Model and tables of one checkpoint of `task` (g2p | nmt), or an ensemble of
+    several (`aligner.decode.ensemble`); one-line errors otherwise."""
+    from aligner.tasks.text import load_models
     from aligner.train.checkpoint import CheckpointError, load_checkpoint
 
+    states = []
+    for path in paths:
+        try:
+            state = load_checkpoint(path)
+        except CheckpointError as err:
+            raise click.ClickException(str(err)) from None
+        found = (state.get("config") or {}).get("task")
+        if found != task:
+            command = "g2p" if task == "g2p" else "translate"
+            raise click.ClickException(
+                f"{path} is a {found!r} checkpoint; `aligner {command}` needs one trained "
+                f"with a {task} recipe (recipes/{task}/)"
+            )
+        states.append((str(path), state))
     try:
-        state = load_checkpoint(path)
-    except CheckpointError as err:
+        return load_models(states)
+    except ValueError as err:
         raise click.ClickException(str(err)) from None
-    found = (state.get("config") or {}).get("task")
-    if found != task:
-        command = "g2p" if task == "g2p" else "translate"
-        raise click.ClickException(
-            f"{path} is a {found!r} checkpoint; `aligner {command}` needs one trained with "
-            f"a {task} recipe (recipes/{task}/)"
-        )
-    return load_model(state)
 
 
 def read_inputs(items: tuple[str, ...], in_file: Path | None, what: str) -> list[str]:
@@ -132,7 +139,7 @@ def save_alignment(hyp: Any, src_tokens: list[str], out_tokens: list[str], path:
 
 def run(
     task: str,
-    checkpoint: Path,
+    checkpoints: tuple[Path, ...],
     lines: list[str],
     beam: int,
     nbest: int,
@@ -144,7 +151,7 @@ def run(
     from aligner.tasks.text import join_tokens
 
     check_search(beam, nbest, alignment, len(lines), force)
-    model, src_table, tgt_table, symbols = load_text_checkpoint(checkpoint, task)
+    model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
     encoded = encode_inputs(lines, src_table, data, unknown)
@@ -181,9 +188,12 @@ def search_options(func):
         click.option("--force", is_flag=True, help="Overwrite an existing --alignment file."),
         click.option(
             "--checkpoint",
+            "checkpoints",
             required=True,
+            multiple=True,
             type=click.Path(path_type=Path),
-            help="A checkpoint (.pt) from EXP/checkpoints.",
+            help="A checkpoint (.pt) from EXP/checkpoints; repeat it to decode an ensemble "
+            "(probabilities averaged per step) of models trained on the same data.",
         ),
         click.option(
             "--in",
@@ -201,22 +211,22 @@ def search_options(func):
 @click.command()
 @click.argument("words", nargs=-1)
 @search_options
-def g2p(words, checkpoint, in_file, beam, nbest, alpha, alignment, force) -> None:
+def g2p(words, checkpoints, in_file, beam, nbest, alpha, alignment, force) -> None:
     """Convert WORD... (or the words of --in FILE) to ARPAbet phonemes.
 
     Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
     """
     lines = read_inputs(words, in_file, "words")
-    run("g2p", checkpoint, lines, beam, nbest, alpha, alignment, force)
+    run("g2p", checkpoints, lines, beam, nbest, alpha, alignment, force)
 
 
 @click.command()
 @click.option("--text", default=None, help="A sentence to translate.")
 @search_options
-def translate(text, checkpoint, in_file, beam, nbest, alpha, alignment, force) -> None:
+def translate(text, checkpoints, in_file, beam, nbest, alpha, alignment, force) -> None:
     """Translate --text or each line of --in FILE with an NMT checkpoint.
 
     Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
     """
     lines = read_inputs((text,) if text is not None else (), in_file, "text")
-    run("nmt", checkpoint, lines, beam, nbest, alpha, alignment, force)
+    run("nmt", checkpoints, lines, beam, nbest, alpha, alignment, force)

@@ -346,3 +346,37 @@ def load_model(checkpoint: dict[str, Any]) -> tuple[Seq2Seq, SymbolTable, Symbol
     model = build_model(opts, len(src), len(tgt))
     model.load_state_dict(checkpoint["model"])
     return model.eval(), src, tgt, symbols
+
+
+def _signature(symbols: dict[str, Any]) -> dict[str, Any]:
+    """What ensemble members must share: task, symbol tables, tokenization."""
+    data = symbols.get("data", {})
+    split = {k: data.get(k) for k in ("src_split", "tgt_split", "lowercase")}
+    return {"task": symbols.get("task"), "src": symbols["src"], "tgt": symbols["tgt"], **split}
+
+
+def load_models(checkpoints: Sequence[tuple[str, dict[str, Any]]]):
+    """One model, or an `Ensemble` of several, from `(name, checkpoint)` pairs.
+
+    Returns `(model, src_table, tgt_table, symbols)` as `load_model` does. Members must
+    have been trained on the same symbol tables and tokenization; a member that differs
+    from the first is a `ValueError` naming both.
+    """
+    from aligner.decode.ensemble import Ensemble
+
+    if not checkpoints:
+        raise ValueError("no checkpoint given")
+    loaded = [(name, *load_model(state)) for name, state in checkpoints]
+    first_name, model, src, tgt, symbols = loaded[0]
+    if len(loaded) == 1:
+        return model, src, tgt, symbols
+    ref = _signature(symbols)
+    for name, _, _, _, other in loaded[1:]:
+        sig = _signature(other)
+        differ = [k for k in ref if sig[k] != ref[k]]
+        if differ:
+            raise ValueError(
+                f"{name} cannot join an ensemble with {first_name}: their {', '.join(differ)} "
+                "differ (ensemble checkpoints trained on the same data and recipe)"
+            )
+    return Ensemble([m for _, m, _, _, _ in loaded]).eval(), src, tgt, symbols

@@ -47,3 +47,15 @@ def test_eval_prints_both_systems(g2p_dir, tmp_path, capsys):
 
 def test_strip_stress():
     assert load_script().strip_stress(["HH", "AH0", "L", "OW1"]) == ["HH", "AH", "L", "OW"]
+
+
+def test_eval_of_an_ensemble_of_copies_equals_the_single_model(g2p_dir, tmp_path, capsys):
+    cfg = ExperimentConfig(task="g2p", model=dict(TINY), data={"lowercase": True})
+    ckpt = str(save_checkpoint(build(cfg, g2p_dir), tmp_path / "m.pt", cfg))
+    script = load_script()
+    common = ["--data", str(g2p_dir), "--beam", "3", "--no-g2p-en"]
+    script.main(["--checkpoint", ckpt, *common])
+    single = capsys.readouterr().out.splitlines()[3].split()[:5]
+    script.main(["--checkpoint", ckpt, ckpt, *common])
+    ensemble = capsys.readouterr().out.splitlines()[3].split()[:5]
+    assert single[0] == "aligner" and ensemble == single  # PER/WER equal, speed excluded

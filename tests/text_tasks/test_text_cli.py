@@ -94,6 +94,39 @@ def test_wrong_task_and_missing_checkpoint(g2p_ckpt, tmp_path):
     assert result.exit_code == 1 and "does not exist" in result.output
 
 
+def test_g2p_ensemble_of_several_checkpoints(g2p_ckpt, g2p_dir, tmp_path):
+    """Repeated --checkpoint decodes an ensemble: two members of different sizes give
+    the library's ensemble beam search; a member with other symbol tables is refused."""
+    from aligner.decode.beam import beam_search
+    from aligner.decode.ensemble import Ensemble
+
+    ckpt, task = g2p_ckpt
+    torch.manual_seed(11)
+    cfg = ExperimentConfig(
+        task="g2p", model={**TINY, "dec_hidden": 20, "decoder": "luong"}, data={"lowercase": True}
+    )
+    other = build(cfg, g2p_dir)
+    other_ckpt = save_checkpoint(other, tmp_path / "other.pt", cfg)
+    result = invoke(
+        "g2p", "--checkpoint", str(ckpt), "--checkpoint", str(other_ckpt), "--beam", "3", "toad"
+    )
+    assert result.exit_code == 0, result.output
+    ensemble = Ensemble([task.model.eval(), other.model.eval()])
+    ids = torch.tensor([task.src_table.encode(list("toad"))])
+    ((best,),) = beam_search(ensemble, ids, torch.tensor([4]), 3, 1, 0.0)
+    assert result.output.strip() == "toad\t" + " ".join(task.tgt_table.decode(best.tokens))
+
+    from .conftest import make_g2p
+
+    cfg = ExperimentConfig(task="g2p", model=dict(TINY), data={"lowercase": False})
+    stranger = build(cfg, make_g2p(tmp_path / "other_data", n_train=40, seed=3))
+    stranger_ckpt = save_checkpoint(stranger, tmp_path / "stranger.pt", cfg)
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--checkpoint", str(stranger_ckpt), "ab")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "stranger.pt cannot join an ensemble" in result.output
+    assert "lowercase" in result.output
+
+
 @pytest.fixture
 def nmt_ckpt(tmp_path):
     from .conftest import write_jsonl
