@@ -26,7 +26,7 @@ NEEDS_CORPUS = {"ljspeech", "arctic"}
 FAKE_ALIGNER = r"""#!/usr/bin/env bash
 echo "$*" >> "$CALLS"
 case $1 in
-  prepare) out=$3; [ "$2" = espeak ] || out=$4
+  prepare) out=$3; [ "$2" = espeak ] || [ "$2" = cmudict ] || out=$4
            mkdir -p "$out" && touch "$out/train.jsonl" "$out/valid.jsonl" "$out/test.jsonl" ;;
   train) while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
          mkdir -p "$out/checkpoints" && touch "$out/checkpoints/ckpt-00000002.pt" ;;
@@ -36,7 +36,11 @@ case $1 in
                       *) mkdir -p "$out"; touch "$out/summary.json" "$out/manifest.jsonl" ;; esac ;;
 esac
 """
-FAKE_PYTHON = '#!/usr/bin/env bash\necho "python $*" >> "$CALLS"\necho "MCD 1.0 dB"\n'
+FAKE_PYTHON = r"""#!/usr/bin/env bash
+echo "python $*" >> "$CALLS"
+while [ $# -gt 0 ]; do [ "$1" = --out ] && touch "$2"; shift; done
+echo "MCD 1.0 dB"
+"""
 
 
 def fake_env(tmp: Path) -> dict[str, str]:
@@ -96,6 +100,42 @@ def test_bad_arguments(tmp_path):
     r = run("espeak_tts", tmp_path, env, "--bogus")
     assert r.returncode == 2 and "unknown option --bogus" in r.stderr
     assert not (tmp_path / "calls.txt").exists()
+
+
+def run_g2p(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    cmd = ["bash", str(ROOT / "egs/cmudict/g2p1/run.sh"), "--data", "data", "--exp", "exp", *args]
+    return subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
+
+
+def test_g2p_single_run_averages_then_decodes_and_scores(tmp_path):
+    env = fake_env(tmp_path)
+    first = run_g2p(tmp_path, env)
+    assert first.returncode == 0, first.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls(tmp_path) == ["prepare", "train", "python", "g2p", "g2p", "python"]
+    assert lines[1].startswith("train ") and "--out exp " in lines[1] + " "
+    assert "average_checkpoints.py --out exp/avg.pt exp/checkpoints/ckpt-00000002.pt" in lines[2]
+    assert lines[3].startswith("g2p --checkpoint exp/avg.pt --beam 5 --in ")
+    assert "eval_g2p.py --checkpoint exp/avg.pt --data data --beam 5" in lines[5]
+    again = run_g2p(tmp_path, env)
+    assert again.returncode == 0, again.stderr
+    assert len((tmp_path / "calls.txt").read_text().splitlines()) == len(lines)  # all skipped
+
+
+def test_g2p_seeds_train_one_run_each_and_decode_an_ensemble(tmp_path):
+    env = fake_env(tmp_path)
+    r = run_g2p(tmp_path, env, "--seeds", "1 2", "--average", "1", "--beam", "3")
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls(tmp_path) == ["prepare", "train", "train", "g2p", "g2p", "python"]  # no average
+    assert "--out exp/seed1" in lines[1] and lines[1].endswith("--set train.seed=1")
+    assert "--out exp/seed2" in lines[2] and lines[2].endswith("--set train.seed=2")
+    both = "--checkpoint exp/seed1/checkpoints/ckpt-00000002.pt --checkpoint exp/seed2/"
+    assert lines[3].startswith(f"g2p {both}")
+    assert "--checkpoint exp/seed1/checkpoints/ckpt-00000002.pt exp/seed2/" in lines[5]
+    for bad in (["--seeds", "1 x"], ["--average", "0"]):
+        r = run_g2p(tmp_path, env, *bad)
+        assert r.returncode == 2 and "run.sh:" in r.stderr
 
 
 # ------------------------------------------------------------------ end to end

