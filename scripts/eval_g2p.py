@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
     ]
     if not args.no_g2p_en:
         rows.append(("g2p_en", *_score(run_g2p_en(words), refs)))
-    print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {args.alpha})")
+    members = f", ensemble of {len(args.checkpoint)}" if len(args.checkpoint) > 1 else ""
+    print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {args.alpha}{members})")
     print(f"{'':<10}{'with stress':>16}{'without stress':>18}")
     print(f"{'system':<10}{'PER %':>8}{'WER %':>8}{'PER %':>9}{'WER %':>9}{'words/s':>10}")
     for name, per, wer, per_ns, wer_ns, speed in rows:
