@@ -29,8 +29,7 @@ from pathlib import Path
 import torch
 
 from aligner.data.manifest import read_manifest
-from aligner.tasks.text import decode_batch, g2p_error_rates, load_models, splitter
-from aligner.train.checkpoint import load_checkpoint
+from aligner.tasks.text import decode_batch, g2p_error_rates, load_checkpoints, splitter
 
 
 def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
@@ -45,13 +44,8 @@ def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
 def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float, batch: int):
     """Hypotheses (word -> phones) and words per second of an aligner checkpoint (or of
     an ensemble of several)."""
-    states = [(str(c), load_checkpoint(c)) for c in ckpts]
-    for name, state in states:
-        task = (state.get("config") or {}).get("task")
-        if task != "g2p":
-            sys.exit(f"{name} is a {task!r} checkpoint; give a g2p one")
     try:
-        model, src, tgt, symbols = load_models(states)
+        model, src, tgt, symbols = load_checkpoints(ckpts, "g2p")
     except ValueError as err:
         sys.exit(str(err))
     split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])

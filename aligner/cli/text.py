@@ -17,25 +17,10 @@ BATCH = 128
 def load_text_checkpoints(paths: tuple[Path, ...], task: str) -> tuple[Any, Any, Any, dict]:
     """Model and tables of one checkpoint of `task` (g2p | nmt), or an ensemble of
     several (`aligner.decode.ensemble`); one-line errors otherwise."""
-    from aligner.tasks.text import load_models
-    from aligner.train.checkpoint import CheckpointError, load_checkpoint
+    from aligner.tasks.text import load_checkpoints
 
-    states = []
-    for path in paths:
-        try:
-            state = load_checkpoint(path)
-        except CheckpointError as err:
-            raise click.ClickException(str(err)) from None
-        found = (state.get("config") or {}).get("task")
-        if found != task:
-            command = "g2p" if task == "g2p" else "translate"
-            raise click.ClickException(
-                f"{path} is a {found!r} checkpoint; `aligner {command}` needs one trained "
-                f"with a {task} recipe (recipes/{task}/)"
-            )
-        states.append((str(path), state))
     try:
-        return load_models(states)
+        return load_checkpoints(paths, task)
     except ValueError as err:
         raise click.ClickException(str(err)) from None
 

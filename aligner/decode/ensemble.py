@@ -8,7 +8,7 @@ their attention weights are averaged. Each member keeps its own encoder output a
 decoder state; all see the same history of chosen tokens.
 
 Members must share the target vocabulary (and so the special ids); the caller checks
-that their symbol tables agree (`aligner.tasks.text.load_models`).
+that their symbol tables agree (`aligner.tasks.text.load_checkpoints`).
 """
 
 from __future__ import annotations
@@ -24,18 +24,14 @@ from torch import Tensor, nn
 
 @dataclass
 class EnsembleEncoded:
-    """The members' `Encoded` outputs; `memory` and `mask` are the first member's (the
-    source length is the same for all)."""
+    """The members' `Encoded` outputs; `memory` is the first member's (the search reads
+    only its source length, the same for all)."""
 
     parts: list[Any]
 
     @property
     def memory(self) -> Tensor:
         return self.parts[0].memory
-
-    @property
-    def mask(self) -> Tensor:
-        return self.parts[0].mask
 
 
 @dataclass

@@ -271,9 +271,8 @@ class TacotronDecoder(nn.Module):
         stop_logits = torch.stack(stops, 1)  # (B, S)
         taken = torch.arange(1, stop_logits.size(1) + 1, device=memory.device)
         stopped = (stop_logits > cut) & (taken[None] <= limit[:, None])
-        first_stop = torch.where(stopped.any(1), stopped.float().argmax(1) + 1, limit)
-        steps = torch.minimum(first_stop, limit)
         hit_max = ~stopped.any(1)
+        steps = torch.where(hit_max, limit, stopped.float().argmax(1) + 1)  # <= limit
         lengths = steps * self.r
         mel = torch.cat(frames_out, 1)
         valid = torch.arange(mel.size(1), device=mel.device)[None] < lengths[:, None]

@@ -355,18 +355,29 @@ def _signature(symbols: dict[str, Any]) -> dict[str, Any]:
     return {"task": symbols.get("task"), "src": symbols["src"], "tgt": symbols["tgt"], **split}
 
 
-def load_models(checkpoints: Sequence[tuple[str, dict[str, Any]]]):
-    """One model, or an `Ensemble` of several, from `(name, checkpoint)` pairs.
+def load_checkpoints(paths: Sequence[str | Path], task: str):
+    """One model, or an `Ensemble` of several, from the checkpoint files `paths` of a
+    `task` (g2p | nmt) run.
 
-    Returns `(model, src_table, tgt_table, symbols)` as `load_model` does. Members must
-    have been trained on the same symbol tables and tokenization; a member that differs
-    from the first is a `ValueError` naming both.
+    Returns `(model, src_table, tgt_table, symbols)` as `load_model` does. Raises a
+    one-line `ValueError` for a missing or unreadable file, a checkpoint of another task,
+    or a member whose symbol tables or tokenization differ from the first one's.
     """
     from aligner.decode.ensemble import Ensemble
+    from aligner.train.checkpoint import load_checkpoint
 
-    if not checkpoints:
+    if not paths:
         raise ValueError("no checkpoint given")
-    loaded = [(name, *load_model(state)) for name, state in checkpoints]
+    loaded = []
+    for path in paths:
+        state = load_checkpoint(path)
+        found = (state.get("config") or {}).get("task")
+        if found != task:
+            raise ValueError(
+                f"{path} is a {found!r} checkpoint; give one trained with a {task} recipe "
+                f"(recipes/{task}/)"
+            )
+        loaded.append((str(path), *load_model(state)))
     first_name, model, src, tgt, symbols = loaded[0]
     if len(loaded) == 1:
         return model, src, tgt, symbols
