@@ -6,8 +6,9 @@ The work is done by `aligner.tasks.text` (model loading, tokenization) and
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -25,26 +26,39 @@ def load_text_checkpoints(paths: tuple[Path, ...], task: str) -> tuple[Any, Any,
         raise click.ClickException(str(err)) from None
 
 
-def read_inputs(items: tuple[str, ...], in_file: Path | None, what: str) -> list[str]:
-    """Non-empty input lines from the arguments or `--in FILE`."""
+class Input(NamedTuple):
+    """One input line and where it came from (``words.txt:4``, ``argument 2``, an id)."""
+
+    where: str
+    text: str
+
+
+def read_inputs(items: tuple[str, ...], in_file: Path | None, what: str) -> list[Input]:
+    """The input lines from the arguments or `--in FILE`, each with its origin; blank
+    lines are kept (a translation keeps one output line per input line)."""
     if items and in_file is not None:
         raise click.ClickException(f"give the {what} as arguments or with --in, not both")
-    if in_file is not None:
-        if not in_file.is_file():
-            raise click.ClickException(f"--in {in_file} does not exist")
-        items = tuple(
-            _manifest_sources(in_file)
-            if in_file.suffix == ".jsonl"
-            else in_file.read_text(encoding="utf-8").splitlines()
-        )
-    lines = [s.strip() for s in items if s.strip()]
-    if not lines:
+    if in_file is None:
+        inputs = [Input(f"argument {n}", s.strip()) for n, s in enumerate(items, 1)]
+    elif not in_file.is_file():
+        raise click.ClickException(f"--in {in_file} does not exist")
+    elif in_file.suffix == ".jsonl":
+        inputs = _manifest_sources(in_file)
+    else:
+        try:
+            text = in_file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise click.ClickException(
+                f"--in {in_file} is not UTF-8 text (byte {err.start}); convert it to UTF-8"
+            ) from None
+        inputs = [Input(f"{in_file}:{n}", s.strip()) for n, s in enumerate(text.splitlines(), 1)]
+    if not any(inp.text for inp in inputs):
         where = f" in {in_file}" if in_file is not None else ""
         raise click.ClickException(f"no {what} given{where}: nothing to do")
-    return lines
+    return inputs
 
 
-def _manifest_sources(path: Path) -> list[str]:
+def _manifest_sources(path: Path) -> list[Input]:
     """The `source` of every item of a JSON Lines manifest (e.g. data/test.jsonl)."""
     from aligner.data.manifest import read_manifest
 
@@ -55,37 +69,71 @@ def _manifest_sources(path: Path) -> list[str]:
     missing = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get("source")]
     if missing:
         raise click.ClickException(f"{path}: items without 'source': {', '.join(missing[:5])}")
-    return [it["source"] for it in items]
+    return [Input(f"{path} item {it.get('id', n)}", it["source"]) for n, it in enumerate(items, 1)]
 
 
-def encode_inputs(lines: list[str], table: Any, data: dict, unknown: str) -> list[list[int]]:
-    """Tokenize and encode each line; an unknown symbol is one error naming the line."""
+def _strip_accents(token: str) -> str:
+    """``ï`` -> ``i``: the letters of a token without their combining marks (NFKD)."""
+    decomposed = unicodedata.normalize("NFKD", token)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def encode_one(text: str, table: Any, data: dict, unknown: str) -> list[int]:
+    """Tokenize and encode one input; raises `ValueError` with the reason.
+
+    With character tokens, a letter the model does not know is retried without its
+    accents (``naïve`` as ``naive``) before it counts as unknown.
+    """
     from aligner.tasks.text import splitter
     from aligner.text.symbols import UnknownSymbolError
 
-    split = splitter(data["src_split"], data["lowercase"])
-    encoded = []
-    for n, line in enumerate(lines, 1):
-        try:
-            ids = table.encode(split(line), unknown=unknown, context=f"input {n} {line!r}")
-        except UnknownSymbolError as err:
-            known = "".join(s for s in table.symbols[4:] if len(s) == 1)
-            hint = f" (the model knows: {known})" if data["src_split"] == "chars" else ""
-            raise click.ClickException(f"{err}{hint}") from None
-        if not ids:
-            raise click.ClickException(f"input {n} {line!r} has no tokens to convert")
+    tokens = splitter(data["src_split"], data["lowercase"])(text)
+    if data["src_split"] == "chars":
+        known = set(table.symbols)
+        tokens = [
+            c for tok in tokens for c in (tok if tok in known else _strip_accents(tok) or tok)
+        ]
+    try:
+        ids = table.encode(tokens, unknown=unknown)
+    except UnknownSymbolError as err:
+        unknowns = ", ".join(
+            f"{tok!r} at position {pos[0] + 1}" for tok, pos in err.unknown.items()
+        )
+        known = "".join(sorted(s for s in table.symbols[4:] if len(s) == 1))
+        hint = f"; it knows {known}" if data["src_split"] == "chars" else ""
+        raise ValueError(f"the model has no symbol {unknowns}{hint}") from None
+    if not ids:
+        raise ValueError("no tokens to convert")
+    return ids
+
+
+def encode_inputs(
+    inputs: list[Input], table: Any, data: dict, unknown: str
+) -> list[list[int] | None]:
+    """Encoded ids of each input; None for a blank one and for a bad one, which is
+    reported on stderr in one line naming where it came from and why."""
+    encoded: list[list[int] | None] = []
+    for inp in inputs:
+        ids = None
+        if inp.text:
+            try:
+                ids = encode_one(inp.text, table, data, unknown)
+            except ValueError as err:
+                click.echo(f"Error: {inp.where} {inp.text!r}: {err}; skipped", err=True)
         encoded.append(ids)
     return encoded
 
 
-def decode_all(model: Any, encoded: list[list[int]], beam: int, nbest: int, alpha: float):
-    """n-best `Hypothesis` lists for every input, in input order (batched by length)."""
+def decode_all(model: Any, encoded: list[list[int] | None], beam: int, nbest: int, alpha: float):
+    """n-best `Hypothesis` lists for every encoded input, in input order (batched by
+    length); None where the input is None."""
     import torch
     from tqdm import tqdm
 
     from aligner.tasks.text import decode_batch
 
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    todo = [i for i, ids in enumerate(encoded) if ids is not None]
+    order = sorted(todo, key=lambda i: len(encoded[i]))
     results: list[Any] = [None] * len(encoded)
     chunks = [order[i : i + BATCH] for i in range(0, len(order), BATCH)]
     for chunk in tqdm(chunks, disable=len(chunks) < 4, desc="decoding", unit="batch"):
@@ -125,32 +173,48 @@ def save_alignment(hyp: Any, src_tokens: list[str], out_tokens: list[str], path:
 def run(
     task: str,
     checkpoints: tuple[Path, ...],
-    lines: list[str],
+    inputs: list[Input],
     beam: int,
     nbest: int,
     alpha: float,
     alignment: Path | None,
     force: bool,
 ) -> None:
-    """Shared body of both commands: load, encode, decode, print (and plot)."""
+    """Shared body of both commands: load, encode, decode, print (and plot).
+
+    A bad input is reported and skipped while the others are converted; the command
+    then ends with exit status 1 after counting them. A translation prints an empty
+    line for a blank or skipped input, so that its output lines match the input lines.
+    """
     from aligner.tasks.text import join_tokens
 
-    check_search(beam, nbest, alignment, len(lines), force)
+    check_search(beam, nbest, alignment, sum(bool(inp.text) for inp in inputs), force)
     model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
-    encoded = encode_inputs(lines, src_table, data, unknown)
+    encoded = encode_inputs(inputs, src_table, data, unknown)
     results = decode_all(model, encoded, beam, nbest, alpha)
-    for line, hyps in zip(lines, results):
+    for inp, hyps in zip(inputs, results):
+        if hyps is None:
+            if task == "nmt" and nbest == 1:
+                click.echo("")
+            continue
         for rank, hyp in enumerate(hyps, 1):
             out = join_tokens(tgt_table.decode(hyp.tokens), data["tgt_split"])
             if nbest == 1:
-                click.echo(f"{line}\t{out}" if task == "g2p" else out)
+                click.echo(f"{inp.text}\t{out}" if task == "g2p" else out)
             else:
-                click.echo(f"{line}\t{rank}\t{hyp.score:.4f}\t{out}")
-    if alignment is not None:
-        hyp = results[0][0]
-        save_alignment(hyp, src_table.decode(encoded[0]), tgt_table.decode(hyp.tokens), alignment)
+                click.echo(f"{inp.text}\t{rank}\t{hyp.score:.4f}\t{out}")
+    done = [i for i, hyps in enumerate(results) if hyps is not None]
+    if alignment is not None and done:
+        hyp, ids = results[done[0]][0], encoded[done[0]]
+        save_alignment(hyp, src_table.decode(ids), tgt_table.decode(hyp.tokens), alignment)
+    given = [ids for inp, ids in zip(inputs, encoded) if inp.text]
+    bad = sum(ids is None for ids in given)
+    if bad:
+        if len(given) > 1:
+            click.echo(f"Error: skipped {bad} of {len(given)} inputs (reported above)", err=True)
+        raise SystemExit(1)
 
 
 def search_options(func):
@@ -201,8 +265,8 @@ def g2p(words, checkpoints, in_file, beam, nbest, alpha, alignment, force) -> No
 
     Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
     """
-    lines = read_inputs(words, in_file, "words")
-    run("g2p", checkpoints, lines, beam, nbest, alpha, alignment, force)
+    inputs = [inp for inp in read_inputs(words, in_file, "words") if inp.text]
+    run("g2p", checkpoints, inputs, beam, nbest, alpha, alignment, force)
 
 
 @click.command()
@@ -213,5 +277,5 @@ def translate(text, checkpoints, in_file, beam, nbest, alpha, alignment, force) 
 
     Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
     """
-    lines = read_inputs((text,) if text is not None else (), in_file, "text")
-    run("nmt", checkpoints, lines, beam, nbest, alpha, alignment, force)
+    inputs = read_inputs((text,) if text is not None else (), in_file, "text")
+    run("nmt", checkpoints, inputs, beam, nbest, alpha, alignment, force)

@@ -73,7 +73,7 @@ def test_g2p_nbest_and_words_file(g2p_ckpt, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["zq!"], "unknown symbol"),
+        (["zq!"], "argument 1 'zq!': the model has no symbol 'z' at position 1, 'q' at"),
         ([], "no words given"),
         (["--beam", "2", "--nbest", "3", "ab"], "--nbest"),
     ],
@@ -84,6 +84,34 @@ def test_g2p_user_errors_are_one_line(g2p_ckpt, args, message):
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_g2p_batch_reports_bad_words_and_converts_the_rest(g2p_ckpt, tmp_path):
+    """A bad line is named by file and line and skipped; every good word is still
+    converted, blank lines are ignored, the skipped count ends it with status 1."""
+    ckpt, _ = g2p_ckpt
+    words = tmp_path / "words.txt"
+    words.write_text("abc\n\nto-e\nToe\nx1\n", encoding="utf-8")
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--in", str(words), "--beam", "2")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = result.output.splitlines()
+    assert [line.split("\t")[0] for line in lines if "\t" in line] == ["abc", "Toe"]
+    assert f"{words}:3 'to-e': the model has no symbol '-' at position 3" in result.output
+    assert f"{words}:5 'x1'" in result.output and "it knows abcdeot" in result.output
+    assert lines[-1] == "Error: skipped 2 of 4 inputs (reported above)"
+    alone = invoke("g2p", "--checkpoint", str(ckpt), "--beam", "2", "abc", "Toe")
+    assert result.output.count("abc\t") == 1 and alone.exit_code == 0
+    assert [r for r in lines if "\t" in r] == alone.output.splitlines()
+
+
+def test_g2p_letters_with_accents_fall_back_to_the_plain_letter(g2p_ckpt):
+    ckpt, _ = g2p_ckpt
+    accented = invoke("g2p", "--checkpoint", str(ckpt), "Bé", "TOË")
+    plain = invoke("g2p", "--checkpoint", str(ckpt), "be", "toe")
+    assert accented.exit_code == 0, accented.output
+    assert [r.split("\t")[1] for r in accented.output.splitlines()] == [
+        r.split("\t")[1] for r in plain.output.splitlines()
+    ]
 
 
 def test_wrong_task_and_missing_checkpoint(g2p_ckpt, tmp_path):
@@ -160,5 +188,13 @@ def test_translate_maps_unknown_words_and_reads_manifests(nmt_ckpt, tmp_path):
         ["The cat.", "1"],
         ["The cat.", "2"],
     ]
+    lines = tmp_path / "in.txt"
+    lines.write_text("A dog.\n\nThe cat.\n", encoding="utf-8")
+    result = invoke("translate", "--checkpoint", str(ckpt), "--in", str(lines))
+    assert result.exit_code == 0, result.output
+    out = result.output.split("\n")
+    assert len(out) == 4 and out[1] == "" and out[3] == ""  # a line out per line in
+    one = invoke("translate", "--checkpoint", str(ckpt), "--text", "The cat.")
+    assert out[2] == one.output.strip()
     empty = invoke("translate", "--checkpoint", str(ckpt), "--text", "  ")
     assert empty.exit_code == 1 and "no text given" in empty.output
