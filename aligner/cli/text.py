@@ -69,7 +69,10 @@ def _manifest_sources(path: Path) -> list[Input]:
     missing = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get("source")]
     if missing:
         raise click.ClickException(f"{path}: items without 'source': {', '.join(missing[:5])}")
-    return [Input(f"{path} item {it.get('id', n)}", it["source"]) for n, it in enumerate(items, 1)]
+    return [
+        Input(f"{path} item {it.get('id', n)}", it["source"].strip())
+        for n, it in enumerate(items, 1)
+    ]
 
 
 def _strip_accents(token: str) -> str:
@@ -214,7 +217,7 @@ def run(
     if bad:
         if len(given) > 1:
             click.echo(f"Error: skipped {bad} of {len(given)} inputs (reported above)", err=True)
-        raise SystemExit(1)
+        raise click.exceptions.Exit(1)
 
 
 def search_options(func):
