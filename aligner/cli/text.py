@@ -92,9 +92,8 @@ def encode_one(text: str, table: Any, data: dict, unknown: str) -> list[int]:
 
     tokens = splitter(data["src_split"], data["lowercase"])(text)
     if data["src_split"] == "chars":
-        known = set(table.symbols)
         tokens = [
-            c for tok in tokens for c in (tok if tok in known else _strip_accents(tok) or tok)
+            c for tok in tokens for c in (tok if tok in table else _strip_accents(tok) or tok)
         ]
     try:
         ids = table.encode(tokens, unknown=unknown)
@@ -191,7 +190,8 @@ def run(
     """
     from aligner.tasks.text import join_tokens
 
-    check_search(beam, nbest, alignment, sum(bool(inp.text) for inp in inputs), force)
+    given = sum(bool(inp.text) for inp in inputs)
+    check_search(beam, nbest, alignment, given, force)
     model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
@@ -212,11 +212,10 @@ def run(
     if alignment is not None and done:
         hyp, ids = results[done[0]][0], encoded[done[0]]
         save_alignment(hyp, src_table.decode(ids), tgt_table.decode(hyp.tokens), alignment)
-    given = [ids for inp, ids in zip(inputs, encoded) if inp.text]
-    bad = sum(ids is None for ids in given)
+    bad = given - len(done)
     if bad:
-        if len(given) > 1:
-            click.echo(f"Error: skipped {bad} of {len(given)} inputs (reported above)", err=True)
+        if given > 1:
+            click.echo(f"Error: skipped {bad} of {given} inputs (reported above)", err=True)
         raise click.exceptions.Exit(1)
 
 
