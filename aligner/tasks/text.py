@@ -33,10 +33,11 @@ from aligner.data.datasets import TextPairDataset
 from aligner.data.manifest import read_manifest
 from aligner.decode.beam import Hypothesis, beam_search, greedy_search
 from aligner.models.seq2seq import Seq2Seq, build_seq2seq
-from aligner.text.symbols import SymbolTable
+from aligner.text.symbols import UNK, SymbolTable
 
 Split = Literal["chars", "words", "tokens"]
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+SPACE_MARK = "\u2581"  # "▁": the token follows a space (SentencePiece's convention)
 
 
 # ----------------------------------------------------------------------------- config
@@ -45,7 +46,8 @@ class TextData:
     """`data:` section. Manifest paths are relative to the data folder.
 
     `src_split`/`tgt_split`: `chars` (each character), `words` (on whitespace) or
-    `tokens` (words and punctuation apart). `min_freq`: rarer training tokens map to
+    `tokens` (words and punctuation apart, a token after a space marked with a leading
+    "▁", so that the output text gets its spacing back: see `split_spaced`). `min_freq`: rarer training tokens map to
     <unk> (NMT). `lowercase` folds the source, `lowercase_target` the target, before
     splitting (G2P: source only, ARPAbet keeps its case; NMT: usually both).
     """
@@ -89,7 +91,7 @@ def splitter(kind: str, lowercase: bool = False) -> Callable[[str], list[str]]:
     base: dict[str, Callable[[str], list[str]]] = {
         "chars": list,
         "words": str.split,
-        "tokens": _TOKEN_RE.findall,
+        "tokens": split_spaced,
     }
     if kind not in base:
         raise ValueError(f"unknown split {kind!r}; choose one of {', '.join(base)}")
@@ -97,9 +99,28 @@ def splitter(kind: str, lowercase: bool = False) -> Callable[[str], list[str]]:
     return (lambda text: fn(text.lower())) if lowercase else fn
 
 
+def split_spaced(text: str) -> list[str]:
+    """Words (`\\w+`) and single punctuation marks; a token that starts the text or
+    follows whitespace carries a leading `SPACE_MARK`.
+
+    ``"I don't know, Tom."`` -> ``["▁I", "▁don", "'", "t", "▁know", ",", "▁Tom", "."]``;
+    `join_tokens(tokens, "tokens")` gives the text back with its whitespace normalized.
+    """
+    return [
+        SPACE_MARK + m.group() if m.start() == 0 or text[m.start() - 1].isspace() else m.group()
+        for m in _TOKEN_RE.finditer(text)
+    ]
+
+
 def join_tokens(tokens: Sequence[str], kind: str) -> str:
-    """Inverse of `splitter` up to spacing: chars are concatenated, others space-joined."""
-    return "".join(tokens) if kind == "chars" else " ".join(tokens)
+    """Inverse of `splitter` up to runs of whitespace: chars are concatenated, words
+    space-joined, tokens glued with each `SPACE_MARK` turned back into a space."""
+    if kind == "chars":
+        return "".join(tokens)
+    if kind == "tokens":  # <unk> stands for a word: it gets a space before it
+        glued = "".join(SPACE_MARK + t if t == UNK else t for t in tokens)
+        return glued.replace(SPACE_MARK, " ").strip()
+    return " ".join(tokens)
 
 
 def build_table(texts: Iterable[str], split: Callable[[str], list[str]], min_freq: int = 1):
@@ -143,11 +164,12 @@ def g2p_error_rates(
     return errors / max(length, 1), wrong / len(hypotheses)
 
 
-def corpus_bleu(hypotheses: list[str], references: list[str]) -> float:
-    """Corpus BLEU (sacrebleu, 13a tokenization) of detokenized strings."""
+def corpus_bleu(hypotheses: list[str], references: list[str], lowercase: bool = False) -> float:
+    """Corpus BLEU (sacrebleu, 13a tokenization) of detokenized strings; `lowercase`
+    makes it case-insensitive."""
     import sacrebleu
 
-    return float(sacrebleu.corpus_bleu(hypotheses, [references]).score)
+    return float(sacrebleu.corpus_bleu(hypotheses, [references], lowercase=lowercase).score)
 
 
 # ----------------------------------------------------------------------------- plotting
@@ -210,6 +232,11 @@ class TextTask:
         self.train_set, self.valid_set = train_set, valid_set
         self.src_table, self.tgt_table = src_table, tgt_table
         self.data, self.options = data, options
+        # validation scores against the manifest's own targets, not their token ids:
+        # rare NMT tokens map to <unk>, which the references must not contain
+        self._references = {
+            str(item.get("id", n)): item["target"] for n, item in enumerate(valid_set.items)
+        }
         self.symbols = {
             "task": kind,
             "src": src_table.to_dict(),
@@ -242,8 +269,7 @@ class TextTask:
             for i, nbest in enumerate(self._decode(model, batch["src"], batch["src_lengths"])):
                 sources.append(self._src_text(batch["src"][i, : batch["src_lengths"][i]]))
                 hyps.append(self.tgt_table.decode(nbest[0].tokens))
-                n = int(batch["tgt_lengths"][i]) - 1
-                refs.append(self.tgt_table.decode(batch["tgt_out"][i, :n].tolist()))
+                refs.append(self._references[batch["ids"][i]])
         metrics = {"loss": nll_sum / max(n_tokens, 1)}
         metrics.update(self._scores(sources, hyps, refs))
         if logger is not None:
@@ -258,23 +284,24 @@ class TextTask:
     def _src_text(self, ids: torch.Tensor) -> str:
         return join_tokens(self.src_table.decode(ids.tolist()), self.data.src_split)
 
-    def _scores(self, sources: list[str], hyps: list[list[str]], refs: list[list[str]]):
+    def _scores(self, sources: list[str], hyps: list[list[str]], refs: list[str]):
+        """PER/WER (g2p) or BLEU (nmt) of decoded token lists against target texts."""
         if not hyps:
             return {}
+        data = self.data
         if self.kind == "g2p":
+            split = splitter(data.tgt_split, data.lowercase_target)
             by_word: dict[str, list[list[str]]] = {}
             first: dict[str, list[str]] = {}
             for src, hyp, ref in zip(sources, hyps, refs):
-                by_word.setdefault(src, []).append(ref)
+                by_word.setdefault(src, []).append(split(ref))
                 first.setdefault(src, hyp)
             per, wer = g2p_error_rates(first, by_word)
             return {"per": 100 * per, "wer": 100 * wer}
-        kind = self.data.tgt_split
-        return {
-            "bleu": corpus_bleu(
-                [join_tokens(h, kind) for h in hyps], [join_tokens(r, kind) for r in refs]
-            )
-        }
+        texts = [join_tokens(h, data.tgt_split) for h in hyps]
+        # the model can only write what its target split keeps: compare like with like
+        refs = [join_tokens(splitter(data.tgt_split)(r), data.tgt_split) for r in refs]
+        return {"bleu": corpus_bleu(texts, refs, lowercase=data.lowercase_target)}
 
     def _plot(self, model: Seq2Seq, step: int, logger) -> None:
         """Attention of the same first validation items at every validation."""

@@ -15,6 +15,7 @@ from aligner.tasks.text import (
     corpus_bleu,
     edit_distance,
     g2p_error_rates,
+    join_tokens,
     splitter,
     token_losses,
 )
@@ -70,8 +71,25 @@ def test_bleu_and_splitters():
     assert corpus_bleu(["the cat sat on the mat ."], ["the cat sat on the mat."]) == pytest.approx(
         100
     )
-    assert splitter("tokens", lowercase=True)("Hello, World!") == ["hello", ",", "world", "!"]
+    assert splitter("tokens", lowercase=True)("Hello, World!") == ["▁hello", ",", "▁world", "!"]
     assert splitter("chars")("ab") == ["a", "b"]
+    tokens = splitter("tokens")("I don't know, Tom.")
+    assert tokens == ["▁I", "▁don", "'", "t", "▁know", ",", "▁Tom", "."]
+    assert join_tokens(tokens, "tokens") == "I don't know, Tom."
+    assert join_tokens(["▁le", "<unk>", "▁voit", "."], "tokens") == "le <unk> voit."
+    # a perfect translation scores 100 against the untouched reference
+    assert corpus_bleu([join_tokens(tokens, "tokens")], ["I don't know, Tom."]) == pytest.approx(
+        100
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab é,.'!-?\t\n")), max_size=40))
+def test_token_split_gives_the_text_back(text):
+    """`tokens` loses nothing but runs of whitespace: join(split(t)) == normalized t."""
+    for kind in ("tokens", "words"):
+        assert join_tokens(splitter(kind)(text), kind) == " ".join(text.split())
+    assert join_tokens(splitter("chars")(text), "chars") == text
 
 
 class Recorder:
@@ -136,3 +154,34 @@ def test_missing_manifest_and_bad_config_are_named(tmp_path, g2p_dir):
 
     with pytest.raises(ConfigError, match="model.hidden"):
         build(ExperimentConfig(task="g2p", model={"hidden": 3}), g2p_dir)
+
+
+def test_nmt_validation_bleu_scores_against_the_manifest_text_not_unk_ids(tmp_path):
+    """A model that writes back exactly the token ids of the references scores 100 on
+    the sentences whose words it knows, and less where a rare word became <unk>."""
+    from types import SimpleNamespace
+
+    from .conftest import write_jsonl
+
+    known = [("A dog eats.", "Un chien mange."), ("The cat sees a dog.", "Le chat voit un chien.")]
+    train = [{"id": f"t{i}", "source": s, "target": t} for i, (s, t) in enumerate(known * 2)]
+    folder = tmp_path / "nmt"
+    folder.mkdir()
+    write_jsonl(folder / "train.jsonl", train)
+    data = {"src_split": "tokens", "tgt_split": "tokens", "min_freq": 2}
+    cfg = ExperimentConfig(task="nmt", model={**TINY, "decoder": "luong"}, data=data)
+
+    def bleu_of(valid_pairs):
+        items = [{"id": f"v{i}", "source": s, "target": t} for i, (s, t) in enumerate(valid_pairs)]
+        write_jsonl(folder / "valid.jsonl", items)
+        task = build(cfg, folder)
+        batch = task.collate([task.valid_set[i] for i in range(len(task.valid_set))])
+        echo = [
+            [SimpleNamespace(tokens=batch["tgt_out"][i, : int(n) - 1].tolist())]
+            for i, n in enumerate(batch["tgt_lengths"])
+        ]
+        task._decode = lambda model, src, lengths: echo
+        return task.validate(task.model.eval(), [batch], 0, None)["bleu"]
+
+    assert bleu_of(known) == pytest.approx(100)
+    assert bleu_of([("The horse eats.", "Le cheval mange.")]) < 60  # cheval -> <unk>
