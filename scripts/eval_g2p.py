@@ -41,7 +41,7 @@ def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
     return refs
 
 
-def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float, batch: int):
+def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | None, batch: int):
     """Hypotheses (word -> phones) and words per second of an aligner checkpoint (or of
     an ensemble of several)."""
     try:
@@ -49,6 +49,8 @@ def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float, ba
     except ValueError as err:
         sys.exit(str(err))
     split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
+    recipe = symbols["decoding"]  # the recipe's length penalty unless --alpha is given
+    alpha = recipe["length_penalty"] if alpha is None else alpha
     order = sorted(words, key=len)
     hyps: dict[str, list[str]] = {}
     start = time.perf_counter()
@@ -59,7 +61,9 @@ def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float, ba
         padded = torch.zeros(len(ids), int(lengths.max()), dtype=torch.long)
         for row, x in enumerate(ids):
             padded[row, : len(x)] = torch.tensor(x)
-        for word, nbest in zip(chunk, decode_batch(model, padded, lengths, beam, 1, alpha)):
+        for word, nbest in zip(
+            chunk, decode_batch(model, padded, lengths, beam, 1, alpha, recipe["max_len_ratio"])
+        ):
             hyps[word] = tgt.decode(nbest[0].tokens)
     return hyps, len(words) / (time.perf_counter() - start)
 
@@ -96,7 +100,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, required=True, help="folder with test.jsonl")
     parser.add_argument("--split", default="test", help="manifest name (default: test)")
     parser.add_argument("--beam", type=int, default=5)
-    parser.add_argument("--alpha", type=float, default=0.0, help="GNMT length penalty")
+    parser.add_argument(
+        "--alpha", type=float, default=None, help="GNMT length penalty (default: the recipe's)"
+    )
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--limit", type=int, default=None, help="first N words only")
     parser.add_argument("--no-g2p-en", action="store_true", help="skip the g2p_en comparison")
@@ -104,6 +110,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
+    if not args.no_g2p_en:  # fail before the long decoding, not after it
+        try:
+            import g2p_en  # noqa: F401
+            import nltk  # noqa: F401
+        except ImportError as err:
+            sys.exit(
+                f"g2p_en is not installed ({err}): pip install -e '.[g2p-compare]', "
+                "or pass --no-g2p-en"
+            )
     manifest = args.data / f"{args.split}.jsonl"
     if not manifest.is_file():
         sys.exit(f"{manifest} does not exist; run `aligner prepare cmudict` first")

@@ -33,11 +33,13 @@ class Input(NamedTuple):
     text: str
 
 
-def read_inputs(items: tuple[str, ...], in_file: Path | None, what: str) -> list[Input]:
+def read_inputs(
+    items: tuple[str, ...], in_file: Path | None, what: str, given_as: str = "as arguments"
+) -> list[Input]:
     """The input lines from the arguments or `--in FILE`, each with its origin; blank
     lines are kept (a translation keeps one output line per input line)."""
     if items and in_file is not None:
-        raise click.ClickException(f"give the {what} as arguments or with --in, not both")
+        raise click.ClickException(f"give the {what} {given_as} or with --in, not both")
     if in_file is None:
         inputs = [Input(f"argument {n}", s.strip()) for n, s in enumerate(items, 1)]
     elif not in_file.is_file():
@@ -101,7 +103,10 @@ def encode_one(text: str, table: Any, data: dict, unknown: str) -> list[int]:
         unknowns = ", ".join(
             f"{tok!r} at position {pos[0] + 1}" for tok, pos in err.unknown.items()
         )
-        known = "".join(sorted(s for s in table.symbols[4:] if len(s) == 1))
+        chars = sorted(s for s in table.symbols[4:] if len(s) == 1)
+        known = "".join(c for c in chars if c.isalnum())
+        marks = " ".join("space" if c.isspace() else c for c in chars if not c.isalnum())
+        known += f" and {marks}" if marks else ""
         hint = f"; it knows {known}" if data["src_split"] == "chars" else ""
         raise ValueError(f"the model has no symbol {unknowns}{hint}") from None
     if not ids:
@@ -126,7 +131,14 @@ def encode_inputs(
     return encoded
 
 
-def decode_all(model: Any, encoded: list[list[int] | None], beam: int, nbest: int, alpha: float):
+def decode_all(
+    model: Any,
+    encoded: list[list[int] | None],
+    beam: int,
+    nbest: int,
+    alpha: float,
+    max_len_ratio: float,
+):
     """n-best `Hypothesis` lists for every encoded input, in input order (batched by
     length); None where the input is None."""
     import torch
@@ -143,7 +155,9 @@ def decode_all(model: Any, encoded: list[list[int] | None], beam: int, nbest: in
         src = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
         for row, i in enumerate(chunk):
             src[row, : len(encoded[i])] = torch.tensor(encoded[i])
-        for i, hyps in zip(chunk, decode_batch(model, src, lengths, beam, nbest, alpha)):
+        for i, hyps in zip(
+            chunk, decode_batch(model, src, lengths, beam, nbest, alpha, max_len_ratio)
+        ):
             results[i] = hyps
     return results
 
@@ -178,7 +192,8 @@ def run(
     inputs: list[Input],
     beam: int,
     nbest: int,
-    alpha: float,
+    alpha: float | None,
+    max_len_ratio: float | None,
     alignment: Path | None,
     force: bool,
 ) -> None:
@@ -196,7 +211,12 @@ def run(
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
     encoded = encode_inputs(inputs, src_table, data, unknown)
-    results = decode_all(model, encoded, beam, nbest, alpha)
+    recipe = symbols["decoding"]  # the recipe's values unless given
+    alpha = recipe["length_penalty"] if alpha is None else alpha
+    max_len_ratio = recipe["max_len_ratio"] if max_len_ratio is None else max_len_ratio
+    if max_len_ratio <= 0:
+        raise click.ClickException(f"need --max-len-ratio > 0, got {max_len_ratio}")
+    results = decode_all(model, encoded, beam, nbest, alpha, max_len_ratio)
     for inp, hyps in zip(inputs, results):
         if hyps is None:
             if task == "nmt" and nbest == 1:
@@ -220,15 +240,23 @@ def run(
 
 
 def search_options(func):
-    """--beam, --nbest, --alpha, --alignment, --force."""
+    """--beam, --nbest, --alpha, --max-len-ratio, --alignment, --force, --checkpoint, --in."""
     options = [
         click.option("--beam", default=5, show_default=True, help="Beam size (1 = greedy)."),
         click.option("--nbest", default=1, show_default=True, help="Outputs per input."),
         click.option(
             "--alpha",
-            default=0.0,
-            show_default=True,
-            help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability.",
+            type=float,
+            default=None,
+            help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability "
+            "[default: the recipe's model.length_penalty].",
+        ),
+        click.option(
+            "--max-len-ratio",
+            type=float,
+            default=None,
+            help="Stop an output at this many tokens per input token "
+            "[default: the recipe's model.max_len_ratio].",
         ),
         click.option(
             "--alignment",
@@ -262,22 +290,22 @@ def search_options(func):
 @click.command()
 @click.argument("words", nargs=-1)
 @search_options
-def g2p(words, checkpoints, in_file, beam, nbest, alpha, alignment, force) -> None:
+def g2p(words, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignment, force):
     """Convert WORD... (or the words of --in FILE) to ARPAbet phonemes.
 
     Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
     """
     inputs = [inp for inp in read_inputs(words, in_file, "words") if inp.text]
-    run("g2p", checkpoints, inputs, beam, nbest, alpha, alignment, force)
+    run("g2p", checkpoints, inputs, beam, nbest, alpha, max_len_ratio, alignment, force)
 
 
 @click.command()
 @click.option("--text", default=None, help="A sentence to translate.")
 @search_options
-def translate(text, checkpoints, in_file, beam, nbest, alpha, alignment, force) -> None:
+def translate(text, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignment, force):
     """Translate --text or each line of --in FILE with an NMT checkpoint.
 
     Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
     """
-    inputs = read_inputs((text,) if text is not None else (), in_file, "text")
-    run("nmt", checkpoints, inputs, beam, nbest, alpha, alignment, force)
+    inputs = read_inputs((text,) if text is not None else (), in_file, "text", "with --text")
+    run("nmt", checkpoints, inputs, beam, nbest, alpha, max_len_ratio, alignment, force)

@@ -240,8 +240,11 @@ class LuongDecoder(AttentionDecoder):
         return self.generate(pre), weights, DecoderState(hidden, attn, feed)
 
     def forward(self, tgt_in: Tensor, enc: Encoded) -> tuple[Tensor, Tensor]:
-        """Without input feeding, a content scorer attends to all steps at once."""
-        if self.input_feeding or not hasattr(self.attention, "attend_all"):
+        """Without input feeding, a content scorer attends to all steps at once (unless a
+        monotonic window makes each step depend on the last one's weights)."""
+        parallel = hasattr(self.attention, "attend_all")
+        parallel = parallel and getattr(self.attention, "window", None) is None
+        if self.input_feeding or not parallel:
             return super().forward(tgt_in, enc)
         state = self.start(enc)
         out, _ = self.rnn(self.dropout(self.embedding(tgt_in)), state.hidden)

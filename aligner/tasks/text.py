@@ -366,13 +366,18 @@ def build_model(opts: TextModel, src_vocab: int, tgt_vocab: int) -> Seq2Seq:
 
 
 def load_model(checkpoint: dict[str, Any]) -> tuple[Seq2Seq, SymbolTable, SymbolTable, dict]:
-    """Model, source and target tables and the `symbols` dict of a text checkpoint."""
+    """Model, source and target tables and the `symbols` dict of a text checkpoint.
+
+    `symbols["decoding"]` holds the recipe's decoding defaults (`length_penalty`,
+    `max_len_ratio`), which the command line and scripts use unless told otherwise.
+    """
     symbols = checkpoint["symbols"]
     src, tgt = SymbolTable.from_dict(symbols["src"]), SymbolTable.from_dict(symbols["tgt"])
     opts = from_dict(TextModel, checkpoint["config"].get("model", {}), where="model")
     model = build_model(opts, len(src), len(tgt))
     model.load_state_dict(checkpoint["model"])
-    return model.eval(), src, tgt, symbols
+    decoding = {"length_penalty": opts.length_penalty, "max_len_ratio": opts.max_len_ratio}
+    return model.eval(), src, tgt, {**symbols, "decoding": decoding}
 
 
 def _signature(symbols: dict[str, Any]) -> dict[str, Any]:
@@ -401,8 +406,8 @@ def load_checkpoints(paths: Sequence[str | Path], task: str):
         found = (state.get("config") or {}).get("task")
         if found != task:
             raise ValueError(
-                f"{path} is a {found!r} checkpoint; give one trained with a {task} recipe "
-                f"(recipes/{task}/)"
+                f"{path} is a {found!r} checkpoint; give one trained with a recipe from "
+                f"recipes/{task}/ (task: {task})"
             )
         loaded.append((str(path), *load_model(state)))
     first_name, model, src, tgt, symbols = loaded[0]

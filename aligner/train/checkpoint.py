@@ -67,16 +67,28 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     try:
         state = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as err:  # torch raises many types for a truncated or foreign file
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise CheckpointError(
-            f"checkpoint {path} is corrupt or not a PyTorch file ({reason}); "
-            "use another checkpoint from the same folder"
+            f"checkpoint {path} {_unreadable(path, err)}; "
+            "give another checkpoint (e.g. an earlier one from the same folder)"
         ) from None
     if not isinstance(state, dict) or any(k not in state for k in REQUIRED_KEYS):
         raise CheckpointError(
             f"{path} is not an aligner checkpoint (needs keys {', '.join(REQUIRED_KEYS)})"
         )
     return state
+
+
+def _unreadable(path: Path, err: Exception) -> str:
+    """Why `torch.load` failed, in our words (torch's own text advises `weights_only=False`,
+    which would run arbitrary code from the file)."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head != b"PK\x03\x04" and head[:1] != b"\x80":  # zip (torch.save) or a legacy pickle
+        return "is corrupt: not a file written by torch.save"
+    if "weights only" in str(err).lower():
+        return "is corrupt or foreign: it holds Python objects that are not tensors or plain data"
+    first = str(err).split(". ")[0].splitlines()[0] if str(err) else type(err).__name__
+    return f"is corrupt or truncated ({first})"
 
 
 def average_checkpoints(paths: list[str | Path]) -> dict:

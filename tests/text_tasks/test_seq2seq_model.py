@@ -61,6 +61,17 @@ def test_luong_without_input_feeding_attends_all_at_once_like_the_step_loop():
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
 
 
+def test_luong_with_a_monotonic_window_steps_instead_of_attending_all_at_once():
+    m = model("luong", input_feeding=False, attention="general")
+    m.decoder.attention.window = (1, 2)
+    src, lengths = padded([5, 3], seed=2)
+    tgt = torch.randint(2, 11, (2, 6))
+    log_probs, weights = m(src, lengths, tgt)  # attend_all would raise here
+    slow = super(type(m.decoder), m.decoder).forward(tgt, m.encode(src, lengths))
+    torch.testing.assert_close(log_probs, slow[0])
+    assert (weights[0, 0, 3:] == 0).all()  # the window limits the first step to 0..2
+
+
 def test_bahdanau_attends_with_the_previous_state_luong_with_the_new_one():
     src, lengths = padded([4, 5], seed=3)
     prev = torch.tensor([2, 2])

@@ -97,7 +97,7 @@ def test_g2p_batch_reports_bad_words_and_converts_the_rest(g2p_ckpt, tmp_path):
     lines = result.output.splitlines()
     assert [line.split("\t")[0] for line in lines if "\t" in line] == ["abc", "Toe"]
     assert f"{words}:3 'to-e': the model has no symbol '-' at position 3" in result.output
-    assert f"{words}:5 'x1'" in result.output and "it knows abcdeot" in result.output
+    assert f"{words}:5 'x1'" in result.output and "it knows abcdeot;" in result.output
     assert lines[-1] == "Error: skipped 2 of 4 inputs (reported above)"
     alone = invoke("g2p", "--checkpoint", str(ckpt), "--beam", "2", "abc", "Toe")
     assert result.output.count("abc\t") == 1 and alone.exit_code == 0
@@ -202,3 +202,28 @@ def test_translate_maps_unknown_words_and_reads_manifests(nmt_ckpt, tmp_path):
     assert out[2] == one.output.strip()
     empty = invoke("translate", "--checkpoint", str(ckpt), "--text", "  ")
     assert empty.exit_code == 1 and "no text given" in empty.output
+
+
+def test_decoding_defaults_come_from_the_recipe_and_options_override_them(g2p_dir, tmp_path):
+    """A recipe's model.max_len_ratio and length_penalty are the command's defaults."""
+    from aligner.decode.beam import beam_search
+
+    model = {**TINY, "max_len_ratio": 0.5, "length_penalty": 0.6}
+    cfg = ExperimentConfig(task="g2p", model=model, data={"lowercase": True})
+    task = build(cfg, g2p_dir)
+    ckpt = save_checkpoint(task, tmp_path / "short.pt", cfg)
+    ids = torch.tensor([task.src_table.encode(list("abcdeo"))])
+
+    def library(alpha, ratio):
+        ((best,),) = beam_search(task.model.eval(), ids, torch.tensor([6]), 3, 1, alpha, ratio)
+        return "abcdeo\t" + " ".join(task.tgt_table.decode(best.tokens))
+
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--beam", "3", "abcdeo")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == library(0.6, 0.5)
+    assert len(result.output.split("\t")[1].split()) <= 2  # ceil(0.5 * 6) tokens with </s>
+    args = ["--beam", "3", "--alpha", "0", "--max-len-ratio", "3", "abcdeo"]
+    result = invoke("g2p", "--checkpoint", str(ckpt), *args)
+    assert result.exit_code == 0 and result.output.strip() == library(0.0, 3.0)
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--max-len-ratio", "0", "ab")
+    assert result.exit_code == 1 and "--max-len-ratio > 0" in result.output

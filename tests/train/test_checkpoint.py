@@ -40,6 +40,15 @@ def test_load_errors_are_clear(tmp_path):
     torch.save({"weights": torch.zeros(1)}, tmp_path / "other.pt")
     with pytest.raises(CheckpointError, match="not an aligner checkpoint"):
         load_checkpoint(tmp_path / "other.pt")
+    # a pickled object is refused, and torch's advice to load it unsafely is not passed on
+    torch.save({"model": Opaque()}, tmp_path / "opaque.pt")
+    with pytest.raises(CheckpointError, match="opaque.pt is corrupt or foreign") as err:
+        load_checkpoint(tmp_path / "opaque.pt")
+    assert "weights_only" not in str(err.value) and "\n" not in str(err.value)
+
+
+class Opaque:
+    """Not a tensor or plain data: `torch.load(weights_only=True)` refuses it."""
 
 
 def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
