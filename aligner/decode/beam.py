@@ -183,14 +183,15 @@ def beam_search(
         flat = origin.view(-1)
         hyp_tokens = torch.cat([tokens[flat], token.view(-1, 1)], 1)
         hyp_attn = torch.cat([attn[flat], weights[flat].unsqueeze(1)], 1)
-        score = torch.where(fin, top_lp / length_penalty(t + 1, alpha), -math.inf)
-        finished.merge(
-            score,
-            torch.where(fin, top_lp, -math.inf),
-            t + 1,
-            hyp_tokens.view(batch, -1, t + 1),
-            hyp_attn.view(batch, -1, t + 1, src_len),
-        )
+        if bool(fin.any()):  # most steps end nothing: skip the buffer copy
+            score = torch.where(fin, top_lp / length_penalty(t + 1, alpha), -math.inf)
+            finished.merge(
+                score,
+                torch.where(fin, top_lp, -math.inf),
+                t + 1,
+                hyp_tokens.view(batch, -1, t + 1),
+                hyp_attn.view(batch, -1, t + 1, src_len),
+            )
 
         # Alive: the K best candidates that did not end.
         alive_lp, pick = torch.where(is_eos, -math.inf, top_lp).topk(k, dim=1)  # (B, K)
