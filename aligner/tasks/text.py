@@ -47,9 +47,10 @@ class TextData:
 
     `src_split`/`tgt_split`: `chars` (each character), `words` (on whitespace) or
     `tokens` (words and punctuation apart, a token after a space marked with a leading
-    "▁", so that the output text gets its spacing back: see `split_spaced`). `min_freq`: rarer training tokens map to
-    <unk> (NMT). `lowercase` folds the source, `lowercase_target` the target, before
-    splitting (G2P: source only, ARPAbet keeps its case; NMT: usually both).
+    "▁" so that output text gets its spacing back: see `split_spaced`). `min_freq`:
+    rarer training tokens map to <unk> (NMT). `lowercase` folds the source,
+    `lowercase_target` the target, before splitting (both recipes fold the source only:
+    ARPAbet and translations keep their case).
     """
 
     train: str = "train.jsonl"
