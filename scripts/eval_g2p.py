@@ -42,8 +42,8 @@ def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
 
 
 def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | None, batch: int):
-    """Hypotheses (word -> phones) and words per second of an aligner checkpoint (or of
-    an ensemble of several)."""
+    """Hypotheses (word -> phones), words per second and the length penalty used, of an
+    aligner checkpoint (or of an ensemble of several)."""
     try:
         model, src, tgt, symbols = load_checkpoints(ckpts, "g2p")
     except ValueError as err:
@@ -65,7 +65,7 @@ def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | N
             chunk, decode_batch(model, padded, lengths, beam, 1, alpha, recipe["max_len_ratio"])
         ):
             hyps[word] = tgt.decode(nbest[0].tokens)
-    return hyps, len(words) / (time.perf_counter() - start)
+    return hyps, len(words) / (time.perf_counter() - start), alpha
 
 
 def load_g2p_en():
@@ -125,16 +125,12 @@ def main(argv: list[str] | None = None) -> None:
     refs = references(manifest, lowercase=True)
     words = list(refs)[: args.limit]
     refs = {w: refs[w] for w in words}
-    rows = [
-        (
-            "aligner",
-            *_score(run_aligner(args.checkpoint, words, args.beam, args.alpha, args.batch), refs),
-        )
-    ]
+    hyps, speed, alpha = run_aligner(args.checkpoint, words, args.beam, args.alpha, args.batch)
+    rows = [("aligner", *_score((hyps, speed), refs))]
     if not args.no_g2p_en:
         rows.append(("g2p_en", *_score(run_g2p_en(words), refs)))
     members = f", ensemble of {len(args.checkpoint)}" if len(args.checkpoint) > 1 else ""
-    print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {args.alpha}{members})")
+    print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {alpha}{members})")
     print(f"{'':<10}{'with stress':>16}{'without stress':>18}")
     print(f"{'system':<10}{'PER %':>8}{'WER %':>8}{'PER %':>9}{'WER %':>9}{'words/s':>10}")
     for name, per, wer, per_ns, wer_ns, speed in rows:
