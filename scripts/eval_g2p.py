@@ -29,7 +29,13 @@ from pathlib import Path
 import torch
 
 from aligner.data.manifest import read_manifest
-from aligner.tasks.text import decode_batch, g2p_error_rates, load_checkpoints, splitter
+from aligner.tasks.text import (
+    decode_batch,
+    decoding_options,
+    g2p_error_rates,
+    load_checkpoints,
+    splitter,
+)
 
 
 def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
@@ -49,8 +55,7 @@ def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | N
     except ValueError as err:
         sys.exit(str(err))
     split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
-    recipe = symbols["decoding"]  # the recipe's length penalty unless --alpha is given
-    alpha = recipe["length_penalty"] if alpha is None else alpha
+    alpha, max_len_ratio = decoding_options(symbols, alpha)
     order = sorted(words, key=len)
     hyps: dict[str, list[str]] = {}
     start = time.perf_counter()
@@ -62,7 +67,7 @@ def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | N
         for row, x in enumerate(ids):
             padded[row, : len(x)] = torch.tensor(x)
         for word, nbest in zip(
-            chunk, decode_batch(model, padded, lengths, beam, 1, alpha, recipe["max_len_ratio"])
+            chunk, decode_batch(model, padded, lengths, beam, 1, alpha, max_len_ratio)
         ):
             hyps[word] = tgt.decode(nbest[0].tokens)
     return hyps, len(words) / (time.perf_counter() - start), alpha

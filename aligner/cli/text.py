@@ -203,7 +203,7 @@ def run(
     then ends with exit status 1 after counting them. A translation prints an empty
     line for a blank or skipped input, so that its output lines match the input lines.
     """
-    from aligner.tasks.text import join_tokens
+    from aligner.tasks.text import decoding_options, join_tokens
 
     given = sum(bool(inp.text) for inp in inputs)
     check_search(beam, nbest, alignment, given, force)
@@ -211,9 +211,7 @@ def run(
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
     encoded = encode_inputs(inputs, src_table, data, unknown)
-    recipe = symbols["decoding"]  # the recipe's values unless given
-    alpha = recipe["length_penalty"] if alpha is None else alpha
-    max_len_ratio = recipe["max_len_ratio"] if max_len_ratio is None else max_len_ratio
+    alpha, max_len_ratio = decoding_options(symbols, alpha, max_len_ratio)
     if max_len_ratio <= 0:
         raise click.ClickException(f"need --max-len-ratio > 0, got {max_len_ratio}")
     results = decode_all(model, encoded, beam, nbest, alpha, max_len_ratio)

@@ -300,8 +300,6 @@ class TextTask:
             per, wer = g2p_error_rates(first, by_word)
             return {"per": 100 * per, "wer": 100 * wer}
         texts = [join_tokens(h, data.tgt_split) for h in hyps]
-        # the model can only write what its target split keeps: compare like with like
-        refs = [join_tokens(splitter(data.tgt_split)(r), data.tgt_split) for r in refs]
         return {"bleu": corpus_bleu(texts, refs, lowercase=data.lowercase_target)}
 
     def _plot(self, model: Seq2Seq, step: int, logger) -> None:
@@ -379,6 +377,18 @@ def load_model(checkpoint: dict[str, Any]) -> tuple[Seq2Seq, SymbolTable, Symbol
     model.load_state_dict(checkpoint["model"])
     decoding = {"length_penalty": opts.length_penalty, "max_len_ratio": opts.max_len_ratio}
     return model.eval(), src, tgt, {**symbols, "decoding": decoding}
+
+
+def decoding_options(
+    symbols: dict[str, Any], alpha: float | None = None, max_len_ratio: float | None = None
+) -> tuple[float, float]:
+    """`(alpha, max_len_ratio)` for decoding: the given values, else the recipe's
+    (`symbols["decoding"]` of `load_model`)."""
+    recipe = symbols["decoding"]
+    return (
+        recipe["length_penalty"] if alpha is None else alpha,
+        recipe["max_len_ratio"] if max_len_ratio is None else max_len_ratio,
+    )
 
 
 def _signature(symbols: dict[str, Any]) -> dict[str, Any]:
