@@ -115,14 +115,17 @@ def encode_one(text: str, table: Any, data: dict, unknown: str) -> list[int]:
 
 
 def encode_inputs(
-    inputs: list[Input], table: Any, data: dict, unknown: str
+    inputs: list[Input], table: Any, data: dict, unknown: str, blank_is_error: bool = False
 ) -> list[list[int] | None]:
     """Encoded ids of each input; None for a blank one and for a bad one, which is
-    reported on stderr in one line naming where it came from and why."""
+    reported on stderr in one line naming where it came from and why (a blank one too
+    with `blank_is_error`)."""
     encoded: list[list[int] | None] = []
     for inp in inputs:
         ids = None
-        if inp.text:
+        if not inp.text and blank_is_error:
+            click.echo(f"Error: {inp.where} is blank; give a word there; skipped", err=True)
+        elif inp.text:
             try:
                 ids = encode_one(inp.text, table, data, unknown)
             except ValueError as err:
@@ -201,16 +204,17 @@ def run(
 
     A bad input is reported and skipped while the others are converted; the command
     then ends with exit status 1 after counting them. A translation prints an empty
-    line for a blank or skipped input, so that its output lines match the input lines.
+    line for a blank or skipped input, so that its output lines match the input lines;
+    for G2P a blank input (an empty argument) is a bad one.
     """
     from aligner.tasks.text import decoding_options, join_tokens
 
-    given = sum(bool(inp.text) for inp in inputs)
+    given = sum(bool(inp.text) for inp in inputs) if task == "nmt" else len(inputs)
     check_search(beam, nbest, alignment, given, force)
     model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
-    encoded = encode_inputs(inputs, src_table, data, unknown)
+    encoded = encode_inputs(inputs, src_table, data, unknown, blank_is_error=task == "g2p")
     alpha, max_len_ratio = decoding_options(symbols, alpha, max_len_ratio)
     if max_len_ratio <= 0:
         raise click.ClickException(f"need --max-len-ratio > 0, got {max_len_ratio}")
@@ -293,7 +297,9 @@ def g2p(words, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignmen
 
     Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
     """
-    inputs = [inp for inp in read_inputs(words, in_file, "words") if inp.text]
+    inputs = read_inputs(words, in_file, "words")
+    if in_file is not None:  # blank lines of a words file are spacing, not words
+        inputs = [inp for inp in inputs if inp.text]
     run("g2p", checkpoints, inputs, beam, nbest, alpha, max_len_ratio, alignment, force)
 
 

@@ -174,13 +174,20 @@ def corpus_bleu(hypotheses: list[str], references: list[str], lowercase: bool = 
 
 
 # ----------------------------------------------------------------------------- plotting
+def _label(token: str) -> str:
+    """How a token shows on a plot axis: without its leading `SPACE_MARK`."""
+    return token[1:] if token.startswith(SPACE_MARK) and len(token) > 1 else token
+
+
 def text_alignment_figure(weights, src_tokens: list[str], out_tokens: list[str], title=None):
-    """A heatmap of `weights (T_out, T_src)` with output tokens on x, source tokens on y."""
+    """A heatmap of `weights (T_out, T_src)` with output tokens on x, source tokens on y;
+    the labels drop the `SPACE_MARK` of the `tokens` split (``▁know`` shows as ``know``)."""
     from aligner.attention.plot import alignment_figure
 
-    fig = alignment_figure(weights, src_tokens, title)
+    fig = alignment_figure(weights, [_label(t) for t in src_tokens], title)
     ax = fig.axes[0]
-    ax.set_xticks(range(len(out_tokens)), labels=out_tokens, fontsize=6, rotation=90)
+    labels = [_label(t) for t in out_tokens]
+    ax.set_xticks(range(len(out_tokens)), labels=labels, fontsize=6, rotation=90)
     ax.set_xlabel("output token")
     ax.set_ylabel("source token")
     fig.tight_layout()

@@ -104,6 +104,19 @@ def test_g2p_batch_reports_bad_words_and_converts_the_rest(g2p_ckpt, tmp_path):
     assert [r for r in lines if "\t" in r] == alone.output.splitlines()
 
 
+def test_g2p_blank_argument_is_reported_and_counted(g2p_ckpt):
+    """An empty argument (say an unset shell variable) is a bad word, not silence."""
+    ckpt, _ = g2p_ckpt
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--beam", "2", "abc", "  ", "toe")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = result.output.splitlines()
+    assert [line.split("\t")[0] for line in lines if "\t" in line] == ["abc", "toe"]
+    assert "Error: argument 2 is blank; give a word there; skipped" in lines
+    assert lines[-1] == "Error: skipped 1 of 3 inputs (reported above)"
+    only = invoke("g2p", "--checkpoint", str(ckpt), "")
+    assert only.exit_code == 1 and "no words given" in only.output
+
+
 def test_g2p_letters_with_accents_fall_back_to_the_plain_letter(g2p_ckpt):
     ckpt, _ = g2p_ckpt
     accented = invoke("g2p", "--checkpoint", str(ckpt), "Bé", "TOË")

@@ -92,6 +92,19 @@ def test_token_split_gives_the_text_back(text):
     assert join_tokens(splitter("chars")(text), "chars") == text
 
 
+def test_alignment_plot_labels_drop_the_space_mark():
+    import matplotlib.pyplot as plt
+
+    from aligner.tasks.text import text_alignment_figure
+
+    src = splitter("tokens")("I don't know.")
+    fig = text_alignment_figure(torch.full((3, len(src)), 0.2), src, ["▁Je", "▁sais", "▁"])
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["I", "don", "'", "t", "know", "."]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Je", "sais", "▁"]
+    plt.close(fig)
+
+
 class Recorder:
     enabled = True
 
