@@ -6,9 +6,10 @@ Works on any model offering `encode(src, src_lengths) -> Encoded`, `start(enc) -
 (see `aligner.models.seq2seq.Seq2Seq`).
 
 The whole batch is searched at once: the `K` hypotheses of the `B` items live in
-tensors of shape `(B*K, ...)`. Finished hypotheses sit in a fixed-size buffer per item,
-merged with `topk`, and are kept until no alive hypothesis can beat the n-th best
-of them (the GNMT length penalty can raise a longer hypothesis' score, so the bound
+tensors of shape `(B*K, ...)`. Their histories are back-pointers, followed once at the
+end, so a step costs the same however long the outputs are. Finished hypotheses sit
+in a fixed-size buffer per item, merged with `topk`, and are kept until no alive
+hypothesis can beat the n-th best of them (the GNMT length penalty can raise a longer hypothesis' score, so the bound
 uses each item's maximum length).
 
 Lengths count the output tokens including the final </s>. Hypothesis scores are
@@ -104,31 +105,60 @@ def greedy_search(
 
 
 class _Finished:
-    """Per-item buffer of the `F` best finished hypotheses, all tensors."""
+    """Per-item buffer of the `F` best finished hypotheses: their scores, lengths and
+    the alive row each ended from; `_History.trace` recovers their tokens at the end."""
 
-    def __init__(self, batch: int, size: int, max_steps: int, src_len: int, device: torch.device):
+    def __init__(self, batch: int, size: int, device: torch.device):
         self.size = size
         self.score = torch.full((batch, size), -math.inf, device=device)
         self.log_prob = torch.full((batch, size), -math.inf, device=device)
-        self.length = torch.zeros(batch, size, dtype=torch.long, device=device)
-        self.tokens = torch.zeros(batch, size, max_steps, dtype=torch.long, device=device)
-        self.attn = torch.zeros(batch, size, max_steps, src_len, device=device)
+        self.length = torch.ones(batch, size, dtype=torch.long, device=device)
+        self.origin = torch.zeros(batch, size, dtype=torch.long, device=device)
 
-    def merge(self, score: Tensor, log_prob: Tensor, length: int, tokens: Tensor, attn: Tensor):
-        """Add candidates `score (B, C)` (-inf = none), `tokens (B, C, length)`,
-        `attn (B, C, length, T)`, keeping the `F` best per item."""
-        batch, cands = score.shape
-        pad_t = tokens.new_zeros(batch, cands, self.tokens.size(2) - length)
-        pad_a = attn.new_zeros(batch, cands, self.attn.size(2) - length, attn.size(3))
-        all_score = torch.cat([self.score, score], 1)
-        self.score, idx = all_score.topk(self.size, dim=1)
+    def merge(self, score: Tensor, log_prob: Tensor, length: int, origin: Tensor):
+        """Add candidates `score (B, C)` (-inf = none) of `length` tokens (with </s>)
+        ending from the alive rows `origin (B, C)`, keeping the `F` best per item."""
+        self.score, idx = torch.cat([self.score, score], 1).topk(self.size, dim=1)
         self.log_prob = torch.cat([self.log_prob, log_prob], 1).gather(1, idx)
-        lengths = torch.full_like(score, length, dtype=torch.long)
+        lengths = torch.full_like(origin, length)
         self.length = torch.cat([self.length, lengths], 1).gather(1, idx)
-        all_tokens = torch.cat([self.tokens, torch.cat([tokens, pad_t], 2)], 1)
-        self.tokens = all_tokens.gather(1, idx[..., None].expand(-1, -1, all_tokens.size(2)))
-        all_attn = torch.cat([self.attn, torch.cat([attn, pad_a], 2)], 1)
-        self.attn = all_attn.gather(1, idx[..., None, None].expand(-1, -1, *all_attn.shape[2:]))
+        self.origin = torch.cat([self.origin, origin], 1).gather(1, idx)
+
+
+class _History:
+    """Back-pointers of the alive hypotheses, so a step costs the same at any length.
+
+    Step `t` keeps the attention `weights (B*K, T)` that each alive row of step `t - 1`
+    produced, and for the rows alive after it their `token (B*K,)` and `parent (B*K,)`
+    (a row of step `t - 1`).
+    """
+
+    def __init__(self, eos_id: int):
+        self.eos_id = eos_id
+        self.weights: list[Tensor] = []
+        self.token: list[Tensor] = []
+        self.parent: list[Tensor] = []
+
+    def add(self, weights: Tensor, token: Tensor, parent: Tensor) -> None:
+        self.weights.append(weights)
+        self.token.append(token)
+        self.parent.append(parent)
+
+    def trace(self, origin: Tensor, length: Tensor) -> tuple[Tensor, Tensor]:
+        """Tokens `(B, F, L)` (</s> last, 0 after) and attention `(B, F, L, T)` of
+        hypotheses that ended with </s> at step `length - 1` from alive row `origin`."""
+        steps = int(length.max())
+        row = origin.clone()
+        tokens = origin.new_zeros(*origin.shape, steps)
+        attn = self.weights[0].new_zeros(*origin.shape, steps, self.weights[0].size(1))
+        for s in range(steps - 1, -1, -1):
+            end, inside = length - 1 == s, length - 1 > s
+            parent = self.parent[s][row]
+            tokens[..., s] = torch.where(end, self.eos_id, self.token[s][row]) * (end | inside)
+            at = torch.where(end, row, parent)
+            attn[..., s, :] = self.weights[s][at] * (end | inside)[..., None]
+            row = torch.where(inside, parent, row)
+        return tokens, attn
 
 
 @torch.no_grad()
@@ -155,18 +185,15 @@ def beam_search(
     expand = torch.arange(batch, device=device).repeat_interleave(k)
     state = model.start(enc).index_select(expand)
     limits = max_lengths(src_lengths, max_len_ratio, max_len).to(device)  # (B,)
-    steps = int(limits.max())
-    src_len = enc.memory.size(1)
-    finished = _Finished(batch, k, steps, src_len, device)
+    finished = _Finished(batch, k, device)
+    history = _History(model.eos_id)
     bound_lp = length_penalty(limits, alpha).to(device)  # best possible penalty per item
 
     alive = torch.full((batch, k), -math.inf, device=device)
     alive[:, 0] = 0.0  # only the first copy of each item starts alive
-    tokens = torch.zeros(batch * k, 0, dtype=torch.long, device=device)
-    attn = torch.zeros(batch * k, 0, src_len, device=device)
     prev = src.new_full((batch * k,), model.bos_id)
     base = (torch.arange(batch, device=device) * k)[:, None]
-    for t in range(steps):
+    for t in range(int(limits.max())):
         log_probs, weights, state = model.step(prev, state)
         at_limit = (limits == t + 1).repeat_interleave(k)
         log_probs = _force_eos(_ban(log_probs, model), at_limit, model.eos_id)
@@ -180,26 +207,15 @@ def beam_search(
         # Finished: </s> among the top K candidates.
         ranks = torch.arange(top_lp.size(1), device=device)[None]
         fin = is_eos & (ranks < k) & torch.isfinite(top_lp)
-        flat = origin.view(-1)
-        hyp_tokens = torch.cat([tokens[flat], token.view(-1, 1)], 1)
-        hyp_attn = torch.cat([attn[flat], weights[flat].unsqueeze(1)], 1)
-        if bool(fin.any()):  # most steps end nothing: skip the buffer copy
+        if bool(fin.any()):  # most steps end nothing
             score = torch.where(fin, top_lp / length_penalty(t + 1, alpha), -math.inf)
-            finished.merge(
-                score,
-                torch.where(fin, top_lp, -math.inf),
-                t + 1,
-                hyp_tokens.view(batch, -1, t + 1),
-                hyp_attn.view(batch, -1, t + 1, src_len),
-            )
+            finished.merge(score, torch.where(fin, top_lp, -math.inf), t + 1, origin)
 
         # Alive: the K best candidates that did not end.
-        alive_lp, pick = torch.where(is_eos, -math.inf, top_lp).topk(k, dim=1)  # (B, K)
+        alive, pick = torch.where(is_eos, -math.inf, top_lp).topk(k, dim=1)  # (B, K)
         rows = origin.gather(1, pick).view(-1)
-        sel = (torch.arange(batch, device=device)[:, None] * top_lp.size(1) + pick).view(-1)
-        tokens, attn = hyp_tokens[sel], hyp_attn[sel]
         prev = token.gather(1, pick).view(-1)
-        alive = alive_lp
+        history.add(weights, prev, rows)
         state = state.index_select(rows)
 
         # alive log-probs only fall, and lp(n) grows with n: the best any alive
@@ -207,11 +223,15 @@ def beam_search(
         can_reach = alive.max(1).values / bound_lp
         if bool((finished.score[:, nbest - 1] >= can_reach).all()):
             break
-    return _collect(finished, nbest, src_lengths)
+    return _collect(finished, history, nbest, src_lengths)
 
 
-def _collect(finished: _Finished, nbest: int, src_lengths: Tensor) -> list[list[Hypothesis]]:
+def _collect(
+    finished: _Finished, history: _History, nbest: int, src_lengths: Tensor
+) -> list[list[Hypothesis]]:
     """Turn the finished buffer into per-item lists of `Hypothesis`, best first."""
+    length = finished.length[:, :nbest]
+    tokens, attn = history.trace(finished.origin[:, :nbest], length)
     results = []
     for b in range(finished.score.size(0)):
         hyps = []
@@ -219,13 +239,13 @@ def _collect(finished: _Finished, nbest: int, src_lengths: Tensor) -> list[list[
             score = float(finished.score[b, j])
             if not math.isfinite(score):
                 break
-            n = int(finished.length[b, j])
+            n = int(length[b, j])
             hyps.append(
                 Hypothesis(
-                    finished.tokens[b, j, : n - 1].tolist(),
+                    tokens[b, j, : n - 1].tolist(),
                     score,
                     float(finished.log_prob[b, j]),
-                    finished.attn[b, j, :n, : int(src_lengths[b])].cpu(),
+                    attn[b, j, :n, : int(src_lengths[b])].cpu(),
                 )
             )
         results.append(hyps)
