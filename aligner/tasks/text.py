@@ -33,7 +33,7 @@ from aligner.data.datasets import TextPairDataset
 from aligner.data.manifest import read_manifest
 from aligner.decode.beam import Hypothesis, beam_search, greedy_search
 from aligner.models.seq2seq import Seq2Seq, build_seq2seq
-from aligner.text.symbols import UNK, SymbolTable
+from aligner.text.symbols import SPECIALS, UNK, SymbolTable
 
 Split = Literal["chars", "words", "tokens"]
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -405,6 +405,22 @@ def _signature(symbols: dict[str, Any]) -> dict[str, Any]:
     return {"task": symbols.get("task"), "src": symbols["src"], "tgt": symbols["tgt"], **split}
 
 
+def _check_space_marks(path, src: SymbolTable, tgt: SymbolTable, symbols: dict) -> None:
+    """A `tokens` table without any `SPACE_MARK` token was built by the split of aligner
+    before it marked spaces (every sentence's first token now carries one): its output
+    would lose its spacing, so it is refused with a one-line reason."""
+    data = symbols.get("data", {})
+    for side, key, table in (("source", "src_split", src), ("target", "tgt_split", tgt)):
+        regular = table.symbols[len(SPECIALS) :]
+        if data.get(key) == "tokens" and regular:
+            if not any(t.startswith(SPACE_MARK) for t in regular):
+                raise ValueError(
+                    f"{path}: its {side} tokens carry no '{SPACE_MARK}' space marks: it was "
+                    "trained before the tokens split marked spaces; retrain it with this "
+                    "version of aligner"
+                )
+
+
 def load_checkpoints(paths: Sequence[str | Path], task: str):
     """One model, or an `Ensemble` of several, from the checkpoint files `paths` of a
     `task` (g2p | nmt) run.
@@ -428,6 +444,7 @@ def load_checkpoints(paths: Sequence[str | Path], task: str):
                 f"recipes/{task}/ (task: {task})"
             )
         loaded.append((str(path), *load_model(state)))
+        _check_space_marks(path, *loaded[-1][2:])
     first_name, model, src, tgt, symbols = loaded[0]
     if len(loaded) == 1:
         return model, src, tgt, symbols

@@ -217,6 +217,25 @@ def test_translate_maps_unknown_words_and_reads_manifests(nmt_ckpt, tmp_path):
     assert empty.exit_code == 1 and "no text given" in empty.output
 
 
+def test_a_checkpoint_from_before_the_space_marks_is_refused(nmt_ckpt, tmp_path):
+    """Its tokens table has no ▁ (the old split): its output would lose its spaces."""
+    ckpt, _ = nmt_ckpt
+    state = torch.load(ckpt, weights_only=False)
+    for side in ("src", "tgt"):
+        old: list[str] = []
+        for sym in state["symbols"][side]["symbols"]:
+            plain = sym.replace("▁", "")
+            while plain in old:
+                plain += "~"
+            old.append(plain)
+        state["symbols"][side]["symbols"] = old
+    torch.save(state, tmp_path / "old.pt")
+    result = invoke("translate", "--checkpoint", str(tmp_path / "old.pt"), "--text", "A dog.")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "old.pt: its source tokens carry no '▁' space marks" in result.output
+    assert invoke("translate", "--checkpoint", str(ckpt), "--text", "A dog.").exit_code == 0
+
+
 def test_decoding_defaults_come_from_the_recipe_and_options_override_them(g2p_dir, tmp_path):
     """A recipe's model.max_len_ratio and length_penalty are the command's defaults."""
     from aligner.decode.beam import beam_search
