@@ -9,8 +9,8 @@ The whole batch is searched at once: the `K` hypotheses of the `B` items live in
 tensors of shape `(B*K, ...)`. Their histories are back-pointers, followed once at the
 end, so a step costs the same however long the outputs are. Finished hypotheses sit
 in a fixed-size buffer per item, merged with `topk`, and are kept until no alive
-hypothesis can beat the n-th best of them (the GNMT length penalty can raise a longer hypothesis' score, so the bound
-uses each item's maximum length).
+hypothesis can beat the n-th best of them (the GNMT length penalty can raise a longer
+hypothesis' score, so the bound uses each item's maximum length).
 
 Lengths count the output tokens including the final </s>. Hypothesis scores are
 `log P(y | x) / lp(|y|)` with `lp(n) = ((5 + n) / 6) ** alpha` (Wu et al. 2016);
