@@ -42,9 +42,13 @@ def model_for(args: argparse.Namespace) -> torch.nn.Module:
     ).eval()
 
 
-def sources(batch: int, length: int, vocab: int) -> tuple[torch.Tensor, torch.Tensor]:
+def sources(
+    batch: int, length: int, vocab: int, full: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """`batch` random sources of `length` tokens (with `full`) or of length/2..length."""
     gen = torch.Generator().manual_seed(1)
-    lengths = torch.randint(max(1, length // 2), length + 1, (batch,), generator=gen)
+    shortest = length if full else max(1, length // 2)
+    lengths = torch.randint(shortest, length + 1, (batch,), generator=gen)
     src = torch.randint(4, vocab, (batch, length), generator=gen)
     src[torch.arange(length)[None] >= lengths[:, None]] = 0
     return src, lengths
@@ -90,8 +94,7 @@ def main() -> None:
     print(f"same hypotheses: {same}")
 
     per_step = {}
-    s, n = sources(args.batch, args.long_src, args.vocab)
-    n[:] = args.long_src
+    s, n = sources(args.batch, args.long_src, args.vocab, full=True)
     for ratio in (0.5, args.long_ratio):
         t, out = timed(lambda r=ratio: beam_search(model, s, n, args.beam, 1, 0.0, r))
         steps = max(len(h[0].tokens) + 1 for h in out)

@@ -209,12 +209,13 @@ def run(
     """
     from aligner.tasks.text import decoding_options, join_tokens
 
-    given = sum(bool(inp.text) for inp in inputs) if task == "nmt" else len(inputs)
+    blank_is_error = task == "g2p"  # g2p has dropped its words file's blank lines
+    given = len(inputs) if blank_is_error else sum(bool(inp.text) for inp in inputs)
     check_search(beam, nbest, alignment, given, force)
     model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
-    encoded = encode_inputs(inputs, src_table, data, unknown, blank_is_error=task == "g2p")
+    encoded = encode_inputs(inputs, src_table, data, unknown, blank_is_error)
     alpha, max_len_ratio = decoding_options(symbols, alpha, max_len_ratio)
     if max_len_ratio <= 0:
         raise click.ClickException(f"need --max-len-ratio > 0, got {max_len_ratio}")

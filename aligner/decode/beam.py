@@ -152,12 +152,11 @@ class _History:
         tokens = origin.new_zeros(*origin.shape, steps)
         attn = self.weights[0].new_zeros(*origin.shape, steps, self.weights[0].size(1))
         for s in range(steps - 1, -1, -1):
-            end, inside = length - 1 == s, length - 1 > s
+            live, end = length > s, length - 1 == s  # step s is in the output / its </s>
             parent = self.parent[s][row]
-            tokens[..., s] = torch.where(end, self.eos_id, self.token[s][row]) * (end | inside)
-            at = torch.where(end, row, parent)
-            attn[..., s, :] = self.weights[s][at] * (end | inside)[..., None]
-            row = torch.where(inside, parent, row)
+            tokens[..., s] = torch.where(end, self.eos_id, self.token[s][row]) * live
+            attn[..., s, :] = self.weights[s][torch.where(end, row, parent)] * live[..., None]
+            row = torch.where(live & ~end, parent, row)
         return tokens, attn
 
 

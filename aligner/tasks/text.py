@@ -412,13 +412,16 @@ def _check_space_marks(path, src: SymbolTable, tgt: SymbolTable, symbols: dict) 
     data = symbols.get("data", {})
     for side, key, table in (("source", "src_split", src), ("target", "tgt_split", tgt)):
         regular = table.symbols[len(SPECIALS) :]
-        if data.get(key) == "tokens" and regular:
-            if not any(t.startswith(SPACE_MARK) for t in regular):
-                raise ValueError(
-                    f"{path}: its {side} tokens carry no '{SPACE_MARK}' space marks: it was "
-                    "trained before the tokens split marked spaces; retrain it with this "
-                    "version of aligner"
-                )
+        if (
+            data.get(key) == "tokens"
+            and regular
+            and not any(t.startswith(SPACE_MARK) for t in regular)
+        ):
+            raise ValueError(
+                f"{path}: its {side} tokens carry no '{SPACE_MARK}' space marks: it was "
+                "trained before the tokens split marked spaces; retrain it with this "
+                "version of aligner"
+            )
 
 
 def load_checkpoints(paths: Sequence[str | Path], task: str):
@@ -443,8 +446,9 @@ def load_checkpoints(paths: Sequence[str | Path], task: str):
                 f"{path} is a {found!r} checkpoint; give one trained with a recipe from "
                 f"recipes/{task}/ (task: {task})"
             )
-        loaded.append((str(path), *load_model(state)))
-        _check_space_marks(path, *loaded[-1][2:])
+        model, src, tgt, symbols = load_model(state)
+        _check_space_marks(path, src, tgt, symbols)
+        loaded.append((str(path), model, src, tgt, symbols))
     first_name, model, src, tgt, symbols = loaded[0]
     if len(loaded) == 1:
         return model, src, tgt, symbols
