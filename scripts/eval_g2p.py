@@ -5,6 +5,9 @@
 
 Several checkpoints (`--checkpoint A.pt B.pt ...`) are decoded as one ensemble
 (`aligner.decode.ensemble`: the members' probabilities averaged at every step).
+`--r2l R.pt [...] --r2l-weight 0.3 0.5` adds one row per weight: the beam's n-best
+reranked by right-to-left models (`aligner.decode.rerank`); choose the weight on the
+valid split (`--split valid`), then report it on the test split.
 
 A word is correct when its output equals ANY of its reference pronunciations (the
 manifest may hold several lines per word); PER sums the edit distance to the closest
@@ -29,11 +32,14 @@ from pathlib import Path
 import torch
 
 from aligner.data.manifest import read_manifest
+from aligner.decode.rerank import rerank, reverse_scores
 from aligner.tasks.text import (
     decode_batch,
     decoding_options,
     g2p_error_rates,
     load_checkpoints,
+    load_reverse_checkpoints,
+    output_tokens,
     splitter,
 )
 
@@ -47,18 +53,32 @@ def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
     return refs
 
 
-def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | None, batch: int):
-    """Hypotheses (word -> phones), words per second and the length penalty used, of an
-    aligner checkpoint (or of an ensemble of several)."""
+def run_aligner(
+    ckpts: list[Path],
+    words: list[str],
+    beam: int,
+    alpha: float | None,
+    batch: int,
+    reverse: list[Path] | None = None,
+    weights: list[float] = (),
+):
+    """Hypotheses (word -> phones) and words per second of an aligner checkpoint (or of
+    an ensemble of several), as `{name: (hyps, speed)}`, and the length penalty used.
+
+    With `reverse` checkpoints (models reading the target the other way), the beam's
+    n-best is also reranked with them at each of `weights` (`aligner.decode.rerank`):
+    rows ``r2l@W``, whose speed counts both models."""
     try:
         model, src, tgt, symbols = load_checkpoints(ckpts, "g2p")
+        back = load_reverse_checkpoints(reverse, "g2p", symbols)[0] if reverse else None
     except ValueError as err:
         sys.exit(str(err))
     split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
     alpha, max_len_ratio = decoding_options(symbols, alpha)
     order = sorted(words, key=len)
-    hyps: dict[str, list[str]] = {}
-    start = time.perf_counter()
+    nbests: dict[str, list] = {}
+    backs: dict[str, list[float]] = {}
+    seconds = [0.0, 0.0]
     for i in range(0, len(order), batch):
         chunk = order[i : i + batch]
         ids = [src.encode(split(w), unknown="map") for w in chunk]
@@ -66,11 +86,25 @@ def run_aligner(ckpts: list[Path], words: list[str], beam: int, alpha: float | N
         padded = torch.zeros(len(ids), int(lengths.max()), dtype=torch.long)
         for row, x in enumerate(ids):
             padded[row, : len(x)] = torch.tensor(x)
-        for word, nbest in zip(
-            chunk, decode_batch(model, padded, lengths, beam, 1, alpha, max_len_ratio)
-        ):
-            hyps[word] = tgt.decode(nbest[0].tokens)
-    return hyps, len(words) / (time.perf_counter() - start), alpha
+        start = time.perf_counter()
+        nbest = beam if back is not None else 1
+        results = decode_batch(model, padded, lengths, beam, nbest, alpha, max_len_ratio)
+        seconds[0] += time.perf_counter() - start
+        nbests.update(zip(chunk, results))
+        if back is not None:
+            start = time.perf_counter()
+            backs.update(zip(chunk, reverse_scores(back, padded, lengths, results, alpha)))
+            seconds[1] += time.perf_counter() - start
+
+    def phones(hyp) -> list[str]:
+        return output_tokens(tgt.decode(hyp.tokens), symbols)
+
+    systems = {"aligner": ({w: phones(nbests[w][0]) for w in words}, len(words) / seconds[0])}
+    for weight in weights if back is not None else ():
+        reranked = rerank([nbests[w] for w in words], [backs[w] for w in words], weight)
+        hyps = {w: phones(r[0]) for w, r in zip(words, reranked)}
+        systems[f"r2l@{weight:g}"] = (hyps, len(words) / sum(seconds))
+    return systems, alpha
 
 
 def load_g2p_en():
@@ -102,6 +136,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--checkpoint", type=Path, nargs="+", required=True, help="several: an ensemble"
     )
+    parser.add_argument(
+        "--r2l",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="right-to-left checkpoint(s) (data.reverse_target) that rerank the beam's n-best",
+    )
+    parser.add_argument(
+        "--r2l-weight",
+        type=float,
+        nargs="+",
+        default=[0.5],
+        help="weight(s) of the right-to-left score in [0, 1]; one row each (default 0.5)",
+    )
     parser.add_argument("--data", type=Path, required=True, help="folder with test.jsonl")
     parser.add_argument("--split", default="test", help="manifest name (default: test)")
     parser.add_argument("--beam", type=int, default=5)
@@ -130,16 +178,22 @@ def main(argv: list[str] | None = None) -> None:
     refs = references(manifest, lowercase=True)
     words = list(refs)[: args.limit]
     refs = {w: refs[w] for w in words}
-    hyps, speed, alpha = run_aligner(args.checkpoint, words, args.beam, args.alpha, args.batch)
-    rows = [("aligner", *_score((hyps, speed), refs))]
+    if args.r2l and not all(0 <= w <= 1 for w in args.r2l_weight):
+        sys.exit(f"--r2l-weight takes weights in [0, 1], got {args.r2l_weight}")
+    systems, alpha = run_aligner(
+        args.checkpoint, words, args.beam, args.alpha, args.batch, args.r2l, args.r2l_weight
+    )
+    rows = [(name, *_score(result, refs)) for name, result in systems.items()]
     if not args.no_g2p_en:
         rows.append(("g2p_en", *_score(run_g2p_en(words), refs)))
     members = f", ensemble of {len(args.checkpoint)}" if len(args.checkpoint) > 1 else ""
+    if args.r2l:
+        members += f", r2l@W: n-best reranked by {len(args.r2l)} right-to-left model(s)"
     print(f"{len(words)} words from {manifest} (beam {args.beam}, alpha {alpha}{members})")
-    print(f"{'':<10}{'with stress':>16}{'without stress':>18}")
-    print(f"{'system':<10}{'PER %':>8}{'WER %':>8}{'PER %':>9}{'WER %':>9}{'words/s':>10}")
+    print(f"{'':<12}{'with stress':>16}{'without stress':>18}")
+    print(f"{'system':<12}{'PER %':>8}{'WER %':>8}{'PER %':>9}{'WER %':>9}{'words/s':>10}")
     for name, per, wer, per_ns, wer_ns, speed in rows:
-        print(f"{name:<10}{per:>8.2f}{wer:>8.2f}{per_ns:>9.2f}{wer_ns:>9.2f}{speed:>10.1f}")
+        print(f"{name:<12}{per:>8.2f}{wer:>8.2f}{per_ns:>9.2f}{wer_ns:>9.2f}{speed:>10.1f}")
 
 
 def strip_stress(phones: list[str]) -> list[str]:

@@ -141,12 +141,16 @@ def decode_all(
     nbest: int,
     alpha: float,
     max_len_ratio: float,
+    rerank_by: tuple[Any, float] | None = None,
 ):
     """n-best `Hypothesis` lists for every encoded input, in input order (batched by
-    length); None where the input is None."""
+    length); None where the input is None. With `rerank_by = (reverse_model, weight)`
+    the whole beam is reranked by the model reading the target the other way
+    (`aligner.decode.rerank`) before the `nbest` best are kept."""
     import torch
     from tqdm import tqdm
 
+    from aligner.decode.rerank import rerank, reverse_scores
     from aligner.tasks.text import decode_batch
 
     todo = [i for i, ids in enumerate(encoded) if ids is not None]
@@ -158,9 +162,13 @@ def decode_all(
         src = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
         for row, i in enumerate(chunk):
             src[row, : len(encoded[i])] = torch.tensor(encoded[i])
-        for i, hyps in zip(
-            chunk, decode_batch(model, src, lengths, beam, nbest, alpha, max_len_ratio)
-        ):
+        found = decode_batch(
+            model, src, lengths, beam, nbest if rerank_by is None else beam, alpha, max_len_ratio
+        )
+        if rerank_by is not None:
+            back = reverse_scores(rerank_by[0], src, lengths, found, alpha)
+            found = [hyps[:nbest] for hyps in rerank(found, back, rerank_by[1])]
+        for i, hyps in zip(chunk, found):
             results[i] = hyps
     return results
 
@@ -199,34 +207,54 @@ def run(
     max_len_ratio: float | None,
     alignment: Path | None,
     force: bool,
+    r2l: tuple[Path, ...] = (),
+    r2l_weight: float = 0.5,
 ) -> None:
     """Shared body of both commands: load, encode, decode, print (and plot).
+
+    `r2l`: checkpoints of models reading the target the other way, whose scores rerank
+    the beam with weight `r2l_weight` (`aligner.decode.rerank`).
 
     A bad input is reported and skipped while the others are converted; the command
     then ends with exit status 1 after counting them. A translation prints an empty
     line for a blank or skipped input, so that its output lines match the input lines;
     for G2P a blank input (an empty argument) is a bad one.
     """
-    from aligner.tasks.text import decoding_options, join_tokens
+    from aligner.tasks.text import (
+        decoding_options,
+        join_tokens,
+        load_reverse_checkpoints,
+        output_tokens,
+    )
 
     blank_is_error = task == "g2p"  # g2p has dropped its words file's blank lines
     given = len(inputs) if blank_is_error else sum(bool(inp.text) for inp in inputs)
     check_search(beam, nbest, alignment, given, force)
+    if not 0.0 <= r2l_weight <= 1.0:
+        raise click.ClickException(f"need 0 <= --r2l-weight <= 1, got {r2l_weight}")
     model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
+    rerank_by = None
+    if r2l:
+        try:
+            rerank_by = (load_reverse_checkpoints(r2l, task, symbols)[0], r2l_weight)
+        except ValueError as err:
+            raise click.ClickException(str(err)) from None
     data = symbols["data"]
     unknown = "map" if data.get("min_freq", 1) > 1 else "error"
     encoded = encode_inputs(inputs, src_table, data, unknown, blank_is_error)
     alpha, max_len_ratio = decoding_options(symbols, alpha, max_len_ratio)
     if max_len_ratio <= 0:
         raise click.ClickException(f"need --max-len-ratio > 0, got {max_len_ratio}")
-    results = decode_all(model, encoded, beam, nbest, alpha, max_len_ratio)
+    results = decode_all(model, encoded, beam, nbest, alpha, max_len_ratio, rerank_by)
     for inp, hyps in zip(inputs, results):
         if hyps is None:
             if task == "nmt" and nbest == 1:
                 click.echo("")
             continue
         for rank, hyp in enumerate(hyps, 1):
-            out = join_tokens(tgt_table.decode(hyp.tokens), data["tgt_split"])
+            out = join_tokens(
+                output_tokens(tgt_table.decode(hyp.tokens), symbols), data["tgt_split"]
+            )
             if nbest == 1:
                 click.echo(f"{inp.text}\t{out}" if task == "g2p" else out)
             else:
@@ -269,6 +297,20 @@ def search_options(func):
         ),
         click.option("--force", is_flag=True, help="Overwrite an existing --alignment file."),
         click.option(
+            "--r2l",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="A checkpoint trained with data.reverse_target=true (right to left); repeat "
+            "it for an ensemble. Its scores rerank the whole beam before --nbest are kept.",
+        ),
+        click.option(
+            "--r2l-weight",
+            type=float,
+            default=0.5,
+            show_default=True,
+            help="Weight w of the --r2l score: (1 - w) * main + w * r2l.",
+        ),
+        click.option(
             "--checkpoint",
             "checkpoints",
             required=True,
@@ -293,7 +335,19 @@ def search_options(func):
 @click.command()
 @click.argument("words", nargs=-1)
 @search_options
-def g2p(words, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignment, force):
+def g2p(
+    words,
+    checkpoints,
+    in_file,
+    beam,
+    nbest,
+    alpha,
+    max_len_ratio,
+    alignment,
+    force,
+    r2l,
+    r2l_weight,
+):
     """Convert WORD... (or the words of --in FILE) to ARPAbet phonemes.
 
     Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
@@ -301,16 +355,42 @@ def g2p(words, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignmen
     inputs = read_inputs(words, in_file, "words")
     if in_file is not None:  # blank lines of a words file are spacing, not words
         inputs = [inp for inp in inputs if inp.text]
-    run("g2p", checkpoints, inputs, beam, nbest, alpha, max_len_ratio, alignment, force)
+    run(
+        "g2p",
+        checkpoints,
+        inputs,
+        beam,
+        nbest,
+        alpha,
+        max_len_ratio,
+        alignment,
+        force,
+        r2l,
+        r2l_weight,
+    )
 
 
 @click.command()
 @click.option("--text", default=None, help="A sentence to translate.")
 @search_options
-def translate(text, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignment, force):
+def translate(
+    text, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignment, force, r2l, r2l_weight
+):
     """Translate --text or each line of --in FILE with an NMT checkpoint.
 
     Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
     """
     inputs = read_inputs((text,) if text is not None else (), in_file, "text", "with --text")
-    run("nmt", checkpoints, inputs, beam, nbest, alpha, max_len_ratio, alignment, force)
+    run(
+        "nmt",
+        checkpoints,
+        inputs,
+        beam,
+        nbest,
+        alpha,
+        max_len_ratio,
+        alignment,
+        force,
+        r2l,
+        r2l_weight,
+    )

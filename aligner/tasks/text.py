@@ -50,7 +50,10 @@ class TextData:
     "▁" so that output text gets its spacing back: see `split_spaced`). `min_freq`:
     rarer training tokens map to <unk> (NMT). `lowercase` folds the source,
     `lowercase_target` the target, before splitting (both recipes fold the source only:
-    ARPAbet and translations keep their case).
+    ARPAbet and translations keep their case). `reverse_target` trains a right-to-left
+    model: it reads and writes the target tokens last to first (`output_tokens` turns its
+    output back), the partner that reranks a left-to-right model's n-best
+    (`aligner.decode.rerank`).
     """
 
     train: str = "train.jsonl"
@@ -60,6 +63,7 @@ class TextData:
     lowercase: bool = False
     lowercase_target: bool = False
     min_freq: int = 1
+    reverse_target: bool = False
 
 
 @dataclass
@@ -276,7 +280,7 @@ class TextTask:
             nll_sum, n_tokens = nll_sum + float(nll) * count, n_tokens + count
             for i, nbest in enumerate(self._decode(model, batch["src"], batch["src_lengths"])):
                 sources.append(self._src_text(batch["src"][i, : batch["src_lengths"][i]]))
-                hyps.append(self.tgt_table.decode(nbest[0].tokens))
+                hyps.append(output_tokens(self.tgt_table.decode(nbest[0].tokens), self.symbols))
                 refs.append(self._references[batch["ids"][i]])
         metrics = {"loss": nll_sum / max(n_tokens, 1)}
         metrics.update(self._scores(sources, hyps, refs))
@@ -355,6 +359,8 @@ def build(cfg: Any, data_dir: Path) -> TextTask:
         raise ValueError(f"aligner.tasks.text builds g2p or nmt, not {cfg.task!r}")
     src_fn = splitter(data.src_split, data.lowercase)
     tgt_fn = splitter(data.tgt_split, data.lowercase_target)
+    if data.reverse_target:
+        tgt_fn = _reversed(tgt_fn)
     src_table = build_table((it["source"] for it in train_items), src_fn, data.min_freq)
     tgt_table = build_table((it["target"] for it in train_items), tgt_fn, data.min_freq)
     unknown = "map" if data.min_freq > 1 else "error"
@@ -362,6 +368,18 @@ def build(cfg: Any, data_dir: Path) -> TextTask:
     valid_set = TextPairDataset(valid_items, src_table, tgt_table, src_fn, tgt_fn, "map")
     model = build_model(opts, len(src_table), len(tgt_table))
     return TextTask(cfg.task, model, train_set, valid_set, src_table, tgt_table, data, opts)
+
+
+def _reversed(split: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """`split` with its tokens in reverse order (a right-to-left model's targets)."""
+    return lambda text: split(text)[::-1]
+
+
+def output_tokens(tokens: Sequence[str], symbols: dict[str, Any]) -> list[str]:
+    """A model's output tokens in reading order: reversed back for a right-to-left
+    model (`data.reverse_target` in its `symbols`), unchanged otherwise."""
+    reverse = symbols.get("data", {}).get("reverse_target", False)
+    return list(tokens)[::-1] if reverse else list(tokens)
 
 
 def build_model(opts: TextModel, src_vocab: int, tgt_vocab: int) -> Seq2Seq:
@@ -402,6 +420,7 @@ def _signature(symbols: dict[str, Any]) -> dict[str, Any]:
     """What ensemble members must share: task, symbol tables, tokenization."""
     data = symbols.get("data", {})
     split = {k: data.get(k) for k in ("src_split", "tgt_split", "lowercase")}
+    split["reverse_target"] = data.get("reverse_target", False)
     return {"task": symbols.get("task"), "src": symbols["src"], "tgt": symbols["tgt"], **split}
 
 
@@ -462,3 +481,29 @@ def load_checkpoints(paths: Sequence[str | Path], task: str):
                 "differ (ensemble checkpoints trained on the same data and recipe)"
             )
     return Ensemble([m for _, m, _, _, _ in loaded]).eval(), src, tgt, symbols
+
+
+def load_reverse_checkpoints(
+    paths: Sequence[str | Path], task: str, symbols: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """The model (or ensemble) of `paths` that reads the target in the opposite direction
+    to the model whose `symbols` are given, to rerank its n-best
+    (`aligner.decode.rerank`): e.g. right-to-left checkpoints (`data.reverse_target`)
+    for left-to-right ones. Returns `(model, its symbols)`; a one-line `ValueError` when
+    the direction is the same or the symbol tables or tokenization differ."""
+    model, _, _, reverse = load_checkpoints(paths, task)
+    ref, sig = _signature(symbols), _signature(reverse)
+    if sig["reverse_target"] == ref["reverse_target"]:
+        way = "right-to-left" if ref["reverse_target"] else "left-to-right"
+        raise ValueError(
+            f"{paths[0]} reads the target {way}, as the main model does; the reranking "
+            "model must read it the other way (train it with --set data.reverse_target="
+            f"{str(not ref['reverse_target']).lower()})"
+        )
+    differ = [k for k in ref if k != "reverse_target" and sig[k] != ref[k]]
+    if differ:
+        raise ValueError(
+            f"{paths[0]} cannot rerank the main model's output: their {', '.join(differ)} "
+            "differ (train both on the same data with the same tokenization)"
+        )
+    return model, reverse

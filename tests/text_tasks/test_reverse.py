@@ -1,0 +1,145 @@
+"""Right-to-left models (`data.reverse_target`): training targets, validation, and the
+reranking of a left-to-right model's beam by `aligner g2p --r2l` and eval_g2p.py."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from aligner.config import ExperimentConfig
+from aligner.decode.beam import beam_search, greedy_search
+from aligner.decode.rerank import rerank, reverse_scores
+from aligner.tasks.text import (
+    build,
+    g2p_error_rates,
+    load_checkpoints,
+    load_reverse_checkpoints,
+    output_tokens,
+    splitter,
+)
+
+from .test_eval_g2p import load_script
+from .test_text_cli import invoke, save_checkpoint
+from .test_text_task import TINY
+
+
+def g2p(folder, seed: int, reverse: bool, **data):
+    torch.manual_seed(seed)
+    cfg = ExperimentConfig(
+        task="g2p",
+        model=dict(TINY),
+        data={"lowercase": True, "reverse_target": reverse, **data},
+    )
+    task = build(cfg, folder)
+    with torch.no_grad():  # peaked, varied outputs that do not stop at once (untrained)
+        task.model.decoder.generator.weight.mul_(6.0)
+        task.model.decoder.generator.bias[task.model.eos_id] -= 4.0
+    return task, cfg
+
+
+@pytest.fixture
+def pair(g2p_dir, tmp_path):
+    """A left-to-right and a right-to-left checkpoint (untrained, different seeds)."""
+    l2r, cfg = g2p(g2p_dir, 1, False)
+    r2l, cfg_r = g2p(g2p_dir, 2, True)
+    return (
+        (save_checkpoint(l2r, tmp_path / "l2r.pt", cfg), l2r),
+        (save_checkpoint(r2l, tmp_path / "r2l.pt", cfg_r), r2l),
+    )
+
+
+def test_reverse_target_reverses_the_training_targets_only(g2p_dir):
+    l2r, _ = g2p(g2p_dir, 0, False)
+    r2l, _ = g2p(g2p_dir, 0, True)
+    assert r2l.tgt_table.symbols == l2r.tgt_table.symbols
+    for i in (0, 5, len(l2r.train_set) - 1):
+        a, b = l2r.train_set[i], r2l.train_set[i]
+        torch.testing.assert_close(a["src"], b["src"])
+        assert b["tgt"].tolist() == a["tgt"].flip(0).tolist()
+    assert r2l.symbols["data"]["reverse_target"] is True
+    assert output_tokens(["A", "B", "C"], r2l.symbols) == ["C", "B", "A"]
+    assert output_tokens(["A", "B", "C"], l2r.symbols) == ["A", "B", "C"]
+    assert output_tokens(["A"], {"data": {}}) == ["A"]  # checkpoints from before the option
+
+
+def test_right_to_left_validation_scores_the_output_turned_back(g2p_dir):
+    task, _ = g2p(g2p_dir, 3, True)
+    task.model.eval()
+    items = [task.valid_set[i] for i in range(len(task.valid_set))]
+    metrics = task.validate(task.model, [task.collate(items)], 0, None)
+    batch = task.collate(items)
+    split = splitter("words")
+    hyps, refs = {}, {}
+    for i, h in enumerate(greedy_search(task.model, batch["src"], batch["src_lengths"])):
+        word = "".join(task.src_table.decode(batch["src"][i, : batch["src_lengths"][i]].tolist()))
+        hyps.setdefault(word, task.tgt_table.decode(h.tokens)[::-1])
+        refs.setdefault(word, []).append(split(task.valid_set.items[i]["target"]))
+    per, wer = g2p_error_rates(hyps, refs)
+    assert metrics["per"] == pytest.approx(100 * per) and metrics["wer"] == pytest.approx(100 * wer)
+
+
+def test_directions_do_not_mix_in_an_ensemble_and_a_reranker_must_differ(pair, g2p_dir, tmp_path):
+    (l2r_ckpt, _), (r2l_ckpt, _) = pair
+    with pytest.raises(ValueError, match="reverse_target"):
+        load_checkpoints([l2r_ckpt, r2l_ckpt], "g2p")
+    _, _, _, symbols = load_checkpoints([l2r_ckpt], "g2p")
+    with pytest.raises(ValueError, match="left-to-right, as the main model"):
+        load_reverse_checkpoints([l2r_ckpt], "g2p", symbols)
+    other, cfg = g2p(g2p_dir, 4, True, lowercase=False)
+    other_ckpt = save_checkpoint(other, tmp_path / "upper.pt", cfg)
+    with pytest.raises(ValueError, match="upper.pt cannot rerank.*lowercase"):
+        load_reverse_checkpoints([other_ckpt], "g2p", symbols)
+    model, reverse = load_reverse_checkpoints([r2l_ckpt, r2l_ckpt], "g2p", symbols)
+    assert reverse["data"]["reverse_target"] and len(model.members) == 2
+
+
+def test_g2p_cli_reranks_with_the_right_to_left_model(pair):
+    (l2r_ckpt, l2r), (r2l_ckpt, r2l) = pair
+    l2r.model.eval(), r2l.model.eval()
+    words = ["toad", "bad", "cat", "dote"]
+    common = ["g2p", "--checkpoint", str(l2r_ckpt), "--beam", "4", *words]
+    plain = invoke(*common)
+    zero = invoke(*common, "--r2l", str(r2l_ckpt), "--r2l-weight", "0")
+    assert plain.exit_code == 0 and zero.output == plain.output
+    for weight in (0.5, 1.0):
+        result = invoke(*common, "--r2l", str(r2l_ckpt), "--r2l-weight", str(weight))
+        assert result.exit_code == 0, result.output
+        for word, line in zip(words, result.output.splitlines()):
+            ids = torch.tensor([l2r.src_table.encode(list(word))])
+            lengths = torch.tensor([len(word)])
+            nbest = beam_search(l2r.model, ids, lengths, 4, 4, 0.0)
+            back = reverse_scores(r2l.model, ids, lengths, nbest)
+            best = rerank(nbest, back, weight)[0][0]
+            assert line == f"{word}\t" + " ".join(l2r.tgt_table.decode(best.tokens))
+    assert result.output != plain.output  # the reverse model changed some choices
+    nbest = invoke(*common[:-3], "--r2l", str(r2l_ckpt), "--nbest", "3")
+    assert [line.split("\t")[1] for line in nbest.output.splitlines()] == ["1", "2", "3"]
+    bad = invoke(*common, "--r2l", str(r2l_ckpt), "--r2l-weight", "2")
+    assert bad.exit_code == 1 and "--r2l-weight" in bad.output
+    same = invoke(*common, "--r2l", str(l2r_ckpt))
+    assert same.exit_code == 1 and "other way" in same.output and "Traceback" not in same.output
+
+
+def test_a_right_to_left_checkpoint_alone_prints_in_reading_order(pair):
+    _, (r2l_ckpt, r2l) = pair
+    r2l.model.eval()
+    result = invoke("g2p", "--checkpoint", str(r2l_ckpt), "--beam", "3", "toad")
+    assert result.exit_code == 0, result.output
+    ids = torch.tensor([r2l.src_table.encode(list("toad"))])
+    ((best,),) = beam_search(r2l.model, ids, torch.tensor([4]), 3, 1, 0.0)
+    assert result.output.strip() == "toad\t" + " ".join(r2l.tgt_table.decode(best.tokens)[::-1])
+
+
+def test_eval_g2p_adds_a_row_per_weight(pair, g2p_dir, capsys):
+    (l2r_ckpt, _), (r2l_ckpt, _) = pair
+    args = ["--checkpoint", str(l2r_ckpt), "--data", str(g2p_dir), "--beam", "3", "--no-g2p-en"]
+    load_script().main([*args, "--r2l", str(r2l_ckpt), "--r2l-weight", "0", "0.5", "1"])
+    out = capsys.readouterr().out.splitlines()
+    assert "reranked by 1 right-to-left" in out[0]
+    rows = {line.split()[0]: [float(x) for x in line.split()[1:5]] for line in out[3:]}
+    assert list(rows) == ["aligner", "r2l@0", "r2l@0.5", "r2l@1"]
+    assert rows["r2l@0"] == rows["aligner"]
+    for per, wer, per_ns, wer_ns in rows.values():
+        assert 0 <= per_ns <= per and 0 <= wer_ns <= wer <= 100  # stress only adds errors
+    with pytest.raises(SystemExit, match="other way"):
+        load_script().main([*args, "--r2l", str(l2r_ckpt)])
