@@ -157,6 +157,27 @@ def test_g2p_training_in_stages_as_the_readme_reproduces_its_best_row(tmp_path):
     assert "--checkpoint exp/seed2/avg.pt exp/seed3/avg.pt" in lines[-1]
 
 
+def test_g2p_right_to_left_runs_rerank_the_ensemble(tmp_path):
+    env = fake_env(tmp_path)
+    r = run_g2p(
+        tmp_path, env, "--seeds", "1 2", "--r2l-seeds", "11", "--r2l-weight", "0.4",
+        "--train-args", "--set train.max_steps=9", "--r2l-train-args", "--set train.lr=1e-3",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls(tmp_path) == ["prepare", *["train"] * 3, *["python"] * 3, "g2p", "g2p", "python"]
+    assert "--out exp/r2l_seed11 " in lines[3] and lines[3].endswith(
+        "--set train.max_steps=9 --set data.reverse_target=true --set train.lr=1e-3 "
+        "--set train.seed=11"
+    )
+    assert "--out exp/r2l_seed11/avg.pt exp/r2l_seed11/checkpoints/" in lines[6]
+    rerank = "--r2l exp/r2l_seed11/avg.pt --r2l-weight 0.4"
+    assert f"--checkpoint exp/seed2/avg.pt {rerank} --beam 5 --in " in lines[7]
+    assert f"--checkpoint exp/seed1/avg.pt exp/seed2/avg.pt {rerank} --data data" in lines[9]
+    r = run_g2p(tmp_path, env, "--r2l-seeds", "x")
+    assert r.returncode == 2 and "--r2l-seeds" in r.stderr
+
+
 # ------------------------------------------------------------------ end to end
 def _tone(path: Path, seconds: float, f0: float, sr: int = 22050) -> None:
     t = np.arange(int(seconds * sr)) / sr

@@ -3,6 +3,7 @@
 #
 #   ./run.sh [--stage N] [--stop-stage M] [--recipe YAML] [--data DIR] [--exp DIR]
 #            [--seeds "1 2 3"] [--average K] [--beam K] [--train-args "--set KEY=VALUE ..."]
+#            [--r2l-seeds "11 12"] [--r2l-weight W] [--r2l-train-args "--set KEY=VALUE ..."]
 #
 # Run it from its folder (data/ and exp/ are written under the current folder).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
@@ -30,6 +31,9 @@ recipe=$root/recipes/g2p/bigru_bahdanau.yaml
 data=data
 exp=exp/bigru_bahdanau
 seeds=
+r2l_seeds=
+r2l_weight=0.5
+r2l_train_args=
 average=3
 beam=5
 train_args=${ALIGNER_TRAIN_ARGS:-}
@@ -41,8 +45,8 @@ python=${PYTHON:-python}
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
 [[ $average =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --average needs a count >= 1" >&2; exit 2; }
-for s in $seeds; do
-  [[ $s =~ ^[0-9]+$ ]] || { echo "run.sh: --seeds takes integers, got $s" >&2; exit 2; }
+for s in $seeds $r2l_seeds; do
+  [[ $s =~ ^[0-9]+$ ]] || { echo "run.sh: --seeds/--r2l-seeds take integers, got $s" >&2; exit 2; }
 done
 
 # runs: the experiment folder of each training run.
@@ -50,15 +54,28 @@ runs() {
   if [ -z "$seeds" ]; then echo $exp; else for s in $seeds; do echo $exp/seed$s; done; fi
 }
 
-# models: every run's model to decode (avg.pt, else best.pt or the latest checkpoint).
+# r2l_runs: the experiment folder of each right-to-left run.
+r2l_runs() { local s; for s in $r2l_seeds; do echo $exp/r2l_seed$s; done; }
+
+# models [RUN...]: each run's model to decode (avg.pt, else best.pt or the latest
+# checkpoint); the left-to-right runs when no run is given.
 models() {
   local run_dir
-  for run_dir in $(runs); do
+  for run_dir in ${@:-$(runs)}; do
     if [ -f $run_dir/avg.pt ]; then echo $run_dir/avg.pt; else exp=$run_dir checkpoint; fi
   done
 }
 # model_args: `--checkpoint M` for each of them (aligner g2p decodes several as an ensemble).
 model_args() { local m; for m in $(models); do echo "--checkpoint $m"; done; }
+# r2l_args [--eval]: `--r2l M` for each right-to-left run (for eval_g2p.py: `--r2l M1 M2
+# ...`) and the weight; nothing without --r2l-seeds.
+r2l_args() {
+  local m
+  [ -n "$r2l_seeds" ] || return 0
+  if [ "${1:-}" = --eval ]; then echo "--r2l $(models $(r2l_runs))"
+  else for m in $(models $(r2l_runs)); do echo "--r2l $m"; done; fi
+  echo "--r2l-weight $r2l_weight"
+}
 
 if run 0; then
   echo "stage 0: prepare CMUdict"
@@ -70,11 +87,16 @@ if run 1; then
   for s in $seeds; do
     (exp=$exp/seed$s; train_args="$train_args --set train.seed=$s"; train_stage)
   done
+  for s in $r2l_seeds; do
+    (exp=$exp/r2l_seed$s
+     train_args="$train_args --set data.reverse_target=true $r2l_train_args --set train.seed=$s"
+     train_stage)
+  done
 fi
 
 if run 2 && [ "$average" -gt 1 ]; then
   echo "stage 2: average the last $average checkpoints of each run"
-  for run_dir in $(runs); do
+  for run_dir in $(runs) $(r2l_runs); do
     if needed $run_dir/avg.pt; then
       # shellcheck disable=SC2046
       $python $root/scripts/average_checkpoints.py --out $run_dir/avg.pt \
@@ -89,10 +111,10 @@ if run 3; then
   if needed $out; then
     mkdir -p $exp/decode
     # shellcheck disable=SC2046
-    $aligner g2p $(model_args) --beam $beam --in $here/words.txt > $out.tmp
+    $aligner g2p $(model_args) $(r2l_args) --beam $beam --in $here/words.txt > $out.tmp
     mv $out.tmp $out
     # shellcheck disable=SC2046
-    $aligner g2p $(model_args) --beam $beam --alignment $exp/decode/aligner.png --force aligner > /dev/null
+    $aligner g2p $(model_args) $(r2l_args) --beam $beam --alignment $exp/decode/aligner.png --force aligner > /dev/null
     cat $out
   fi
 fi
@@ -103,7 +125,7 @@ if run 4; then
   if needed $out; then
     mkdir -p $exp/score
     # shellcheck disable=SC2046,SC2086
-    $python $root/scripts/eval_g2p.py --checkpoint $(models) --data $data --beam $beam $eval_args > $out.tmp
+    $python $root/scripts/eval_g2p.py --checkpoint $(models) $(r2l_args --eval) --data $data --beam $beam $eval_args > $out.tmp
     mv $out.tmp $out
   fi
   cat $out
