@@ -143,3 +143,36 @@ def test_eval_g2p_adds_a_row_per_weight(pair, g2p_dir, capsys):
         assert 0 <= per_ns <= per and 0 <= wer_ns <= wer <= 100  # stress only adds errors
     with pytest.raises(SystemExit, match="other way"):
         load_script().main([*args, "--r2l", str(l2r_ckpt)])
+
+
+def test_a_right_to_left_translation_model_learns_and_prints_in_reading_order(tmp_path):
+    """Trained to memorize two pairs, it writes them last token first; `aligner translate`
+    turns them back, spaces and punctuation in place."""
+    from .conftest import write_jsonl
+
+    pairs = [("The cat sees a dog.", "le chat voit un chien."), ("A dog eats.", "un chien mange.")]
+    items = [{"id": str(i), "source": s, "target": t} for i, (s, t) in enumerate(pairs)]
+    write_jsonl(tmp_path / "train.jsonl", items)
+    write_jsonl(tmp_path / "valid.jsonl", items)
+    data = {"src_split": "tokens", "tgt_split": "tokens", "lowercase": True}
+    cfg = ExperimentConfig(
+        task="nmt",
+        model={**TINY, "decoder": "luong", "label_smoothing": 0.0},
+        data={**data, "reverse_target": True},
+    )
+    torch.manual_seed(0)
+    task = build(cfg, tmp_path)
+    batch = task.collate([task.train_set[0], task.train_set[1]])
+    assert task.tgt_table.decode(batch["tgt_out"][1, :3].tolist()) == [".", "▁mange", "▁chien"]
+    optim = torch.optim.Adam(task.model.parameters(), lr=1e-2)
+    for _ in range(150):
+        loss, _ = task.loss(task.model, batch, 0)
+        optim.zero_grad()
+        loss.backward()
+        optim.step()
+    task.model.eval()
+    assert task.validate(task.model, [batch], 0, None)["bleu"] == pytest.approx(100.0)
+    ckpt = save_checkpoint(task, tmp_path / "nmt_r2l.pt", cfg)
+    for source, target in pairs:
+        result = invoke("translate", "--checkpoint", str(ckpt), "--text", source)
+        assert result.exit_code == 0 and result.output.strip() == target
