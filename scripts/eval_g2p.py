@@ -7,7 +7,9 @@ Several checkpoints (`--checkpoint A.pt B.pt ...`) are decoded as one ensemble
 (`aligner.decode.ensemble`: the members' probabilities averaged at every step).
 `--r2l R.pt [...] --r2l-weight 0.3 0.5` adds one row per weight: the beam's n-best
 reranked by right-to-left models (`aligner.decode.rerank`); choose the weight on the
-valid split (`--split valid`), then report it on the test split.
+valid split (`--split valid`), then report it on the test split. With `--r2l`, the
+`aligner` row's words per second count the search for the whole n-best (its best output
+is the same as without).
 
 A word is correct when its output equals ANY of its reference pronunciations (the
 manifest may hold several lines per word); PER sums the edit distance to the closest
@@ -147,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         "--r2l-weight",
         type=float,
         nargs="+",
-        default=[0.5],
+        default=None,
         help="weight(s) of the right-to-left score in [0, 1]; one row each (default 0.5)",
     )
     parser.add_argument("--data", type=Path, required=True, help="folder with test.jsonl")
@@ -178,10 +180,15 @@ def main(argv: list[str] | None = None) -> None:
     refs = references(manifest, lowercase=True)
     words = list(refs)[: args.limit]
     refs = {w: refs[w] for w in words}
-    if args.r2l and not all(0 <= w <= 1 for w in args.r2l_weight):
+    if args.r2l_weight is not None and not args.r2l:
+        sys.exit("--r2l-weight needs --r2l CHECKPOINT to rerank with")
+    if args.r2l and args.beam < 2:
+        sys.exit("--r2l reranks the beam's candidates: give --beam 2 or more")
+    weights = list(dict.fromkeys(args.r2l_weight or [0.5]))  # each weight once
+    if not all(0 <= w <= 1 for w in weights):
         sys.exit(f"--r2l-weight takes weights in [0, 1], got {args.r2l_weight}")
     systems, alpha = run_aligner(
-        args.checkpoint, words, args.beam, args.alpha, args.batch, args.r2l, args.r2l_weight
+        args.checkpoint, words, args.beam, args.alpha, args.batch, args.r2l, weights
     )
     rows = [(name, *_score(result, refs)) for name, result in systems.items()]
     if not args.no_g2p_en:

@@ -174,8 +174,11 @@ def test_g2p_right_to_left_runs_rerank_the_ensemble(tmp_path):
     rerank = "--r2l exp/r2l_seed11/avg.pt --r2l-weight 0.4"
     assert f"--checkpoint exp/seed2/avg.pt {rerank} --beam 5 --in " in lines[7]
     assert f"--checkpoint exp/seed1/avg.pt exp/seed2/avg.pt {rerank} --data data" in lines[9]
-    r = run_g2p(tmp_path, env, "--r2l-seeds", "x")
-    assert r.returncode == 2 and "--r2l-seeds" in r.stderr
+    for bad in (["--r2l-seeds", "x"], ["--r2l-weight", "0.3 0.5"], ["--r2l-weight", "2"]):
+        r = run_g2p(tmp_path, env, *bad)
+        assert r.returncode == 2 and bad[0] in r.stderr
+    r = run_g2p(tmp_path, env, "--stage", "3", "--seeds", "1 2", "--r2l-seeds", "11 13")
+    assert r.returncode == 2 and "'11 13' has no model; train it" in r.stderr
 
 
 # ------------------------------------------------------------------ end to end

@@ -185,6 +185,20 @@ def check_search(beam: int, nbest: int, alignment: Path | None, n_inputs: int, f
             raise click.ClickException(f"{alignment} exists; pass --force to overwrite it")
 
 
+def check_rerank(r2l: tuple[Path, ...], weight: float | None, beam: int) -> None:
+    """--r2l needs a beam to rerank; --r2l-weight needs --r2l and lies in [0, 1]."""
+    if not r2l:
+        if weight is not None:
+            raise click.ClickException("--r2l-weight needs --r2l CHECKPOINT to rerank with")
+        return
+    if beam < 2:
+        raise click.ClickException(
+            "--r2l reranks the beam's candidates: give --beam 2 or more (greedy has one)"
+        )
+    if weight is not None and not 0.0 <= weight <= 1.0:
+        raise click.ClickException(f"need 0 <= --r2l-weight <= 1, got {weight}")
+
+
 def save_alignment(hyp: Any, src_tokens: list[str], out_tokens: list[str], path: Path) -> None:
     import matplotlib.pyplot as plt
 
@@ -208,12 +222,12 @@ def run(
     alignment: Path | None,
     force: bool,
     r2l: tuple[Path, ...] = (),
-    r2l_weight: float = 0.5,
+    r2l_weight: float | None = None,
 ) -> None:
     """Shared body of both commands: load, encode, decode, print (and plot).
 
     `r2l`: checkpoints of models reading the target the other way, whose scores rerank
-    the beam with weight `r2l_weight` (`aligner.decode.rerank`).
+    the beam with weight `r2l_weight` (default 0.5; `aligner.decode.rerank`).
 
     A bad input is reported and skipped while the others are converted; the command
     then ends with exit status 1 after counting them. A translation prints an empty
@@ -230,8 +244,8 @@ def run(
     blank_is_error = task == "g2p"  # g2p has dropped its words file's blank lines
     given = len(inputs) if blank_is_error else sum(bool(inp.text) for inp in inputs)
     check_search(beam, nbest, alignment, given, force)
-    if not 0.0 <= r2l_weight <= 1.0:
-        raise click.ClickException(f"need 0 <= --r2l-weight <= 1, got {r2l_weight}")
+    check_rerank(r2l, r2l_weight, beam)
+    r2l_weight = 0.5 if r2l_weight is None else r2l_weight
     model, src_table, tgt_table, symbols = load_text_checkpoints(checkpoints, task)
     rerank_by = None
     if r2l:
@@ -271,7 +285,8 @@ def run(
 
 
 def search_options(func):
-    """--beam, --nbest, --alpha, --max-len-ratio, --alignment, --force, --checkpoint, --in."""
+    """--beam, --nbest, --alpha, --max-len-ratio, --alignment, --force, --r2l, --r2l-weight,
+    --checkpoint, --in."""
     options = [
         click.option("--beam", default=5, show_default=True, help="Beam size (1 = greedy)."),
         click.option("--nbest", default=1, show_default=True, help="Outputs per input."),
@@ -300,15 +315,16 @@ def search_options(func):
             "--r2l",
             multiple=True,
             type=click.Path(path_type=Path),
-            help="A checkpoint trained with data.reverse_target=true (right to left); repeat "
-            "it for an ensemble. Its scores rerank the whole beam before --nbest are kept.",
+            help="A checkpoint that reads the target the other way (trained with "
+            "data.reverse_target=true for left-to-right --checkpoints); repeat it for an "
+            "ensemble. Its scores rerank the whole beam before --nbest are kept.",
         ),
         click.option(
             "--r2l-weight",
             type=float,
-            default=0.5,
-            show_default=True,
-            help="Weight w of the --r2l score: (1 - w) * main + w * r2l.",
+            default=None,
+            help="Weight w of the --r2l score: (1 - w) * main + w * r2l, also the score "
+            "printed with --nbest  [default: 0.5].",
         ),
         click.option(
             "--checkpoint",
@@ -335,62 +351,25 @@ def search_options(func):
 @click.command()
 @click.argument("words", nargs=-1)
 @search_options
-def g2p(
-    words,
-    checkpoints,
-    in_file,
-    beam,
-    nbest,
-    alpha,
-    max_len_ratio,
-    alignment,
-    force,
-    r2l,
-    r2l_weight,
-):
+def g2p(words, in_file, **search):
     """Convert WORD... (or the words of --in FILE) to ARPAbet phonemes.
 
-    Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`).
+    Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`;
+    with --r2l the score is the reranking's interpolated one).
     """
     inputs = read_inputs(words, in_file, "words")
     if in_file is not None:  # blank lines of a words file are spacing, not words
         inputs = [inp for inp in inputs if inp.text]
-    run(
-        "g2p",
-        checkpoints,
-        inputs,
-        beam,
-        nbest,
-        alpha,
-        max_len_ratio,
-        alignment,
-        force,
-        r2l,
-        r2l_weight,
-    )
+    run("g2p", inputs=inputs, **search)
 
 
 @click.command()
 @click.option("--text", default=None, help="A sentence to translate.")
 @search_options
-def translate(
-    text, checkpoints, in_file, beam, nbest, alpha, max_len_ratio, alignment, force, r2l, r2l_weight
-):
+def translate(text, in_file, **search):
     """Translate --text or each line of --in FILE with an NMT checkpoint.
 
     Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
     """
     inputs = read_inputs((text,) if text is not None else (), in_file, "text", "with --text")
-    run(
-        "nmt",
-        checkpoints,
-        inputs,
-        beam,
-        nbest,
-        alpha,
-        max_len_ratio,
-        alignment,
-        force,
-        r2l,
-        r2l_weight,
-    )
+    run("nmt", inputs=inputs, **search)

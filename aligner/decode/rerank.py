@@ -10,7 +10,8 @@ of the left-to-right beam both ways and keeping the best interpolation
 mends some of the forward model's choices (the agreement reranking of Liu et al. 2016,
 "Agreement on Target-bidirectional Neural Machine Translation", used since in WMT and
 G2P systems). Both scores are sums of token log-probabilities (with </s>) divided by the
-same GNMT length penalty, so `w = 0` keeps the beam's own order and scores.
+same GNMT length penalty (a beam search's; greedy search leaves one candidate, nothing to
+rerank), so `w = 0` keeps the beam's own order and scores.
 
 Either side may be a single `Seq2Seq` or an `aligner.decode.ensemble.Ensemble`.
 """
@@ -28,16 +29,25 @@ from aligner.decode.beam import Hypothesis, length_penalty
 
 @torch.no_grad()
 def sequence_log_probs(
-    model: object, src: Tensor, src_lengths: Tensor, tgt: Tensor, tgt_lengths: Tensor
+    model: object,
+    src: Tensor,
+    src_lengths: Tensor,
+    tgt: Tensor,
+    tgt_lengths: Tensor,
+    rows: Tensor | None = None,
 ) -> Tensor:
-    """Sum of `log p(tgt_t | tgt_<t, src)` over each row of `tgt (B, U)` (ids ending in
-    </s>, padded after `tgt_lengths (B,)`) -> `(B,)`.
+    """Sum of `log p(tgt_t | tgt_<t, src)` over each row of `tgt (N, U)` (ids ending in
+    </s>, padded after `tgt_lengths (N,)`) -> `(N,)`.
 
-    Steps `model` (anything with `encode`/`start`/`step`: a `Seq2Seq` or an `Ensemble`)
-    through the targets exactly as the searches do, so for an ensemble each token costs
-    the log of the members' mean probability.
+    `rows (N,)` names the source row of `src (B, T)` each target belongs to (default:
+    row n for target n); every source is encoded once. Steps `model` (anything with
+    `encode`/`start`/`step`: a `Seq2Seq` or an `Ensemble`) through the targets exactly as
+    the searches do, so for an ensemble each token costs the log of the members' mean
+    probability.
     """
     state = model.start(model.encode(src, src_lengths))
+    if rows is not None:
+        state = state.index_select(rows)
     prev = tgt.new_full((tgt.size(0),), model.bos_id)
     total = torch.zeros(tgt.size(0), device=tgt.device)
     for t in range(tgt.size(1)):
@@ -68,9 +78,7 @@ def reverse_scores(
     for i, seq in enumerate(seqs):
         tgt[i, : len(seq)] = torch.tensor(seq)
     index = torch.tensor(rows, device=src.device)
-    lp = sequence_log_probs(
-        model, src.index_select(0, index), src_lengths.index_select(0, index), tgt, lengths
-    )
+    lp = sequence_log_probs(model, src, src_lengths, tgt, lengths, index)
     flat = (lp.cpu() / length_penalty(lengths.cpu(), alpha)).tolist()
     out, start = [], 0
     for hyps in nbest:

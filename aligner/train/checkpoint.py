@@ -106,8 +106,13 @@ def average_checkpoints(paths: list[str | Path]) -> dict:
     last = states[-1]
     names = set(last["model"])
     for path, state in zip(paths, states):
-        if set(state["model"]) != names or any(
-            state["model"][k].shape != last["model"][k].shape for k in names
+        same_data = (state.get("symbols") or {}).get("data") == (last.get("symbols") or {}).get(
+            "data"
+        )  # e.g. a right-to-left run (data.reverse_target) beside a left-to-right one
+        if (
+            not same_data
+            or set(state["model"]) != names
+            or any(state["model"][k].shape != last["model"][k].shape for k in names)
         ):
             raise CheckpointError(
                 f"{path} holds a different model than {paths[-1]}; average checkpoints of "

@@ -91,6 +91,10 @@ def test_directions_do_not_mix_in_an_ensemble_and_a_reranker_must_differ(pair, g
         load_reverse_checkpoints([other_ckpt], "g2p", symbols)
     model, reverse = load_reverse_checkpoints([r2l_ckpt, r2l_ckpt], "g2p", symbols)
     assert reverse["data"]["reverse_target"] and len(model.members) == 2
+    from aligner.train.checkpoint import CheckpointError, average_checkpoints
+
+    with pytest.raises(CheckpointError, match="one training run only"):
+        average_checkpoints([l2r_ckpt, r2l_ckpt])  # same shapes, other direction
 
 
 def test_g2p_cli_reranks_with_the_right_to_left_model(pair):
@@ -112,8 +116,21 @@ def test_g2p_cli_reranks_with_the_right_to_left_model(pair):
             best = rerank(nbest, back, weight)[0][0]
             assert line == f"{word}\t" + " ".join(l2r.tgt_table.decode(best.tokens))
     assert result.output != plain.output  # the reverse model changed some choices
-    nbest = invoke(*common[:-3], "--r2l", str(r2l_ckpt), "--nbest", "3")
-    assert [line.split("\t")[1] for line in nbest.output.splitlines()] == ["1", "2", "3"]
+    nbest = invoke(
+        *common[:5], "cat", "--r2l", str(r2l_ckpt), "--nbest", "3", "--r2l-weight", "0.7"
+    )
+    rows = [line.split("\t") for line in nbest.output.splitlines()]
+    assert [r[1] for r in rows] == ["1", "2", "3"]
+    ids = torch.tensor([l2r.src_table.encode(list("cat"))])
+    found = beam_search(l2r.model, ids, torch.tensor([3]), 4, 4, 0.0)
+    back = reverse_scores(r2l.model, ids, torch.tensor([3]), found)
+    expected = rerank(found, back, 0.7)[0][:3]
+    assert [float(r[2]) for r in rows] == pytest.approx([h.score for h in expected], abs=1e-4)
+    assert [r[3] for r in rows] == [" ".join(l2r.tgt_table.decode(h.tokens)) for h in expected]
+    greedy = invoke(*common, "--r2l", str(r2l_ckpt), "--beam", "1")
+    assert greedy.exit_code == 1 and "--beam 2 or more" in greedy.output
+    lone = invoke(*common, "--r2l-weight", "0.3")
+    assert lone.exit_code == 1 and "--r2l-weight needs --r2l" in lone.output
     bad = invoke(*common, "--r2l", str(r2l_ckpt), "--r2l-weight", "2")
     assert bad.exit_code == 1 and "--r2l-weight" in bad.output
     same = invoke(*common, "--r2l", str(l2r_ckpt))
@@ -131,7 +148,7 @@ def test_a_right_to_left_checkpoint_alone_prints_in_reading_order(pair):
 
 
 def test_eval_g2p_adds_a_row_per_weight(pair, g2p_dir, capsys):
-    (l2r_ckpt, _), (r2l_ckpt, _) = pair
+    (l2r_ckpt, l2r), (r2l_ckpt, r2l) = pair
     args = ["--checkpoint", str(l2r_ckpt), "--data", str(g2p_dir), "--beam", "3", "--no-g2p-en"]
     load_script().main([*args, "--r2l", str(r2l_ckpt), "--r2l-weight", "0", "0.5", "1"])
     out = capsys.readouterr().out.splitlines()
@@ -139,15 +156,34 @@ def test_eval_g2p_adds_a_row_per_weight(pair, g2p_dir, capsys):
     rows = {line.split()[0]: [float(x) for x in line.split()[1:5]] for line in out[3:]}
     assert list(rows) == ["aligner", "r2l@0", "r2l@0.5", "r2l@1"]
     assert rows["r2l@0"] == rows["aligner"]
+    words = list(load_script().references(g2p_dir / "test.jsonl", lowercase=True))
+    systems, _ = load_script().run_aligner([l2r_ckpt], words, 3, None, 5, [r2l_ckpt], [1.0])
+    for word in words:  # batches of 5 words: rows and sources must stay matched
+        ids = torch.tensor([l2r.src_table.encode(list(word))])
+        lengths = torch.tensor([len(word)])
+        found = beam_search(l2r.model.eval(), ids, lengths, 3, 3, 0.0)
+        best = rerank(found, reverse_scores(r2l.model.eval(), ids, lengths, found), 1.0)[0][0]
+        assert systems["r2l@1"][0][word] == l2r.tgt_table.decode(best.tokens)
     for per, wer, per_ns, wer_ns in rows.values():
         assert 0 <= per_ns <= per and 0 <= wer_ns <= wer <= 100  # stress only adds errors
     with pytest.raises(SystemExit, match="other way"):
         load_script().main([*args, "--r2l", str(l2r_ckpt)])
 
 
+def memorize(task, batch, steps: int = 150) -> None:
+    optim = torch.optim.Adam(task.model.parameters(), lr=1e-2)
+    for _ in range(steps):
+        loss, _ = task.loss(task.model, batch, 0)
+        optim.zero_grad()
+        loss.backward()
+        optim.step()
+    task.model.eval()
+
+
 def test_a_right_to_left_translation_model_learns_and_prints_in_reading_order(tmp_path):
     """Trained to memorize two pairs, it writes them last token first; `aligner translate`
-    turns them back, spaces and punctuation in place."""
+    turns them back, spaces and punctuation in place, alone or reranking a left-to-right
+    model's beam (trained on the same pairs)."""
     from .conftest import write_jsonl
 
     pairs = [("The cat sees a dog.", "le chat voit un chien."), ("A dog eats.", "un chien mange.")]
@@ -164,15 +200,16 @@ def test_a_right_to_left_translation_model_learns_and_prints_in_reading_order(tm
     task = build(cfg, tmp_path)
     batch = task.collate([task.train_set[0], task.train_set[1]])
     assert task.tgt_table.decode(batch["tgt_out"][1, :3].tolist()) == [".", "▁mange", "▁chien"]
-    optim = torch.optim.Adam(task.model.parameters(), lr=1e-2)
-    for _ in range(150):
-        loss, _ = task.loss(task.model, batch, 0)
-        optim.zero_grad()
-        loss.backward()
-        optim.step()
-    task.model.eval()
+    memorize(task, batch)
     assert task.validate(task.model, [batch], 0, None)["bleu"] == pytest.approx(100.0)
     ckpt = save_checkpoint(task, tmp_path / "nmt_r2l.pt", cfg)
+    cfg_l2r = ExperimentConfig(task="nmt", model=cfg.model, data=data)
+    l2r = build(cfg_l2r, tmp_path)
+    memorize(l2r, l2r.collate([l2r.train_set[0], l2r.train_set[1]]))
+    l2r_ckpt = save_checkpoint(l2r, tmp_path / "nmt_l2r.pt", cfg_l2r)
     for source, target in pairs:
         result = invoke("translate", "--checkpoint", str(ckpt), "--text", source)
+        assert result.exit_code == 0 and result.output.strip() == target
+        both = ["--checkpoint", str(l2r_ckpt), "--r2l", str(ckpt), "--text", source]
+        result = invoke("translate", *both, "--r2l-weight", "0.5")
         assert result.exit_code == 0 and result.output.strip() == target

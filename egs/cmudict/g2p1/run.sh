@@ -18,6 +18,12 @@
 # Training in stages (the README's best result): run to --stop-stage 1, delete each run's
 # .done, then run again with a larger train.max_steps in --train-args: each run resumes
 # from its last checkpoint.
+# --r2l-seeds "11 12" also trains right-to-left runs (data.reverse_target=true) in
+# $exp/r2l_seed11, ... (with --train-args, then --r2l-train-args); stages 3-4 rerank the
+# ensemble's beam with them at weight --r2l-weight (aligner.decode.rerank). Choose the
+# weight on the valid split first: EVAL_ARGS="--split valid --r2l-weight 0.3 0.4 0.5"
+# ./run.sh --stage 4 ... prints a row per weight. Stages 3-4 skip outputs that exist:
+# delete $exp/decode and $exp/score to decode again with other --r2l-seeds or weight.
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
 # train` arguments), PYTHON (for scripts/, default python), EVAL_ARGS (extra
 # eval_g2p.py arguments, e.g. "--limit 1000 --no-g2p-en").
@@ -45,6 +51,8 @@ python=${PYTHON:-python}
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
 [[ $average =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --average needs a count >= 1" >&2; exit 2; }
+[[ $r2l_weight =~ ^(0(\.[0-9]*)?|1(\.0*)?|\.[0-9]+)$ ]] || {
+  echo "run.sh: --r2l-weight needs one number in [0, 1], got '$r2l_weight'" >&2; exit 2; }
 for s in $seeds $r2l_seeds; do
   [[ $s =~ ^[0-9]+$ ]] || { echo "run.sh: --seeds/--r2l-seeds take integers, got $s" >&2; exit 2; }
 done
@@ -72,8 +80,14 @@ model_args() { local m; for m in $(models); do echo "--checkpoint $m"; done; }
 r2l_args() {
   local m
   [ -n "$r2l_seeds" ] || return 0
-  if [ "${1:-}" = --eval ]; then echo "--r2l $(models $(r2l_runs))"
-  else for m in $(models $(r2l_runs)); do echo "--r2l $m"; done; fi
+  local found
+  found=$(models $(r2l_runs) 2>/dev/null || true)
+  if [ "$(echo $found | wc -w)" -ne "$(echo $r2l_seeds | wc -w)" ]; then
+    echo "run.sh: a right-to-left run of --r2l-seeds '$r2l_seeds' has no model; train it (stage 1)" >&2
+    return 2
+  fi
+  if [ "${1:-}" = --eval ]; then echo "--r2l $found"
+  else for m in $found; do echo "--r2l $m"; done; fi
   echo "--r2l-weight $r2l_weight"
 }
 
@@ -107,6 +121,7 @@ fi
 
 if run 3; then
   echo "stage 3: decode words that are not in CMUdict"
+  r2l_args > /dev/null  # every right-to-left run has a model (else: exit 2)
   out=$exp/decode/words.txt
   if needed $out; then
     mkdir -p $exp/decode
@@ -121,6 +136,7 @@ fi
 
 if run 4; then
   echo "stage 4: score the test split (PER/WER, side by side with g2p_en)"
+  r2l_args > /dev/null
   out=$exp/score/test.txt
   if needed $out; then
     mkdir -p $exp/score
