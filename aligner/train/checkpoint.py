@@ -91,6 +91,12 @@ def _unreadable(path: Path, err: Exception) -> str:
     return f"is corrupt or truncated ({first})"
 
 
+def _reads_reversed(state: dict) -> bool:
+    """Whether a text checkpoint's model writes its target right to left
+    (`data.reverse_target`; absent from checkpoints older than the option)."""
+    return bool(((state.get("symbols") or {}).get("data") or {}).get("reverse_target", False))
+
+
 def average_checkpoints(paths: list[str | Path]) -> dict:
     """The element-wise mean of the model weights of several checkpoints of one run.
 
@@ -106,11 +112,8 @@ def average_checkpoints(paths: list[str | Path]) -> dict:
     last = states[-1]
     names = set(last["model"])
     for path, state in zip(paths, states):
-        same_data = (state.get("symbols") or {}).get("data") == (last.get("symbols") or {}).get(
-            "data"
-        )  # e.g. a right-to-left run (data.reverse_target) beside a left-to-right one
         if (
-            not same_data
+            _reads_reversed(state) != _reads_reversed(last)  # text runs of both directions
             or set(state["model"]) != names
             or any(state["model"][k].shape != last["model"][k].shape for k in names)
         ):

@@ -95,6 +95,10 @@ def test_directions_do_not_mix_in_an_ensemble_and_a_reranker_must_differ(pair, g
 
     with pytest.raises(CheckpointError, match="one training run only"):
         average_checkpoints([l2r_ckpt, r2l_ckpt])  # same shapes, other direction
+    old = torch.load(l2r_ckpt, weights_only=False)
+    del old["symbols"]["data"]["reverse_target"]  # saved before the option existed
+    torch.save(old, tmp_path / "old.pt")
+    assert average_checkpoints([tmp_path / "old.pt", l2r_ckpt])["averaged_from"] == [0, 0]
 
 
 def test_g2p_cli_reranks_with_the_right_to_left_model(pair):
