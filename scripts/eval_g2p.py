@@ -82,13 +82,13 @@ def run_aligner(
     backs: dict[str, list[float]] = {}
     seconds = [0.0, 0.0]
     for i in range(0, len(order), batch):
+        start = time.perf_counter()  # tokenizing counts, as before --r2l existed
         chunk = order[i : i + batch]
         ids = [src.encode(split(w), unknown="map") for w in chunk]
         lengths = torch.tensor([len(x) for x in ids])
         padded = torch.zeros(len(ids), int(lengths.max()), dtype=torch.long)
         for row, x in enumerate(ids):
             padded[row, : len(x)] = torch.tensor(x)
-        start = time.perf_counter()
         nbest = beam if back is not None else 1
         results = decode_batch(model, padded, lengths, beam, nbest, alpha, max_len_ratio)
         seconds[0] += time.perf_counter() - start

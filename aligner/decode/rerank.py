@@ -24,6 +24,7 @@ from dataclasses import replace
 import torch
 from torch import Tensor
 
+from aligner.data.collate import pad
 from aligner.decode.beam import Hypothesis, length_penalty
 
 
@@ -72,14 +73,13 @@ def reverse_scores(
     rows = [b for b, hyps in enumerate(nbest) for _ in hyps]
     if not rows:
         return [[] for _ in nbest]
-    seqs = [h.tokens[::-1] + [model.eos_id] for hyps in nbest for h in hyps]
-    lengths = torch.tensor([len(s) for s in seqs], device=src.device)
-    tgt = torch.full((len(seqs), int(lengths.max())), model.pad_id, device=src.device)
-    for i, seq in enumerate(seqs):
-        tgt[i, : len(seq)] = torch.tensor(seq)
+    seqs = [torch.tensor(h.tokens[::-1] + [model.eos_id]) for hyps in nbest for h in hyps]
+    tgt, lengths, _ = pad(seqs, model.pad_id)
     index = torch.tensor(rows, device=src.device)
-    lp = sequence_log_probs(model, src, src_lengths, tgt, lengths, index)
-    flat = (lp.cpu() / length_penalty(lengths.cpu(), alpha)).tolist()
+    lp = sequence_log_probs(
+        model, src, src_lengths, tgt.to(src.device), lengths.to(src.device), index
+    )
+    flat = (lp.cpu() / length_penalty(lengths, alpha)).tolist()
     out, start = [], 0
     for hyps in nbest:
         out.append(flat[start : start + len(hyps)])
