@@ -33,6 +33,7 @@ from pathlib import Path
 
 import torch
 
+from aligner.data.collate import pad
 from aligner.data.manifest import read_manifest
 from aligner.decode.rerank import rerank, reverse_scores
 from aligner.tasks.text import (
@@ -85,10 +86,7 @@ def run_aligner(
         start = time.perf_counter()  # tokenizing counts, as before --r2l existed
         chunk = order[i : i + batch]
         ids = [src.encode(split(w), unknown="map") for w in chunk]
-        lengths = torch.tensor([len(x) for x in ids])
-        padded = torch.zeros(len(ids), int(lengths.max()), dtype=torch.long)
-        for row, x in enumerate(ids):
-            padded[row, : len(x)] = torch.tensor(x)
+        padded, lengths, _ = pad([torch.tensor(x) for x in ids], 0)
         nbest = beam if back is not None else 1
         results = decode_batch(model, padded, lengths, beam, nbest, alpha, max_len_ratio)
         seconds[0] += time.perf_counter() - start

@@ -150,6 +150,7 @@ def decode_all(
     import torch
     from tqdm import tqdm
 
+    from aligner.data.collate import pad
     from aligner.decode.rerank import rerank, reverse_scores
     from aligner.tasks.text import decode_batch
 
@@ -158,10 +159,7 @@ def decode_all(
     results: list[Any] = [None] * len(encoded)
     chunks = [order[i : i + BATCH] for i in range(0, len(order), BATCH)]
     for chunk in tqdm(chunks, disable=len(chunks) < 4, desc="decoding", unit="batch"):
-        lengths = torch.tensor([len(encoded[i]) for i in chunk])
-        src = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
-        for row, i in enumerate(chunk):
-            src[row, : len(encoded[i])] = torch.tensor(encoded[i])
+        src, lengths, _ = pad([torch.tensor(encoded[i]) for i in chunk], 0)
         found = decode_batch(
             model, src, lengths, beam, nbest if rerank_by is None else beam, alpha, max_len_ratio
         )
