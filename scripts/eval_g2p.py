@@ -26,6 +26,7 @@ for aligner, g2p_en's one-word-at-a-time numpy decoder).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 import types
@@ -164,12 +165,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     if not args.no_g2p_en:  # fail before the long decoding, not after it
-        try:
-            import g2p_en  # noqa: F401
-            import nltk  # noqa: F401
-        except ImportError as err:
+        # find_spec, not import: importing g2p_en before load_g2p_en has disabled NLTK's
+        # downloads makes it try to fetch its tagger and print errors when offline.
+        missing = [m for m in ("g2p_en", "nltk") if importlib.util.find_spec(m) is None]
+        if missing:
             sys.exit(
-                f"g2p_en is not installed ({err}): pip install -e '.[g2p-compare]', "
+                f"{' and '.join(missing)} not installed: pip install -e '.[g2p-compare]', "
                 "or pass --no-g2p-en"
             )
     manifest = args.data / f"{args.split}.jsonl"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,21 @@ def test_eval_prints_both_systems(g2p_dir, tmp_path, capsys):
     for per, wer, per_ns, wer_ns, speed in rows.values():
         assert 0 <= per and 0 <= wer <= 100 and speed > 0
         assert 0 <= per_ns and wer_ns <= wer  # a word right with stress is right without
+
+
+def test_eval_as_a_script_makes_no_nltk_download_attempt(g2p_dir, tmp_path):
+    """g2p_en downloads NLTK's tagger at import unless eval_g2p has disabled that first:
+    offline, the attempt prints `[nltk_data] Error loading ...` lines (a fresh process,
+    since importorskip in the test above would import g2p_en before the script)."""
+    pytest.importorskip("g2p_en")
+    cfg = ExperimentConfig(task="g2p", model=dict(TINY), data={"lowercase": True})
+    ckpt = save_checkpoint(build(cfg, g2p_dir), tmp_path / "m.pt", cfg)
+    script = ROOT / "scripts/eval_g2p.py"
+    args = ["--checkpoint", str(ckpt), "--data", str(g2p_dir), "--beam", "2", "--limit", "3"]
+    done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "nltk_data" not in done.stderr
+    assert done.stdout.splitlines()[-1].startswith("g2p_en")
 
 
 def test_strip_stress():
