@@ -34,13 +34,13 @@ from pathlib import Path
 
 import torch
 
-from aligner.data.collate import pad
 from aligner.data.manifest import read_manifest
 from aligner.decode.rerank import rerank, reverse_scores
 from aligner.tasks.text import (
     decode_batch,
     decoding_options,
     g2p_error_rates,
+    length_batches,
     load_checkpoints,
     load_reverse_checkpoints,
     output_tokens,
@@ -79,23 +79,24 @@ def run_aligner(
         sys.exit(str(err))
     split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
     alpha, max_len_ratio = decoding_options(symbols, alpha)
-    order = sorted(words, key=len)
     nbests: dict[str, list] = {}
     backs: dict[str, list[float]] = {}
     seconds = [0.0, 0.0]
-    for i in range(0, len(order), batch):
-        start = time.perf_counter()  # tokenizing counts, as before --r2l existed
-        chunk = order[i : i + batch]
-        ids = [src.encode(split(w), unknown="map") for w in chunk]
-        padded, lengths, _ = pad([torch.tensor(x) for x in ids], 0)
+    start = time.perf_counter()  # tokenizing counts, as before --r2l existed
+    encoded = [src.encode(split(w), unknown="map") for w in words]
+    seconds[0] += time.perf_counter() - start
+    start = time.perf_counter()
+    for chunk, padded, lengths in length_batches(encoded, batch):
         nbest = beam if back is not None else 1
         results = decode_batch(model, padded, lengths, beam, nbest, alpha, max_len_ratio)
         seconds[0] += time.perf_counter() - start
-        nbests.update(zip(chunk, results))
+        nbests.update((words[k], hyps) for k, hyps in zip(chunk, results))
         if back is not None:
             start = time.perf_counter()
-            backs.update(zip(chunk, reverse_scores(back, padded, lengths, results, alpha)))
+            scores = reverse_scores(back, padded, lengths, results, alpha)
+            backs.update((words[k], s) for k, s in zip(chunk, scores))
             seconds[1] += time.perf_counter() - start
+        start = time.perf_counter()
 
     def phones(hyp) -> list[str]:
         return output_tokens(tgt.decode(hyp.tokens), symbols)

@@ -147,27 +147,26 @@ def decode_all(
     length); None where the input is None. With `rerank_by = (reverse_model, weight)`
     the whole beam is reranked by the model reading the target the other way
     (`aligner.decode.rerank`) before the `nbest` best are kept."""
-    import torch
     from tqdm import tqdm
 
-    from aligner.data.collate import pad
     from aligner.decode.rerank import rerank, reverse_scores
-    from aligner.tasks.text import decode_batch
+    from aligner.tasks.text import decode_batch, length_batches
 
     todo = [i for i, ids in enumerate(encoded) if ids is not None]
-    order = sorted(todo, key=lambda i: len(encoded[i]))
     results: list[Any] = [None] * len(encoded)
-    chunks = [order[i : i + BATCH] for i in range(0, len(order), BATCH)]
-    for chunk in tqdm(chunks, disable=len(chunks) < 4, desc="decoding", unit="batch"):
-        src, lengths, _ = pad([torch.tensor(encoded[i]) for i in chunk], 0)
+    batches = length_batches([encoded[i] for i in todo], BATCH)
+    n_batches = -(-len(todo) // BATCH)
+    for chunk, src, lengths in tqdm(
+        batches, total=n_batches, disable=n_batches < 4, desc="decoding", unit="batch"
+    ):
         found = decode_batch(
             model, src, lengths, beam, nbest if rerank_by is None else beam, alpha, max_len_ratio
         )
         if rerank_by is not None:
             back = reverse_scores(rerank_by[0], src, lengths, found, alpha)
             found = [hyps[:nbest] for hyps in rerank(found, back, rerank_by[1])]
-        for i, hyps in zip(chunk, found):
-            results[i] = hyps
+        for k, hyps in zip(chunk, found):
+            results[todo[k]] = hyps
     return results
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -223,6 +223,23 @@ def decode_batch(
     if beam == 1 and nbest == 1:
         return [[h] for h in greedy_search(model, src, src_lengths, max_len_ratio)]
     return beam_search(model, src, src_lengths, beam, nbest, alpha, max_len_ratio)
+
+
+def length_batches(
+    encoded: Sequence[Sequence[int]], size: int
+) -> Iterator[tuple[list[int], torch.Tensor, torch.Tensor]]:
+    """Batches of at most `size` of the `encoded` inputs, shortest first, so that a
+    batch pads little: ``(indices into encoded, padded ids (B, T_max), lengths (B,))``,
+    padded with 0 (`<pad>`)."""
+    from aligner.data.collate import pad
+
+    if size < 1:
+        raise ValueError(f"batch size must be >= 1, got {size}")
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    for start in range(0, len(order), size):
+        chunk = order[start : start + size]
+        src, lengths, _ = pad([torch.tensor(encoded[i], dtype=torch.long) for i in chunk], 0)
+        yield chunk, src, lengths
 
 
 # ----------------------------------------------------------------------------- task

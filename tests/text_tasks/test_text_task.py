@@ -16,6 +16,7 @@ from aligner.tasks.text import (
     edit_distance,
     g2p_error_rates,
     join_tokens,
+    length_batches,
     splitter,
     token_losses,
 )
@@ -198,3 +199,24 @@ def test_nmt_validation_bleu_scores_against_the_manifest_text_not_unk_ids(tmp_pa
 
     assert bleu_of(known) == pytest.approx(100)
     assert bleu_of([("The horse eats.", "Le cheval mange.")]) < 60  # cheval -> <unk>
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=7), max_size=20),
+    st.integers(1, 6),
+)
+def test_length_batches_cover_every_input_once_shortest_first(encoded, size):
+    batches = list(length_batches(encoded, size))
+    seen = [i for chunk, _, _ in batches for i in chunk]
+    assert sorted(seen) == list(range(len(encoded)))
+    assert [len(encoded[i]) for i in seen] == sorted(len(x) for x in encoded)
+    for chunk, src, lengths in batches:
+        assert 1 <= len(chunk) <= size and src.shape == (len(chunk), max(lengths).item())
+        for row, i, n in zip(src.tolist(), chunk, lengths.tolist()):
+            assert n == len(encoded[i]) and row == encoded[i] + [0] * (src.shape[1] - n)
+
+
+def test_length_batches_refuse_a_batch_size_below_one():
+    with pytest.raises(ValueError, match="batch size"):
+        next(length_batches([[1]], 0))
