@@ -163,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-g2p-en", action="store_true", help="skip the g2p_en comparison")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     args = parser.parse_args(argv)
+    if args.batch < 1 or args.beam < 1:
+        sys.exit(f"need --batch >= 1 and --beam >= 1, got {args.batch} and {args.beam}")
     if args.threads:
         torch.set_num_threads(args.threads)
     if not args.no_g2p_en:  # fail before the long decoding, not after it

@@ -76,3 +76,9 @@ def test_eval_of_an_ensemble_of_copies_equals_the_single_model(g2p_dir, tmp_path
     script.main(["--checkpoint", ckpt, ckpt, *common])
     ensemble = capsys.readouterr().out.splitlines()[3].split()[:5]
     assert single[0] == "aligner" and ensemble == single  # PER/WER equal, speed excluded
+
+
+@pytest.mark.parametrize("option", [["--batch", "0"], ["--beam", "0"]])
+def test_eval_refuses_a_batch_or_beam_below_one(option, g2p_dir):
+    with pytest.raises(SystemExit, match="need --batch >= 1 and --beam >= 1"):
+        load_script().main(["--checkpoint", "m.pt", "--data", str(g2p_dir), *option])
