@@ -81,31 +81,29 @@ def run_aligner(
     alpha, max_len_ratio = decoding_options(symbols, alpha)
     nbests: dict[str, list] = {}
     backs: dict[str, list[float]] = {}
-    seconds = [0.0, 0.0]
-    start = time.perf_counter()  # tokenizing counts, as before --r2l existed
+    nbest = beam if back is not None else 1
+    reverse_seconds = 0.0
+    start = time.perf_counter()  # tokenizing and padding count, as before --r2l existed
     encoded = [src.encode(split(w), unknown="map") for w in words]
-    seconds[0] += time.perf_counter() - start
-    start = time.perf_counter()
     for chunk, padded, lengths in length_batches(encoded, batch):
-        nbest = beam if back is not None else 1
         results = decode_batch(model, padded, lengths, beam, nbest, alpha, max_len_ratio)
-        seconds[0] += time.perf_counter() - start
         nbests.update((words[k], hyps) for k, hyps in zip(chunk, results))
         if back is not None:
-            start = time.perf_counter()
+            started = time.perf_counter()
             scores = reverse_scores(back, padded, lengths, results, alpha)
             backs.update((words[k], s) for k, s in zip(chunk, scores))
-            seconds[1] += time.perf_counter() - start
-        start = time.perf_counter()
+            reverse_seconds += time.perf_counter() - started
+    total_seconds = time.perf_counter() - start
 
     def phones(hyp) -> list[str]:
         return output_tokens(tgt.decode(hyp.tokens), symbols)
 
-    systems = {"aligner": ({w: phones(nbests[w][0]) for w in words}, len(words) / seconds[0])}
+    forward = len(words) / (total_seconds - reverse_seconds)
+    systems = {"aligner": ({w: phones(nbests[w][0]) for w in words}, forward)}
     for weight in weights if back is not None else ():
         reranked = rerank([nbests[w] for w in words], [backs[w] for w in words], weight)
         hyps = {w: phones(r[0]) for w, r in zip(words, reranked)}
-        systems[f"r2l@{weight:g}"] = (hyps, len(words) / sum(seconds))
+        systems[f"r2l@{weight:g}"] = (hyps, len(words) / total_seconds)
     return systems, alpha
 
 

@@ -154,10 +154,9 @@ def decode_all(
 
     todo = [i for i, ids in enumerate(encoded) if ids is not None]
     results: list[Any] = [None] * len(encoded)
-    batches = length_batches([encoded[i] for i in todo], BATCH)
-    n_batches = -(-len(todo) // BATCH)
+    batches = list(length_batches([encoded[i] for i in todo], BATCH))
     for chunk, src, lengths in tqdm(
-        batches, total=n_batches, disable=n_batches < 4, desc="decoding", unit="batch"
+        batches, disable=len(batches) < 4, desc="decoding", unit="batch"
     ):
         found = decode_batch(
             model, src, lengths, beam, nbest if rerank_by is None else beam, alpha, max_len_ratio

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from aligner.config import from_dict
-from aligner.data.collate import collate_text
+from aligner.data.collate import collate_text, pad
 from aligner.data.datasets import TextPairDataset
 from aligner.data.manifest import read_manifest
 from aligner.decode.beam import Hypothesis, beam_search, greedy_search
@@ -231,8 +231,6 @@ def length_batches(
     """Batches of at most `size` of the `encoded` inputs, shortest first, so that a
     batch pads little: ``(indices into encoded, padded ids (B, T_max), lengths (B,))``,
     padded with 0 (`<pad>`)."""
-    from aligner.data.collate import pad
-
     if size < 1:
         raise ValueError(f"batch size must be >= 1, got {size}")
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
