@@ -34,18 +34,13 @@ from pathlib import Path
 
 import torch
 
+from aligner.data.collate import length_batches, pad
 from aligner.data.manifest import read_manifest
+from aligner.decode.beam import search
 from aligner.decode.rerank import rerank, reverse_scores
-from aligner.tasks.text import (
-    decode_batch,
-    decoding_options,
-    g2p_error_rates,
-    length_batches,
-    load_checkpoints,
-    load_reverse_checkpoints,
-    output_tokens,
-    splitter,
-)
+from aligner.inference import InferenceError, load_reverse_model, load_text_model
+from aligner.text.metrics import g2p_scores
+from aligner.text.splitting import splitter
 
 
 def references(manifest: Path, lowercase: bool) -> dict[str, list[list[str]]]:
@@ -73,20 +68,21 @@ def run_aligner(
     n-best is also reranked with them at each of `weights` (`aligner.decode.rerank`):
     rows ``r2l@W``, whose speed counts both models."""
     try:
-        model, src, tgt, symbols = load_checkpoints(ckpts, "g2p")
-        back = load_reverse_checkpoints(reverse, "g2p", symbols)[0] if reverse else None
-    except ValueError as err:
+        main = load_text_model(ckpts, "g2p")
+        back = load_reverse_model(reverse, main).model if reverse else None
+        alpha, max_len_ratio = main.decoding(alpha)
+    except InferenceError as err:
         sys.exit(str(err))
-    split = splitter(symbols["data"]["src_split"], symbols["data"]["lowercase"])
-    alpha, max_len_ratio = decoding_options(symbols, alpha)
+    split = splitter(main.data["src_split"], main.data["lowercase"])
     nbests: dict[str, list] = {}
     backs: dict[str, list[float]] = {}
     nbest = beam if back is not None else 1
     reverse_seconds = 0.0
     start = time.perf_counter()  # tokenizing and padding count, as before --r2l existed
-    encoded = [src.encode(split(w), unknown="map") for w in words]
-    for chunk, padded, lengths in length_batches(encoded, batch):
-        results = decode_batch(model, padded, lengths, beam, nbest, alpha, max_len_ratio)
+    encoded = [main.src.encode(split(w), unknown="map") for w in words]
+    for chunk in length_batches([len(ids) for ids in encoded], batch):
+        padded, lengths, _ = pad([torch.tensor(encoded[k], dtype=torch.long) for k in chunk], 0)
+        results = search(main.model, padded, lengths, beam, nbest, alpha, max_len_ratio)
         nbests.update((words[k], hyps) for k, hyps in zip(chunk, results))
         if back is not None:
             started = time.perf_counter()
@@ -95,9 +91,7 @@ def run_aligner(
             reverse_seconds += time.perf_counter() - started
     total_seconds = time.perf_counter() - start
 
-    def phones(hyp) -> list[str]:
-        return output_tokens(tgt.decode(hyp.tokens), symbols)
-
+    phones = main.output_tokens
     forward = len(words) / (total_seconds - reverse_seconds)
     systems = {"aligner": ({w: phones(nbests[w][0]) for w in words}, forward)}
     for weight in weights if back is not None else ():
@@ -203,20 +197,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:<12}{per:>8.2f}{wer:>8.2f}{per_ns:>9.2f}{wer_ns:>9.2f}{speed:>10.1f}")
 
 
-def strip_stress(phones: list[str]) -> list[str]:
-    """ARPAbet without stress digits: ``AH0`` -> ``AH``."""
-    return [p.rstrip("012") for p in phones]
-
-
 def _score(result, refs):
     """(PER %, WER %) with stress, (PER %, WER %) without, words per second."""
     hyps, speed = result
-    per, wer = g2p_error_rates(hyps, refs)
-    per_ns, wer_ns = g2p_error_rates(
-        {w: strip_stress(h) for w, h in hyps.items()},
-        {w: [strip_stress(r) for r in rs] for w, rs in refs.items()},
-    )
-    return 100 * per, 100 * wer, 100 * per_ns, 100 * wer_ns, speed
+    scores = g2p_scores(hyps, refs)
+    return (*(scores[k] for k in ("per", "wer", "per_no_stress", "wer_no_stress")), speed)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,13 @@ from torch import Tensor, nn
 Window = tuple[int, int]
 
 
+def lengths_to_mask(lengths: Tensor, max_len: int | None = None) -> Tensor:
+    """lengths (B,) -> mask (B, max_len) bool, True on the first ``lengths[b]`` positions
+    (on the device of `lengths`; `max_len` defaults to the longest length)."""
+    max_len = int(lengths.max()) if max_len is None else max_len
+    return torch.arange(max_len, device=lengths.device)[None, :] < lengths[:, None]
+
+
 def masked_softmax(scores: Tensor, mask: Tensor, dim: int = -1) -> Tensor:
     """Softmax over ``dim`` restricted to ``mask`` (True = valid).
 

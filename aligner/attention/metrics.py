@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .base import _check_shape
+from .base import _check_shape, lengths_to_mask
 
 
 def _masks(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor) -> tuple[Tensor, Tensor]:
@@ -28,9 +28,9 @@ def _masks(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor) -> tupl
             f"max dec_length {int(dec_lengths.max())}, max enc_length {int(enc_lengths.max())}"
         )
     device = alignments.device
-    dec_mask = torch.arange(t_dec, device=device)[None] < dec_lengths.to(device)[:, None]
-    enc_mask = torch.arange(t_enc, device=device)[None] < enc_lengths.to(device)[:, None]
-    return dec_mask, enc_mask
+    return lengths_to_mask(dec_lengths.to(device), t_dec), lengths_to_mask(
+        enc_lengths.to(device), t_enc
+    )
 
 
 def _masked(alignments: Tensor, dec_mask: Tensor, enc_mask: Tensor) -> Tensor:

@@ -48,16 +48,34 @@ def alignment_figure(weights, tokens: list[str] | None = None, title: str | None
     return fig
 
 
+def text_alignment_figure(
+    weights, src_labels: list[str], out_labels: list[str], title: str | None = None
+) -> Figure:
+    """A heatmap of ``weights (T_out, T_src)`` of a text model with the output token labels
+    on x and the source token labels on y."""
+    fig = alignment_figure(weights, src_labels, title)
+    ax = fig.axes[0]
+    ax.set_xticks(range(len(out_labels)), labels=out_labels, fontsize=6, rotation=90)
+    ax.set_xlabel("output token")
+    ax.set_ylabel("source token")
+    fig.tight_layout()
+    return fig
+
+
+def figure_image(fig: Figure) -> np.ndarray:
+    """``(H, W, 3)`` uint8 RGB pixels of `fig`, which is closed."""
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    plt.close(fig)
+    return np.ascontiguousarray(rgba[..., :3])
+
+
 def alignment_image(
     weights, tokens: list[str] | None = None, title: str | None = None
 ) -> np.ndarray:
     """``(H, W, 3)`` uint8 RGB heatmap of ``weights (T_dec, T_enc)`` (for
     ``SummaryWriter.add_image(..., dataformats="HWC")``)."""
-    fig = alignment_figure(weights, tokens, title)
-    fig.canvas.draw()
-    rgba = np.asarray(fig.canvas.buffer_rgba())
-    plt.close(fig)
-    return np.ascontiguousarray(rgba[..., :3])
+    return figure_image(alignment_figure(weights, tokens, title))
 
 
 def save_alignment_png(
@@ -77,6 +95,26 @@ def save_alignment_png(
     fig.savefig(path, format="png")
     plt.close(fig)
     return path
+
+
+def plot_npy(npy: str | Path, out: str | Path, title: str | None = None, force: bool = False):
+    """Draw the alignment saved in `npy` (``(T_dec, T_enc)`` or ``(1, T_dec, T_enc)``) to the
+    PNG `out`; ValueError (one line, naming the file) for anything else."""
+    npy = Path(npy)
+    if not npy.is_file():
+        raise ValueError(f"{npy} does not exist")
+    if Path(out).exists() and not force:
+        raise FileExistsError(f"{out} exists; pass --force to overwrite it")
+    try:
+        weights = np.load(npy, allow_pickle=False)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{npy} is not a .npy array ({err})") from None
+    weights = weights.squeeze(0) if weights.ndim == 3 and weights.shape[0] == 1 else weights
+    if weights.ndim != 2 or not np.isfinite(weights).all():
+        raise ValueError(
+            f"{npy}: expected a finite (T_dec, T_enc) matrix, got shape {weights.shape}"
+        )
+    return save_alignment_png(weights, out, title=title or npy.stem, force=force)
 
 
 def evolution_strip(images: list[np.ndarray]) -> np.ndarray:

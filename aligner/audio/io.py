@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -115,3 +116,18 @@ def save_audio(
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def join_waves(
+    waves: Sequence[torch.Tensor], sample_rate: int, pause: float = 0.25
+) -> torch.Tensor:
+    """Concatenate waveforms ``(L_i,)`` with `pause` seconds of silence between them."""
+    if not waves:
+        raise ValueError("nothing to join")
+    gap = waves[0].new_zeros(int(round(pause * sample_rate)))
+    out: list[torch.Tensor] = []
+    for i, w in enumerate(waves):
+        if i:
+            out.append(gap)
+        out.append(w)
+    return torch.cat(out)

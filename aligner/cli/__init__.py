@@ -22,9 +22,11 @@ COMMANDS: dict[str, str] = {
     "convert": "aligner.cli.speech:convert",
     "align": "aligner.cli.speech:align",
     "plot": "aligner.cli.speech:plot",
-    "demo": "aligner.cli.speech:demo",
+    "demo": "aligner.cli.demo:demo",
     "g2p": "aligner.cli.text:g2p",
     "translate": "aligner.cli.text:translate",
+    "average": "aligner.cli.average:average",
+    "score": "aligner.cli.score:score",
 }
 
 

@@ -5,7 +5,6 @@ Multi-process: ``torchrun --nproc-per-node N --no-python aligner train RECIPE ..
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import click
@@ -47,62 +46,12 @@ def train(
     force: bool,
 ) -> None:
     """Train a model from RECIPE.yaml on --data, writing checkpoints and logs to --out."""
-    from aligner.config import ConfigError, load_config, save_config
-    from aligner.tasks import UnknownTaskError, build_task
-    from aligner.train import distributed as ddp
-    from aligner.train.checkpoint import CheckpointError, CheckpointManager
-    from aligner.train.trainer import Trainer, TrainingError, seed_everything
+    from aligner.train.run import RunError, run
 
     try:
-        cfg = load_config(recipe, overrides)
-    except ConfigError as err:
+        run(recipe, data_dir, out_dir, overrides, resume, force, say=click.echo)
+    except RunError as err:
         raise click.ClickException(str(err)) from None
-    if resume and force:
-        raise click.ClickException("give either --resume or --force, not both")
-    manager = CheckpointManager(out_dir / "checkpoints", cfg.train.keep_last)
-    has_ckpts = bool(manager.checkpoints()) or manager.best_path.exists()
-    if has_ckpts and not (resume or force):
-        raise click.ClickException(
-            f"{out_dir} already holds checkpoints; pass --resume to continue or --force to start over"
-        )
-    info = ddp.init_distributed()
-    try:
-        if force and info.is_main:
-            for sub in ("checkpoints", "tb"):
-                shutil.rmtree(out_dir / sub, ignore_errors=True)
-        ddp.barrier(info)
-        seed_everything(cfg.train.seed)
-        try:
-            task = build_task(cfg, data_dir)
-            trainer = Trainer(task, cfg.train, out_dir, config=cfg.to_dict(), info=info)
-        except (UnknownTaskError, TrainingError, ValueError, OSError) as err:  # config, data
-            raise click.ClickException(str(err)) from None
-        if info.is_main:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            save_config(cfg, out_dir / "config.yaml")
-        if resume:
-            try:
-                path = trainer.resume()
-            except CheckpointError as err:
-                raise click.ClickException(str(err)) from None
-            if info.is_main:
-                click.echo(
-                    f"resumed from {path} at step {trainer.step}"
-                    if path
-                    else f"no checkpoint in {out_dir}; starting from step 0"
-                )
-        try:
-            result = trainer.fit()
-        except TrainingError as err:
-            raise click.ClickException(str(err)) from None
-        if info.is_main:
-            click.echo(
-                f"stopped at step {result.step} ({result.reason}); best validation loss "
-                f"{result.best_loss:.4g}; checkpoint {result.checkpoint}; "
-                f"TensorBoard: tensorboard --logdir {out_dir / 'tb'}"
-            )
-    finally:
-        ddp.cleanup()
 
 
 @click.command()
@@ -126,27 +75,10 @@ def evolution(
     exp: Path, tag: str | None, out_path: Path | None, frame_ms: int, strip_frames: int, force: bool
 ) -> None:
     """Stitch the logged alignments of one item over training into a GIF and a PNG strip."""
-    from aligner.train.evolution import EvolutionError, image_tags, read_images, write_evolution
+    from aligner.train.evolution import EvolutionError, evolution_of
 
-    log_dir = exp / "tb" if (exp / "tb").is_dir() else exp
-    gif = out_path or exp / "evolution.gif"
-    png = gif.with_suffix(".png")
     try:
-        if tag is None:
-            tags = image_tags(log_dir)
-            aligned = [t for t in tags if "align" in t.lower()]
-            if not aligned:
-                raise EvolutionError(
-                    f"no alignment images in {log_dir}; logged image tags: {', '.join(tags) or 'none'}"
-                )
-            tag = aligned[0]
-        frames = read_images(log_dir, tag)
+        tag, steps, gif, png = evolution_of(exp, tag, out_path, frame_ms, strip_frames, force)
     except EvolutionError as err:
         raise click.ClickException(str(err)) from None
-    for path in (gif, png):
-        if path.exists() and not force:
-            raise click.ClickException(f"{path} exists; pass --force to overwrite it")
-    gif.parent.mkdir(parents=True, exist_ok=True)
-    write_evolution(frames, gif, png, frame_ms=frame_ms, strip_frames=strip_frames)
-    steps = [s for s, _ in frames]
-    click.echo(f"{tag}: {len(frames)} frames (steps {steps[0]}..{steps[-1]}) -> {gif}, {png}")
+    click.echo(f"{tag}: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) -> {gif}, {png}")

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from torch.nn.utils.rnn import pad_sequence
 
+from aligner.attention.base import lengths_to_mask
 from aligner.text.symbols import SymbolTable
 
 PAD_ID = SymbolTable.pad_id
@@ -31,8 +32,18 @@ def pad(
         raise ValueError("cannot collate an empty batch")
     lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
     padded = pad_sequence(list(seqs), batch_first=True, padding_value=value)
-    mask = torch.arange(padded.shape[1])[None, :] < lengths[:, None]
-    return padded, lengths, mask
+    return padded, lengths, lengths_to_mask(lengths, padded.shape[1])
+
+
+def length_batches(lengths: Sequence[int], size: int, longest_first: bool = False) -> list[list[int]]:
+    """Indices ``0..len(lengths)-1`` grouped into batches of at most `size` items of similar
+    length, shortest first (or longest first), each index once; equal lengths keep their
+    order. Padding a batch then costs little."""
+    if size < 1:
+        raise ValueError(f"batch size must be >= 1, got {size}")
+    sign = -1 if longest_first else 1
+    order = sorted(range(len(lengths)), key=lambda i: sign * lengths[i])
+    return [order[i : i + size] for i in range(0, len(order), size)]
 
 
 def collate_tts(examples: Sequence[dict[str, Any]]) -> dict[str, Any]:

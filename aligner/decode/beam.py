@@ -249,3 +249,18 @@ def _collect(
             )
         results.append(hyps)
     return results
+
+
+def search(
+    model: object,
+    src: Tensor,
+    src_lengths: Tensor,
+    beam: int = 1,
+    nbest: int = 1,
+    alpha: float = 0.0,
+    max_len_ratio: float = 2.0,
+) -> list[list[Hypothesis]]:
+    """Greedy (`beam == 1` and `nbest == 1`) or beam search -> an n-best list per item."""
+    if beam == 1 and nbest == 1:
+        return [[h] for h in greedy_search(model, src, src_lengths, max_len_ratio)]
+    return beam_search(model, src, src_lengths, beam, nbest, alpha, max_len_ratio)

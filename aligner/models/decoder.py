@@ -23,6 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from aligner.attention import build_attention
+from aligner.attention.base import lengths_to_mask
 
 
 class Prenet(nn.Module):
@@ -275,6 +276,6 @@ class TacotronDecoder(nn.Module):
         steps = torch.where(hit_max, limit, stopped.float().argmax(1) + 1)  # <= limit
         lengths = steps * self.r
         mel = torch.cat(frames_out, 1)
-        valid = torch.arange(mel.size(1), device=mel.device)[None] < lengths[:, None]
+        valid = lengths_to_mask(lengths, mel.size(1))
         mel = mel.masked_fill(~valid[..., None], 0.0)
         return DecoderOutput(mel, stop_logits, torch.stack(weights, 1), lengths, hit_max)

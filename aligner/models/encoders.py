@@ -11,11 +11,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-
-def lengths_to_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Tensor:
-    """lengths (B,) -> mask (B, max_len) bool, True on the first ``lengths[b]`` positions."""
-    max_len = int(lengths.max()) if max_len is None else max_len
-    return torch.arange(max_len, device=lengths.device)[None, :] < lengths[:, None]
+from aligner.attention.base import lengths_to_mask
 
 
 class ConvBlock(nn.Module):

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from aligner.attention import build_attention
+from aligner.attention.base import lengths_to_mask
 
 
 @dataclass
@@ -74,9 +75,7 @@ class BiGRUEncoder(nn.Module):
         packed = pack_padded_sequence(emb, lengths.cpu(), batch_first=True, enforce_sorted=False)
         out, h_n = self.rnn(packed)
         memory, _ = pad_packed_sequence(out, batch_first=True, total_length=total)
-        mask = (
-            torch.arange(total, device=tokens.device)[None, :] < lengths.to(tokens.device)[:, None]
-        )
+        mask = lengths_to_mask(lengths.to(tokens.device), total)
         final = torch.cat([h_n[-2], h_n[-1]], dim=-1)  # (B, 2H): last layer, both directions
         return Encoded(self.dropout(memory), mask, final)
 
@@ -292,7 +291,7 @@ class Seq2Seq(nn.Module):
         bos = tgt.new_full((tgt.size(0), 1), self.bos_id)
         log_probs, _ = self(src, src_lengths, torch.cat([bos, tgt[:, :-1]], 1))
         token_lp = log_probs.gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
-        mask = torch.arange(tgt.size(1), device=tgt.device)[None] < tgt_lengths[:, None]
+        mask = lengths_to_mask(tgt_lengths, tgt.size(1))
         return (token_lp * mask).sum(1)
 
 

@@ -15,9 +15,10 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
+from aligner.attention.base import lengths_to_mask
 from aligner.config import ConfigError, from_dict
 from aligner.models.decoder import DecoderOutput, TacotronDecoder
-from aligner.models.encoders import MelEncoder, TextEncoder, lengths_to_mask
+from aligner.models.encoders import MelEncoder, TextEncoder
 from aligner.models.postnet import Postnet
 
 

@@ -10,6 +10,7 @@ from typing import Literal
 import torch
 from torch.nn import functional as F
 
+from aligner.attention.base import lengths_to_mask
 from aligner.attention.losses import guided_attention_loss
 from aligner.models.tacotron import TacotronOutput
 
@@ -39,7 +40,7 @@ def stop_targets(
     """
     n_steps = torch.div(mel_lengths + r - 1, r, rounding_mode="floor")
     index = torch.arange(steps, device=mel_lengths.device)[None]
-    return (index == n_steps[:, None] - 1).float(), index < n_steps[:, None]
+    return (index == n_steps[:, None] - 1).float(), lengths_to_mask(n_steps, steps)
 
 
 def stop_loss(

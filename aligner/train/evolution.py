@@ -97,3 +97,34 @@ def write_evolution(
         strip.paste(im, (x, 0))
         x += im.width + gap
     strip.save(png_path)
+
+
+def evolution_of(
+    exp: Path,
+    tag: str | None = None,
+    out: Path | None = None,
+    frame_ms: int = 400,
+    strip_frames: int = 8,
+    force: bool = False,
+) -> tuple[str, list[int], Path, Path]:
+    """The logged images `tag` of the experiment `exp` (default: the first alignment tag)
+    stitched into the GIF `out` (default ``EXP/evolution.gif``) and a PNG strip beside it;
+    returns ``(tag, steps, gif, png)``. Existing outputs are replaced only with `force`."""
+    log_dir = exp / "tb" if (exp / "tb").is_dir() else exp
+    gif = out or exp / "evolution.gif"
+    png = gif.with_suffix(".png")
+    if tag is None:
+        tags = image_tags(log_dir)
+        aligned = [t for t in tags if "align" in t.lower()]
+        if not aligned:
+            raise EvolutionError(
+                f"no alignment images in {log_dir}; logged image tags: {', '.join(tags) or 'none'}"
+            )
+        tag = aligned[0]
+    frames = read_images(log_dir, tag)
+    for path in (gif, png):
+        if path.exists() and not force:
+            raise EvolutionError(f"{path} exists; pass --force to overwrite it")
+    gif.parent.mkdir(parents=True, exist_ok=True)
+    write_evolution(frames, gif, png, frame_ms=frame_ms, strip_frames=strip_frames)
+    return tag, [s for s, _ in frames], gif, png

@@ -7,6 +7,7 @@ Images are logged as ``(H, W, 3)`` uint8 arrays.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -104,3 +105,31 @@ class Logger:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+class RunningMeans:
+    """Running means of the logged training values between two log points."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.sums: dict[str, float] = {}
+        self.counts: dict[str, int] = {}
+        self.count = 0
+        self.t0 = time.monotonic()
+
+    def add(self, values: dict[str, float]) -> None:
+        for k, v in values.items():
+            self.sums[k] = self.sums.get(k, 0.0) + float(v)
+            self.counts[k] = self.counts.get(k, 0) + 1
+        self.count += 1
+
+    def means(self) -> dict[str, float]:
+        means = {k: v / self.counts[k] for k, v in self.sums.items()}
+        if "overflow" in means:  # fraction of fp16 steps whose gradients overflowed
+            means["overflow"] = self.sums["overflow"] / self.count
+        return means
+
+    def rate(self) -> float:
+        return self.count / max(time.monotonic() - self.t0, 1e-9)

@@ -15,36 +15,25 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import random
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from torch.utils.data import DataLoader, Sampler
 from tqdm.auto import tqdm
 
+from aligner.checkpoint import CheckpointError, load_checkpoint
 from aligner.config import TrainConfig, to_dict
 from aligner.tasks.base import Task
 from aligner.train import distributed as ddp
-from aligner.train.checkpoint import (
-    CheckpointError,
-    CheckpointManager,
-    load_checkpoint,
-    rng_state,
-    set_rng_state,
-)
+from aligner.train.batches import TrainingError, make_batch_sampler, to_device
+from aligner.train.manager import CheckpointManager, rng_state, seed_everything, set_rng_state
 from aligner.train.schedule import build_scheduler
-from aligner.train.tensorboard import Logger
+from aligner.train.tensorboard import Logger, RunningMeans
 
 log = logging.getLogger(__name__)
-
-
-class TrainingError(RuntimeError):
-    """Training cannot go on for a reason the user can fix (the message says how)."""
 
 
 class TrainingDiverged(TrainingError):
@@ -58,42 +47,6 @@ class FitResult:
     reason: str  # "max_steps" | "max_minutes"
     best_loss: float
     checkpoint: Path | None
-
-
-def seed_everything(seed: int) -> None:
-    """Seed python, numpy and torch (all devices)."""
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-def to_device(batch: Any, device: torch.device) -> Any:
-    """Move every tensor of a (nested) batch to `device`."""
-    if isinstance(batch, torch.Tensor):
-        return batch.to(device, non_blocking=True)
-    if isinstance(batch, dict):
-        return {k: to_device(v, device) for k, v in batch.items()}
-    if isinstance(batch, list | tuple):
-        return type(batch)(to_device(v, device) for v in batch)
-    return batch
-
-
-def make_batch_sampler(
-    lengths: Sequence[int], batch_size: int, shuffle: bool, seed: int, info: ddp.DistInfo
-) -> Sampler:
-    """The length-bucketed sampler of aligner.data, sharded over DDP ranks."""
-    from aligner.data.sampler import BucketBatchSampler
-
-    if len(lengths) == 0:
-        raise TrainingError("the training or validation set is empty; check the data folder")
-    return BucketBatchSampler(
-        list(lengths),
-        batch_size,
-        shuffle=shuffle,
-        seed=seed,
-        num_replicas=info.world_size,
-        rank=info.rank,
-    )
 
 
 class Trainer:
@@ -111,12 +64,15 @@ class Trainer:
         out_dir: str | Path,
         config: dict[str, Any] | None = None,
         info: ddp.DistInfo | None = None,
+        checkpoints: CheckpointManager | None = None,
     ) -> None:
         self.task, self.cfg, self.out_dir = task, cfg, Path(out_dir)
         self.config = config if config is not None else {"train": to_dict(cfg)}
         self.info = info or ddp.current()
         self.device = self.info.device
-        self.checkpoints = CheckpointManager(self.out_dir / "checkpoints", cfg.keep_last)
+        self.checkpoints = checkpoints or CheckpointManager(
+            self.out_dir / "checkpoints", cfg.keep_last
+        )
         self.model = ddp.wrap_model(task.model.to(self.device), self.info)
         self.params = [p for p in task.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(
@@ -281,7 +237,7 @@ class Trainer:
         if info.is_main:
             self.checkpoints.remove_stale_temporaries()
         self.logger = Logger(self.out_dir / "tb", enabled=info.is_main)
-        start, window = time.monotonic(), _Window()
+        start, window = time.monotonic(), RunningMeans()
         bar = tqdm(
             total=cfg.max_steps,
             initial=self.step,
@@ -324,7 +280,7 @@ class Trainer:
         self.logger.close()
         return FitResult(self.step, self.epoch, reason, self.best_loss, path)
 
-    def _one_step(self, batch: dict[str, Any], window: _Window, bar: tqdm) -> int | None:
+    def _one_step(self, batch: dict[str, Any], window: RunningMeans, bar: tqdm) -> int | None:
         """Train on `batch`, then log/validate/checkpoint as due; the step saved, if any."""
         cfg = self.cfg
         out = self.train_step(batch)
@@ -369,31 +325,3 @@ class Trainer:
             f"{self.step}); stopped with checkpoint {path or self.checkpoints.latest()}. "
             "Lower train.lr or raise train.grad_clip, check the data, then --resume"
         )
-
-
-class _Window:
-    """Running means of the logged training values between two log points."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self.sums: dict[str, float] = {}
-        self.counts: dict[str, int] = {}
-        self.count = 0
-        self.t0 = time.monotonic()
-
-    def add(self, values: dict[str, float]) -> None:
-        for k, v in values.items():
-            self.sums[k] = self.sums.get(k, 0.0) + float(v)
-            self.counts[k] = self.counts.get(k, 0) + 1
-        self.count += 1
-
-    def means(self) -> dict[str, float]:
-        means = {k: v / self.counts[k] for k, v in self.sums.items()}
-        if "overflow" in means:  # fraction of fp16 steps whose gradients overflowed
-            means["overflow"] = self.sums["overflow"] / self.count
-        return means
-
-    def rate(self) -> float:
-        return self.count / max(time.monotonic() - self.t0, 1e-9)

@@ -14,11 +14,14 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from aligner.audio.io import join_waves
+from aligner.checkpoint import atomic_save
 from aligner.cli import main
 from aligner.config import ExperimentConfig
-from aligner.inference import join_waves, length_batches, load_speech_model, split_sentences
+from aligner.data.collate import length_batches
+from aligner.inference import load_speech_model
 from aligner.tasks import build_task
-from aligner.train.checkpoint import atomic_save
+from aligner.text.sentences import split_sentences
 
 SR = 8000
 MEL = {"sample_rate": SR, "n_fft": 256, "win_length": 256, "hop_length": 64, "n_mels": 16,
@@ -116,7 +119,7 @@ def test_split_sentences_loses_no_word_and_respects_the_limit(words):
 
 @given(st.lists(st.integers(1, 50), max_size=30), st.integers(1, 7))
 def test_length_batches_cover_each_index_once_longest_first(lengths, size):
-    batches = length_batches(lengths, size)
+    batches = length_batches(lengths, size, longest_first=True)
     flat = [i for b in batches for i in b]
     assert sorted(flat) == list(range(len(lengths)))
     assert all(len(b) <= size for b in batches)

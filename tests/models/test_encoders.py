@@ -7,7 +7,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aligner.models.encoders import MelEncoder, TextEncoder, lengths_to_mask
+from aligner.attention.base import lengths_to_mask
+from aligner.models.encoders import MelEncoder, TextEncoder
 
 from .helpers import padded
 

@@ -9,8 +9,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aligner.attention.base import lengths_to_mask
 from aligner.attention.losses import guided_attention_loss
-from aligner.models.encoders import lengths_to_mask
 from aligner.models.tacotron import TacotronOutput
 from aligner.tasks.speech_losses import (
     GuidedSchedule,

@@ -9,14 +9,10 @@ import torch
 from aligner.config import ExperimentConfig
 from aligner.decode.beam import beam_search, greedy_search
 from aligner.decode.rerank import rerank, reverse_scores
-from aligner.tasks.text import (
-    build,
-    g2p_error_rates,
-    load_checkpoints,
-    load_reverse_checkpoints,
-    output_tokens,
-    splitter,
-)
+from aligner.inference.text_models import load_checkpoints, load_reverse_checkpoints
+from aligner.tasks.text import build
+from aligner.text.metrics import g2p_error_rates
+from aligner.text.splitting import output_tokens, splitter
 
 from .test_eval_g2p import load_script
 from .test_text_cli import invoke, save_checkpoint
@@ -57,9 +53,9 @@ def test_reverse_target_reverses_the_training_targets_only(g2p_dir):
         torch.testing.assert_close(a["src"], b["src"])
         assert b["tgt"].tolist() == a["tgt"].flip(0).tolist()
     assert r2l.symbols["data"]["reverse_target"] is True
-    assert output_tokens(["A", "B", "C"], r2l.symbols) == ["C", "B", "A"]
-    assert output_tokens(["A", "B", "C"], l2r.symbols) == ["A", "B", "C"]
-    assert output_tokens(["A"], {"data": {}}) == ["A"]  # checkpoints from before the option
+    assert output_tokens(["A", "B", "C"], r2l.symbols["data"]) == ["C", "B", "A"]
+    assert output_tokens(["A", "B", "C"], l2r.symbols["data"]) == ["A", "B", "C"]
+    assert output_tokens(["A"], {}) == ["A"]  # checkpoints from before the option
 
 
 def test_right_to_left_validation_scores_the_output_turned_back(g2p_dir):
@@ -89,9 +85,9 @@ def test_directions_do_not_mix_in_an_ensemble_and_a_reranker_must_differ(pair, g
     other_ckpt = save_checkpoint(other, tmp_path / "upper.pt", cfg)
     with pytest.raises(ValueError, match="upper.pt cannot rerank.*lowercase"):
         load_reverse_checkpoints([other_ckpt], "g2p", symbols)
-    model, reverse = load_reverse_checkpoints([r2l_ckpt, r2l_ckpt], "g2p", symbols)
+    model, _, _, reverse = load_reverse_checkpoints([r2l_ckpt, r2l_ckpt], "g2p", symbols)
     assert reverse["data"]["reverse_target"] and len(model.members) == 2
-    from aligner.train.checkpoint import CheckpointError, average_checkpoints
+    from aligner.checkpoint import CheckpointError, average_checkpoints
 
     with pytest.raises(CheckpointError, match="one training run only"):
         average_checkpoints([l2r_ckpt, r2l_ckpt])  # same shapes, other direction

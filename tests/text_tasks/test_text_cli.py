@@ -191,7 +191,7 @@ def test_translate_maps_unknown_words_and_reads_manifests(nmt_ckpt, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.count("\n") == 1  # one line per input, even an empty translation
     # detokenized text: its tokens, space marks aside, are the model's target symbols
-    from aligner.tasks.text import splitter
+    from aligner.text.splitting import splitter
 
     words = splitter("tokens")(result.output.replace("<unk>", " "))
     assert {w.lstrip("▁") for w in words} <= {s.lstrip("▁") for s in task.tgt_table.symbols}

@@ -12,14 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from aligner.train.checkpoint import (
-    CheckpointError,
-    CheckpointManager,
-    atomic_save,
-    load_checkpoint,
-    rng_state,
-    set_rng_state,
-)
+from aligner.checkpoint import CheckpointError, atomic_save, load_checkpoint
+from aligner.train.manager import CheckpointManager, rng_state, set_rng_state
 
 
 def state(step: int) -> dict:
@@ -72,7 +66,7 @@ def test_sigkill_during_write_keeps_previous_file(tmp_path):
     code = textwrap.dedent(
         f"""
         import os, signal, torch
-        from aligner.train.checkpoint import atomic_save
+        from aligner.checkpoint import atomic_save
         atomic_save({{"model": {{}}, "step": 1, "config": {{}}}}, {str(path)!r})
         def killed_mid_write(obj, fh):
             fh.write(b"PK partial")
@@ -116,7 +110,7 @@ def test_rng_state_round_trip_through_weights_only_file(tmp_path):
 
 
 def test_average_checkpoints_means_float_weights_and_keeps_the_rest(tmp_path):
-    from aligner.train.checkpoint import average_checkpoints
+    from aligner.checkpoint import average_checkpoints
 
     paths = []
     for step in (10, 20, 60):
@@ -136,20 +130,38 @@ def test_average_checkpoints_means_float_weights_and_keeps_the_rest(tmp_path):
         average_checkpoints([paths[0], tmp_path / "other.pt"])
 
 
-def test_average_script_writes_a_loadable_checkpoint_and_refuses_to_overwrite(tmp_path):
-    import importlib.util
-    from pathlib import Path
+def test_average_command_writes_a_loadable_checkpoint_and_refuses_to_overwrite(tmp_path):
+    from click.testing import CliRunner
 
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("avg", root / "scripts/average_checkpoints.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from aligner.cli import main
+
     paths = []
     for step in (1, 3):
         paths.append(tmp_path / f"c{step}.pt")
         atomic_save(state(step), paths[-1])
     out = tmp_path / "avg.pt"
-    module.main([*map(str, paths), "--out", str(out)])
+    result = CliRunner().invoke(main, ["average", *map(str, paths), "--out", str(out)])
+    assert result.exit_code == 0, result.output
     assert torch.equal(load_checkpoint(out)["model"]["w"], torch.full((3,), 2.0))
-    with pytest.raises(SystemExit, match="exists; pass --force"):
-        module.main([*map(str, paths), "--out", str(out)])
+    again = CliRunner().invoke(main, ["average", *map(str, paths), "--out", str(out)])
+    assert again.exit_code == 1 and "exists; pass --force" in again.output
+
+
+def test_average_command_takes_the_last_checkpoints_of_a_run_folder(tmp_path):
+    from click.testing import CliRunner
+
+    from aligner.cli import main
+
+    folder = tmp_path / "exp" / "checkpoints"
+    for step in (1, 2, 3, 4):
+        atomic_save(state(step), folder / f"ckpt-{step:08d}.pt")
+    atomic_save(state(100), folder / "best.pt")  # not one of the ckpt-STEP.pt files
+    out = tmp_path / "avg.pt"
+    result = CliRunner().invoke(
+        main, ["average", str(tmp_path / "exp"), "--last", "2", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    avg = load_checkpoint(out)
+    assert avg["averaged_from"] == [3, 4] and torch.equal(avg["model"]["w"], torch.full((3,), 3.5))
+    empty = CliRunner().invoke(main, ["average", str(tmp_path), "--out", str(tmp_path / "x.pt")])
+    assert empty.exit_code == 1 and "holds no ckpt-STEP.pt" in empty.output

@@ -16,8 +16,8 @@ import yaml
 from click.testing import CliRunner
 from PIL import Image
 
+from aligner.checkpoint import load_checkpoint
 from aligner.cli import main
-from aligner.train.checkpoint import load_checkpoint
 from aligner.train.tensorboard import Logger
 
 HERE = Path(__file__).parent

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from aligner.train.checkpoint import load_checkpoint
+from aligner.checkpoint import load_checkpoint
 
 HERE = Path(__file__).parent
 

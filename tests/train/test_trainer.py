@@ -9,8 +9,8 @@ import pytest
 import torch
 from tiny_task import TinyTask
 
+from aligner.checkpoint import load_checkpoint
 from aligner.config import TrainConfig
-from aligner.train.checkpoint import load_checkpoint
 from aligner.train.trainer import Trainer, TrainingDiverged
 
 # 48 items, batch 8 -> 6 batches per epoch; 14 steps cross two epoch boundaries.
@@ -202,7 +202,7 @@ def test_tensorboard_scalars_logged(tmp_path):
 
 
 def test_resume_refuses_other_world_size(tmp_path):
-    from aligner.train.checkpoint import CheckpointError
+    from aligner.checkpoint import CheckpointError
 
     t = make_trainer(tmp_path, replace(CFG, max_steps=4))
     t.fit()

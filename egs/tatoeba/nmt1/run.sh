@@ -10,9 +10,9 @@
 #   0 prepare  aligner prepare parallel-text -> data/{train,valid,test}.jsonl
 #   1 train    aligner train                 -> $exp/checkpoints/*.pt, $exp/tb
 #   2 decode   aligner translate (test)      -> $exp/decode/test.hyp (+ alignment PNG)
-#   3 score    scripts/eval_nmt.py (BLEU)    -> $exp/score/test.txt
+#   3 score    aligner score (BLEU, chrF)    -> $exp/score/test.txt
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
-# train` arguments), PYTHON (for scripts/, default python).
+# train` arguments).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -26,7 +26,6 @@ exp=exp/bigru_luong
 beam=5
 train_args=${ALIGNER_TRAIN_ARGS:-}
 aligner=${ALIGNER:-aligner}
-python=${PYTHON:-python}
 
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
@@ -62,7 +61,7 @@ if run 3; then
   out=$exp/score/test.txt
   if needed $out; then
     mkdir -p $exp/score
-    $python $root/scripts/eval_nmt.py --hyp $exp/decode/test.hyp --manifest $data/test.jsonl > $out.tmp
+    $aligner score --task nmt --hyp $exp/decode/test.hyp --ref $data/test.jsonl > $out.tmp
     mv $out.tmp $out
   fi
   cat $out

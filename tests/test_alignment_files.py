@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from praatio import textgrid
 
-from aligner.export import (
+from aligner.inference.alignment_files import (
     Summary,
     SuspectThresholds,
     UtteranceAlignment,
@@ -127,7 +127,7 @@ def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
     (0.2322 + 0.092880 != 0.325079 at hop 256 / 22050 Hz) still give touching intervals."""
     from praatio import textgrid
 
-    from aligner.export import write_textgrid
+    from aligner.inference.alignment_files import write_textgrid
 
     sec = 256 / 22050
     frames = [20, 8, 4, 0, 7, 13]

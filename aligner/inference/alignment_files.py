@@ -1,6 +1,6 @@
 """Export teacher-forced alignments: durations JSON, Praat TextGrids, heatmaps, metrics.
 
-Used by ``aligner align``. An alignment here is one utterance's attention matrix
+Written by ``aligner align`` (`aligner.inference.align`). An alignment here is one utterance's attention matrix
 ``(S, N)`` (decoder steps x tokens) with ``S = ceil(T / r)`` for ``T`` mel frames.
 
 Durations come from the core (:func:`aligner.attention.metrics.durations`: the number of
@@ -223,84 +223,3 @@ class Summary:
         if len(self.suspects) > limit:
             lines.append(f"... and {len(self.suspects) - limit} more (see summary.json)")
         return "\n".join(lines)
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "item"
-
-
-def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """(source (N,) ids or (S, M) mel, normalized target mel (T, M)) of one manifest item."""
-    from aligner.audio.io import load_audio
-    from aligner.inference import InferenceError
-
-    sr = speech.mel_cfg.sample_rate
-    need = ("audio", "text") if speech.task == "tts" else ("audio", "target_audio")
-    missing = [k for k in need if not item.get(k)]
-    if missing:
-        raise InferenceError(
-            f"{where}: no {' or '.join(missing)}; a {speech.task} manifest needs {need}"
-        )
-    if speech.task == "tts":
-        source = speech.encode_text(item["text"], where)
-        target = speech.target_mel(load_audio(item["audio"], sr)[0])
-    else:
-        source = speech.source_mel(load_audio(item["audio"], sr)[0])
-        target = speech.target_mel(load_audio(item["target_audio"], sr)[0])
-    return source, target
-
-
-def align_manifest(
-    checkpoint: str | Path,
-    manifest: str | Path,
-    out_dir: str | Path,
-    batch_size: int = 8,
-    min_focus: float = 0.4,
-    png: bool = True,
-    device: str = "cpu",
-    force: bool = False,
-    chunk: int = 64,
-) -> Summary:
-    """Teacher-forced alignment of every item of `manifest` with a TTS or VC checkpoint.
-
-    Per item (files named after its id): durations JSON, TextGrid, weights .npy, heatmap
-    PNG; then ``summary.json``. TTS aligns text tokens with the audio's frames; VC aligns
-    source-mel positions (after the encoder's time reduction) with the target's frames.
-    Items are processed `chunk` at a time, so memory does not grow with the manifest.
-    """
-    from tqdm import tqdm
-
-    from aligner.data.manifest import read_manifest
-    from aligner.inference import load_speech_model
-
-    speech = load_speech_model(checkpoint, None, device)
-    items = read_manifest(manifest)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    summary = Summary(SuspectThresholds(min_focus=min_focus))
-    cfg = speech.mel_cfg
-    with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
-        for start in range(0, len(items), chunk):
-            part = items[start : start + chunk]
-            names = [str(it.get("id", start + k)) for k, it in enumerate(part)]
-            feats = [_features(speech, it, f"{manifest} item {n}") for it, n in zip(part, names)]
-            weights = speech.teacher_force([f[0] for f in feats], [f[1] for f in feats], batch_size)
-            for name, (source, target), w in zip(names, feats, weights):
-                required = None
-                if speech.task == "tts":
-                    tokens = speech.symbols.decode(source.tolist())
-                    required = speech.symbols.text_positions(source)[None]
-                else:
-                    tokens = [str(i) for i in range(w.shape[1])]
-                m = utterance_metrics(
-                    w[None], torch.tensor([w.shape[0]]), torch.tensor([w.shape[1]]), required
-                )
-                utt = UtteranceAlignment(
-                    _safe(name), tokens, w.numpy(), len(target), speech.r, cfg.hop_length,
-                    cfg.sample_rate, m[0],
-                )  # fmt: skip
-                write_utterance(utt, out, png=png, force=force)
-                summary.add(name, m[0])
-                bar.update(1)
-    (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=1) + "\n")
-    return summary

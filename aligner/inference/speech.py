@@ -1,4 +1,4 @@
-"""Trained speech models ready for use: checkpoint loading, text splitting and batching.
+"""Trained speech models ready for use: checkpoint loading, encoding and batched decoding.
 
 ``load_speech_model(path, task)`` turns an ``aligner train`` checkpoint into a
 :class:`SpeechModel` (the Tacotron in eval mode plus its front end: tokenizer and symbol
@@ -9,7 +9,6 @@ length-sorted batches.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,86 +16,9 @@ from typing import Any
 
 import torch
 
-# Words ending in "." that do not end a sentence (case-insensitive).
-ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st jr sr prof gen col capt lt sgt rev hon vs etc no fig approx e.g i.e".split()
-)
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n\s*\n")
-_DOTTED = re.compile(r"[a-z](\.[a-z])*")  # an initial (J.) or dotted abbreviation (p.m.)
-_CLAUSE = re.compile(r"(?<=[,;:])\s+")
-
-
-class InferenceError(ValueError):
-    """A checkpoint or an input cannot be used; the message says what to do."""
-
-
-def split_sentences(text: str, max_chars: int = 250) -> list[str]:
-    """Split `text` into sentences at ``. ! ?`` followed by a space and at blank lines.
-
-    A period after a known abbreviation (``Mr.``, ``Dr.``, ``etc.``), a single letter
-    (``J. Smith``) or a dotted abbreviation (``p.m.``) does not end a sentence. A sentence
-    longer than `max_chars` is split further at commas, semicolons and colons, then between
-    words. Empty pieces are dropped.
-    """
-    pieces, start = [], 0
-    for m in _BOUNDARY.finditer(text):
-        before = text[start : m.start()].split()
-        last = before[-1].lower() if before else ""
-        if m.group().startswith(".") and (last in ABBREVIATIONS or _DOTTED.fullmatch(last)):
-            continue
-        pieces.append(text[start : m.end()])
-        start = m.end()
-    pieces.append(text[start:])
-    sentences = [" ".join(p.split()) for p in pieces]
-    return [c for s in sentences if s for c in _split_long(s, max_chars)]
-
-
-def _split_long(sentence: str, max_chars: int) -> list[str]:
-    """Greedily pack the clauses of `sentence` into chunks of at most `max_chars`; a clause
-    that is itself too long is packed word by word (a single longer word stays whole)."""
-    if len(sentence) <= max_chars:
-        return [sentence]
-    chunks: list[str] = []
-    for clause in _CLAUSE.split(sentence):
-        parts = [clause] if len(clause) <= max_chars else clause.split()
-        for part in parts:
-            if chunks and len(chunks[-1]) + 1 + len(part) <= max_chars:
-                chunks[-1] += " " + part
-            else:
-                chunks.append(part)
-    return chunks
-
-
-def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (longest first), each index once."""
-    if batch_size < 1:
-        raise ValueError(f"batch size must be >= 1, got {batch_size}")
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-
-
-def join_waves(
-    waves: Sequence[torch.Tensor], sample_rate: int, pause: float = 0.25
-) -> torch.Tensor:
-    """Concatenate waveforms ``(L_i,)`` with `pause` seconds of silence between them."""
-    if not waves:
-        raise ValueError("nothing to join")
-    gap = waves[0].new_zeros(int(round(pause * sample_rate)))
-    out: list[torch.Tensor] = []
-    for i, w in enumerate(waves):
-        if i:
-            out.append(gap)
-        out.append(w)
-    return torch.cat(out)
-
-
-def pad_stack(seqs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad ``(L_i, ...)`` tensors with zeros -> ``(B, L, ...)`` and lengths ``(B,)``."""
-    lengths = torch.tensor([len(s) for s in seqs])
-    out = seqs[0].new_zeros(len(seqs), int(lengths.max()), *seqs[0].shape[1:])
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = s
-    return out, lengths
+from aligner.checkpoint import CheckpointError, load_checkpoint
+from aligner.data.collate import length_batches, pad
+from aligner.inference.common import InferenceError
 
 
 @dataclass
@@ -191,8 +113,8 @@ class SpeechModel:
         """Free-running decoding of token ids (N,) or source mels (S, M), in length-sorted
         batches; results in input order."""
         out: list[Generated | None] = [None] * len(sources)
-        for idx in length_batches([len(s) for s in sources], batch_size):
-            src, lengths = pad_stack([sources[i].to(self.device) for i in idx])
+        for idx in length_batches([len(s) for s in sources], batch_size, longest_first=True):
+            src, lengths, _ = pad([sources[i].to(self.device) for i in idx])
             mel, dec = self.model.generate(
                 src,
                 lengths.to(self.device),
@@ -217,9 +139,9 @@ class SpeechModel:
     ) -> list[torch.Tensor]:
         """Alignments (S_i, N_i) of sources with their known normalized mels (T_i, M)."""
         out: list[torch.Tensor | None] = [None] * len(sources)
-        for idx in length_batches([len(m) for m in mels], batch_size):
-            src, src_len = pad_stack([sources[i].to(self.device) for i in idx])
-            mel, mel_len = pad_stack([mels[i].to(self.device) for i in idx])
+        for idx in length_batches([len(m) for m in mels], batch_size, longest_first=True):
+            src, src_len, _ = pad([sources[i].to(self.device) for i in idx])
+            mel, mel_len, _ = pad([mels[i].to(self.device) for i in idx])
             res = self.model(src, src_len.to(self.device), mel, mel_len.to(self.device))
             enc_len = res.enc_mask.sum(1)
             for j, i in enumerate(idx):
@@ -252,8 +174,6 @@ def load_speech_model(
     `task` (``"tts"`` or ``"vc"``) is checked against the checkpoint's; InferenceError (one
     line, naming the file) for a missing, corrupt or foreign checkpoint or the wrong task.
     """
-    from aligner.train.checkpoint import CheckpointError, load_checkpoint
-
     path = Path(path)
     try:
         ckpt = load_checkpoint(path, map_location="cpu")
@@ -314,16 +234,3 @@ def _front_end(symbols: dict[str, Any], task: str, path: Path) -> dict[str, Any]
             "was it written by `aligner train`?"
         ) from None
     return front
-
-
-__all__ = [
-    "ABBREVIATIONS",
-    "Generated",
-    "InferenceError",
-    "SpeechModel",
-    "join_waves",
-    "length_batches",
-    "load_speech_model",
-    "pad_stack",
-    "split_sentences",
-]

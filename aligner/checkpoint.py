@@ -1,20 +1,19 @@
-"""Atomic checkpoints, keep-last-N plus best, and RNG state capture for exact resume.
+"""Checkpoint files: read, write atomically, validate and average (the bottom floor).
 
 A checkpoint is a dict saved with `torch.save` holding at least ``model``, ``step`` and
-``config``; the trainer adds ``optimizer``, ``scheduler``, ``scaler``, ``epoch``,
+``config``; `aligner train` adds ``optimizer``, ``scheduler``, ``scaler``, ``epoch``,
 ``sampler``, ``rng``, ``symbols`` and ``best_loss``. Everything in it is a tensor or a
-plain Python value, so it loads with ``weights_only=True`` (no pickled code).
+plain Python value, so it loads with ``weights_only=True`` (no pickled code). The run's
+checkpoint manager (rotation, ``best.pt``) and RNG capture live in `aligner.train.manager`.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 REQUIRED_KEYS = ("model", "step", "config")
@@ -23,6 +22,33 @@ _CKPT_RE = re.compile(r"^ckpt-(\d+)\.pt$")
 
 class CheckpointError(ValueError):
     """A checkpoint is missing, unreadable or not an aligner checkpoint."""
+
+
+def list_checkpoints(folder: str | Path) -> list[Path]:
+    """The ``ckpt-STEP.pt`` files of a run's checkpoints folder, oldest step first."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in folder.iterdir() if (m := _CKPT_RE.match(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def checkpoints_to_average(sources: list[str | Path], last: int = 3) -> list[Path]:
+    """Checkpoint files from `sources`: each a ``.pt`` file, or an experiment folder (or its
+    ``checkpoints/`` folder) that contributes its `last` ``ckpt-STEP.pt`` files."""
+    if last < 1:
+        raise CheckpointError(f"need at least one checkpoint per folder, got last={last}")
+    paths: list[Path] = []
+    for source in map(Path, sources):
+        if not source.is_dir():
+            paths.append(source)
+            continue
+        folder = source / "checkpoints" if (source / "checkpoints").is_dir() else source
+        found = list_checkpoints(folder)
+        if not found:
+            raise CheckpointError(f"{source} holds no ckpt-STEP.pt checkpoint to average")
+        paths.extend(found[-last:])
+    return paths
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -133,85 +159,17 @@ def average_checkpoints(paths: list[str | Path]) -> dict:
     return out
 
 
-def rng_state() -> dict[str, Any]:
-    """The python, numpy, torch and (when present) CUDA RNG states as plain Python values
-    (lists of ints), safe for ``weights_only`` loading and for `all_gather_object`."""
-    name, keys, *rest = np.random.get_state()
-    state = {
-        "python": random.getstate(),
-        "numpy": [name, keys.tolist(), *rest],
-        "torch": torch.get_rng_state().tolist(),
-    }
-    if torch.cuda.is_available():
-        state["cuda"] = [s.tolist() for s in torch.cuda.get_rng_state_all()]
+def write_average(
+    sources: list[str | Path], out: str | Path, last: int = 3, force: bool = False
+) -> dict:
+    """Average the checkpoints of `sources` (files, or folders contributing their `last`
+    ``ckpt-STEP.pt``; see `checkpoints_to_average`) into the file `out`, written
+    atomically; an existing `out` is replaced only with `force`. Returns the state."""
+    out = Path(out)
+    if out.exists() and not force:
+        raise CheckpointError(f"{out} exists; pass --force to replace it")
+    paths = checkpoints_to_average(sources, last)
+    state = average_checkpoints(paths)
+    state["averaged_files"] = [str(p) for p in paths]
+    atomic_save(state, out)
     return state
-
-
-def _byte_tensor(values: Any) -> torch.Tensor:
-    return torch.as_tensor(values, dtype=torch.uint8)
-
-
-def set_rng_state(state: dict[str, Any]) -> None:
-    """Restore what `rng_state` captured."""
-    version, internal, gauss = state["python"]
-    random.setstate((version, tuple(internal), gauss))
-    name, keys, *rest = state["numpy"]
-    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), *rest))
-    torch.set_rng_state(_byte_tensor(state["torch"]))
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all([_byte_tensor(s) for s in state["cuda"]])
-
-
-class CheckpointManager:
-    """Writes ``ckpt-STEP.pt`` files in `folder`, keeps the last `keep_last`, and ``best.pt``.
-
-    ``best.pt`` is the checkpoint with the lowest validation loss seen so far; it is
-    never deleted by the keep-last rotation.
-    """
-
-    def __init__(self, folder: str | Path, keep_last: int = 3) -> None:
-        if keep_last < 1:
-            raise ValueError(f"keep_last must be >= 1, got {keep_last}")
-        self.folder = Path(folder)
-        self.keep_last = keep_last
-
-    @property
-    def best_path(self) -> Path:
-        return self.folder / "best.pt"
-
-    def path_for(self, step: int) -> Path:
-        return self.folder / f"ckpt-{step:08d}.pt"
-
-    def checkpoints(self) -> list[Path]:
-        """The ``ckpt-*.pt`` files, oldest step first."""
-        if not self.folder.is_dir():
-            return []
-        found = [
-            (int(m.group(1)), p) for p in self.folder.iterdir() if (m := _CKPT_RE.match(p.name))
-        ]
-        return [p for _, p in sorted(found)]
-
-    def remove_stale_temporaries(self) -> None:
-        """Delete temporary files left by a process killed while writing a checkpoint."""
-        if self.folder.is_dir():
-            for tmp in self.folder.glob(".*.pt.tmp-*"):
-                tmp.unlink(missing_ok=True)
-
-    def latest(self) -> Path | None:
-        ckpts = self.checkpoints()
-        return ckpts[-1] if ckpts else None
-
-    def save(self, state: dict[str, Any], step: int, is_best: bool = False) -> Path:
-        """Write the checkpoint of `step` (and ``best.pt`` when `is_best`); rotate old ones."""
-        path = self.path_for(step)
-        atomic_save(state, path)
-        if is_best:
-            self.save_best(state)
-        for old in self.checkpoints()[: -self.keep_last]:
-            old.unlink()
-        return path
-
-    def save_best(self, state: dict[str, Any]) -> Path:
-        """Write ``best.pt`` (the caller decides that this state is the best so far)."""
-        atomic_save(state, self.best_path)
-        return self.best_path

@@ -1,0 +1,90 @@
+"""`aligner demo`: corpus, training, synthesis, evolution and alignment quality in one go,
+each step a child `aligner` command."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--out", "out_dir", default="demo", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path))  # fmt: skip
+@click.option("--minutes", default=20.0, show_default=True, help="Training time budget.")
+@click.option("--utterances", default=1000, show_default=True, help="Size of the espeak corpus.")
+@click.option("--recipe", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="Training recipe (default: the small dynamic-convolution-attention TTS recipe).")  # fmt: skip
+def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) -> None:
+    """Prepare the eSpeak NG corpus, train the small TTS recipe for --minutes, synthesize a
+    new sentence, and draw its alignment and the alignment's evolution during training.
+    Re-running continues where it stopped."""
+    import aligner
+
+    root = Path(aligner.__file__).resolve().parents[1]
+    recipe = recipe or root / "recipes" / "tts" / "tacotron_dca_small.yaml"
+    if not recipe.is_file():
+        raise click.ClickException(f"recipe {recipe} not found; give one with --recipe")
+    data, exp = out_dir / "data", out_dir / "exp"
+    click.secho(f"[1/5] eSpeak NG corpus ({utterances} utterances) -> {data}", bold=True)
+    if not (data / "valid.jsonl").is_file():
+        run_cli("prepare", "espeak", str(data), "--utterances", str(utterances))
+    click.secho(f"[2/5] training {recipe.name} for up to {minutes:g} min -> {exp}", bold=True)
+    if not (exp / ".done").exists():
+        resume = ["--resume"] if any((exp / "checkpoints").glob("ckpt-*.pt")) else []
+        run_cli("train", str(recipe), "--data", str(data), "--out", str(exp), *resume,
+                "--set", f"train.max_minutes={minutes}")  # fmt: skip
+        (exp / ".done").touch()
+    ckpts = sorted((exp / "checkpoints").glob("ckpt-*.pt"))
+    if not ckpts:
+        raise click.ClickException(
+            f"no checkpoint in {exp / 'checkpoints'}; delete {exp} and re-run"
+        )
+    ckpt = ckpts[-1]  # the most trained one
+    sentence = new_sentence(data)
+    click.secho(f"[3/5] synthesizing a sentence not in the corpus: {sentence!r}", bold=True)
+    run_cli("synthesize", "--checkpoint", str(ckpt), "--text", sentence, "--force",
+            "--out", str(out_dir / "demo.wav"), "--alignment", str(out_dir / "demo_alignment.png"))  # fmt: skip
+    click.secho("[4/5] alignment evolution during training", bold=True)
+    run_cli("evolution", str(exp), "--out", str(out_dir / "evolution.gif"), "--force")
+    click.secho("[5/5] alignment quality on the validation split", bold=True)
+    run_cli("align", "--checkpoint", str(ckpt), "--manifest", str(data / "valid.jsonl"),
+            "--out", str(out_dir / "valid_alignments"), "--no-png", "--force")  # fmt: skip
+    click.echo(
+        f"\nDone. Listen to {out_dir / 'demo.wav'}; look at {out_dir / 'demo_alignment.png'} and "
+        f"{out_dir / 'evolution.gif'}.\nTensorBoard logs: {exp / 'tb'}\n"
+        f"  open them with: tensorboard --logdir {exp / 'tb'}   (then browse http://localhost:6006)"
+    )
+
+
+DEMO_SENTENCES = (
+    "Seven quiet violins drifted above the harbour at dawn.",
+    "A curious otter juggled three pebbles beside the frozen waterfall.",
+    "Bright lanterns guided the weary travellers across the marsh.",
+)
+
+
+def new_sentence(data: Path) -> str:
+    """The first demo sentence whose text is in none of the corpus manifests."""
+    from aligner.data.manifest import read_manifest
+
+    seen = {
+        " ".join(str(it.get("text", "")).lower().split())
+        for split in ("train", "valid", "test")
+        if (data / f"{split}.jsonl").is_file()
+        for it in read_manifest(data / f"{split}.jsonl")
+    }
+    for sentence in DEMO_SENTENCES:
+        if " ".join(sentence.lower().split()) not in seen:
+            return sentence
+    raise click.ClickException("every demo sentence is in the corpus; give another corpus size")
+
+
+def run_cli(*args: str) -> None:
+    """Run `aligner ARGS...` in a child process (its progress bars show as they are)."""
+    import subprocess
+
+    cmd = [sys.executable, "-c", "from aligner.cli import main; main()", *args]
+    if subprocess.run(cmd).returncode != 0:
+        raise click.ClickException(f"`aligner {' '.join(args)}` failed (see above); fix and re-run")

@@ -1,0 +1,50 @@
+"""`aligner score`: PER/WER of G2P output or BLEU/chrF of translations against a manifest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--task", required=True, type=click.Choice(["g2p", "nmt"]),
+              help="g2p: PER/WER of `aligner g2p` lines; nmt: BLEU/chrF of translations.")  # fmt: skip
+@click.option("--hyp", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The outputs: `aligner g2p --in MANIFEST` or `aligner translate --in MANIFEST`.")  # fmt: skip
+@click.option("--ref", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The manifest the outputs were decoded from (its `target`s are the references).")  # fmt: skip
+@click.option("--lowercase", is_flag=True,
+              help="nmt: case-insensitive scores (a model trained with data.lowercase_target).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON line.")
+def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> None:
+    """Score decoded outputs against the references of a manifest.
+
+    G2P: phone and word error rates in %, with the stress digits and without them (a word
+    is right when it equals any of its reference pronunciations). Translation: corpus
+    BLEU and chrF (sacrebleu, 13a tokenization).
+
+    \b
+    aligner g2p --checkpoint exp/g2p/avg.pt --in data/test.jsonl > test.txt
+    aligner score --task g2p --hyp test.txt --ref data/test.jsonl
+    """
+    from aligner.inference.common import InferenceError
+    from aligner.inference.scoring import score_g2p, score_nmt
+
+    try:
+        scores = score_g2p(hyp, ref) if task == "g2p" else score_nmt(hyp, ref, lowercase)
+    except InferenceError as err:
+        raise click.ClickException(str(err)) from None
+    if as_json:
+        click.echo(json.dumps({k: round(v, 4) for k, v in scores.items()}))
+    elif task == "g2p":
+        click.echo(
+            f"{scores['words']} words: PER {scores['per']:.2f}% WER {scores['wer']:.2f}% "
+            f"(without stress: PER {scores['per_no_stress']:.2f}% "
+            f"WER {scores['wer_no_stress']:.2f}%)"
+        )
+    else:
+        click.echo(
+            f"{scores['sentences']} sentences: BLEU {scores['bleu']:.2f} chrF {scores['chrf']:.2f}"
+        )

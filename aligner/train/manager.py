@@ -1,0 +1,99 @@
+"""The run's checkpoints: ``ckpt-STEP.pt`` rotation plus ``best.pt``, and RNG state capture
+for exact resume. Reading and writing the files is `aligner.checkpoint`'s."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from aligner.checkpoint import atomic_save, list_checkpoints
+
+
+def seed_everything(seed: int) -> None:
+    """Seed python, numpy and torch (all devices)."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def rng_state() -> dict[str, Any]:
+    """The python, numpy, torch and (when present) CUDA RNG states as plain Python values
+    (lists of ints), safe for ``weights_only`` loading and for `all_gather_object`."""
+    name, keys, *rest = np.random.get_state()
+    state = {
+        "python": random.getstate(),
+        "numpy": [name, keys.tolist(), *rest],
+        "torch": torch.get_rng_state().tolist(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = [s.tolist() for s in torch.cuda.get_rng_state_all()]
+    return state
+
+
+def _byte_tensor(values: Any) -> torch.Tensor:
+    return torch.as_tensor(values, dtype=torch.uint8)
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore what `rng_state` captured."""
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, *rest = state["numpy"]
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), *rest))
+    torch.set_rng_state(_byte_tensor(state["torch"]))
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all([_byte_tensor(s) for s in state["cuda"]])
+
+
+class CheckpointManager:
+    """Writes ``ckpt-STEP.pt`` files in `folder`, keeps the last `keep_last`, and ``best.pt``.
+
+    ``best.pt`` is the checkpoint with the lowest validation loss seen so far; it is
+    never deleted by the keep-last rotation.
+    """
+
+    def __init__(self, folder: str | Path, keep_last: int = 3) -> None:
+        if keep_last < 1:
+            raise ValueError(f"keep_last must be >= 1, got {keep_last}")
+        self.folder = Path(folder)
+        self.keep_last = keep_last
+
+    @property
+    def best_path(self) -> Path:
+        return self.folder / "best.pt"
+
+    def path_for(self, step: int) -> Path:
+        return self.folder / f"ckpt-{step:08d}.pt"
+
+    def checkpoints(self) -> list[Path]:
+        """The ``ckpt-*.pt`` files, oldest step first."""
+        return list_checkpoints(self.folder)
+
+    def remove_stale_temporaries(self) -> None:
+        """Delete temporary files left by a process killed while writing a checkpoint."""
+        if self.folder.is_dir():
+            for tmp in self.folder.glob(".*.pt.tmp-*"):
+                tmp.unlink(missing_ok=True)
+
+    def latest(self) -> Path | None:
+        ckpts = self.checkpoints()
+        return ckpts[-1] if ckpts else None
+
+    def save(self, state: dict[str, Any], step: int, is_best: bool = False) -> Path:
+        """Write the checkpoint of `step` (and ``best.pt`` when `is_best`); rotate old ones."""
+        path = self.path_for(step)
+        atomic_save(state, path)
+        if is_best:
+            self.save_best(state)
+        for old in self.checkpoints()[: -self.keep_last]:
+            old.unlink()
+        return path
+
+    def save_best(self, state: dict[str, Any]) -> Path:
+        """Write ``best.pt`` (the caller decides that this state is the best so far)."""
+        atomic_save(state, self.best_path)
+        return self.best_path
