@@ -30,6 +30,7 @@ case $1 in
            mkdir -p "$out" && touch "$out/train.jsonl" "$out/valid.jsonl" "$out/test.jsonl" ;;
   train) while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
          mkdir -p "$out/checkpoints" && touch "$out/checkpoints/ckpt-00000002.pt" ;;
+  average) while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done; touch "$out" ;;
   synthesize|convert|align)
          while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
          case $out in *.wav) mkdir -p "$(dirname "$out")"; touch "$out" ;;
@@ -112,11 +113,12 @@ def test_g2p_single_run_averages_then_decodes_and_scores(tmp_path):
     first = run_g2p(tmp_path, env)
     assert first.returncode == 0, first.stderr
     lines = (tmp_path / "calls.txt").read_text().splitlines()
-    assert calls(tmp_path) == ["prepare", "train", "python", "g2p", "g2p", "python"]
+    assert calls(tmp_path) == ["prepare", "train", "average", "g2p", "g2p", "g2p", "score"]
     assert lines[1].startswith("train ") and "--out exp " in lines[1] + " "
-    assert "average_checkpoints.py --out exp/avg.pt exp/checkpoints/ckpt-00000002.pt" in lines[2]
+    assert lines[2] == "average exp --last 3 --out exp/avg.pt"
     assert lines[3].startswith("g2p --checkpoint exp/avg.pt --beam 5 --in ")
-    assert "eval_g2p.py --checkpoint exp/avg.pt --data data --beam 5" in lines[5]
+    assert lines[5] == "g2p --checkpoint exp/avg.pt --beam 5 --in data/test.jsonl"
+    assert lines[6] == "score --task g2p --hyp exp/decode/test.txt --ref data/test.jsonl"
     again = run_g2p(tmp_path, env)
     assert again.returncode == 0, again.stderr
     assert len((tmp_path / "calls.txt").read_text().splitlines()) == len(lines)  # all skipped
@@ -127,12 +129,20 @@ def test_g2p_seeds_train_one_run_each_and_decode_an_ensemble(tmp_path):
     r = run_g2p(tmp_path, env, "--seeds", "1 2", "--average", "1", "--beam", "3")
     assert r.returncode == 0, r.stderr
     lines = (tmp_path / "calls.txt").read_text().splitlines()
-    assert calls(tmp_path) == ["prepare", "train", "train", "g2p", "g2p", "python"]  # no average
+    assert calls(tmp_path) == [
+        "prepare",
+        "train",
+        "train",
+        "g2p",
+        "g2p",
+        "g2p",
+        "score",
+    ]  # no average
     assert "--out exp/seed1" in lines[1] and lines[1].endswith("--set train.seed=1")
     assert "--out exp/seed2" in lines[2] and lines[2].endswith("--set train.seed=2")
     both = "--checkpoint exp/seed1/checkpoints/ckpt-00000002.pt --checkpoint exp/seed2/"
     assert lines[3].startswith(f"g2p {both}")
-    assert "--checkpoint exp/seed1/checkpoints/ckpt-00000002.pt exp/seed2/" in lines[5]
+    assert lines[5].startswith(f"g2p {both}") and lines[5].endswith("--in data/test.jsonl")
     for bad in (["--seeds", "1 x"], ["--average", "0"]):
         r = run_g2p(tmp_path, env, *bad)
         assert r.returncode == 2 and "run.sh:" in r.stderr
@@ -151,10 +161,19 @@ def test_g2p_training_in_stages_as_the_readme_reproduces_its_best_row(tmp_path):
     r = run_g2p(tmp_path, env, "--seeds", "2 3", "--train-args", more)
     assert r.returncode == 0, r.stderr
     lines = (tmp_path / "calls.txt").read_text().splitlines()
-    assert calls(tmp_path)[3:] == ["train", "train", "python", "python", "g2p", "g2p", "python"]
+    assert calls(tmp_path)[3:] == [
+        "train",
+        "train",
+        "average",
+        "average",
+        "g2p",
+        "g2p",
+        "g2p",
+        "score",
+    ]
     for line, s in zip(lines[3:5], (2, 3)):
         assert f"--out exp/seed{s} --resume {more} --set train.seed={s}" in line
-    assert "--checkpoint exp/seed2/avg.pt exp/seed3/avg.pt" in lines[-1]
+    assert "--checkpoint exp/seed2/avg.pt --checkpoint exp/seed3/avg.pt" in lines[-2]
 
 
 def test_g2p_right_to_left_runs_rerank_the_ensemble(tmp_path):
@@ -165,15 +184,15 @@ def test_g2p_right_to_left_runs_rerank_the_ensemble(tmp_path):
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     lines = (tmp_path / "calls.txt").read_text().splitlines()
-    assert calls(tmp_path) == ["prepare", *["train"] * 3, *["python"] * 3, "g2p", "g2p", "python"]
+    assert calls(tmp_path) == ["prepare", *["train"] * 3, *["average"] * 3, *["g2p"] * 3, "score"]
     assert "--out exp/r2l_seed11 " in lines[3] and lines[3].endswith(
         "--set train.max_steps=9 --set data.reverse_target=true --set train.lr=1e-3 "
         "--set train.seed=11"
     )
-    assert "--out exp/r2l_seed11/avg.pt exp/r2l_seed11/checkpoints/" in lines[6]
+    assert lines[6] == "average exp/r2l_seed11 --last 3 --out exp/r2l_seed11/avg.pt"
     rerank = "--r2l exp/r2l_seed11/avg.pt --r2l-weight 0.4"
     assert f"--checkpoint exp/seed2/avg.pt {rerank} --beam 5 --in " in lines[7]
-    assert f"--checkpoint exp/seed1/avg.pt exp/seed2/avg.pt {rerank} --data data" in lines[9]
+    assert f"--checkpoint exp/seed2/avg.pt {rerank} --beam 5 --in data/test.jsonl" in lines[9]
     for bad in (["--r2l-seeds", "x"], ["--r2l-weight", "0.3 0.5"], ["--r2l-weight", "2"]):
         r = run_g2p(tmp_path, env, *bad)
         assert r.returncode == 2 and bad[0] in r.stderr

@@ -102,7 +102,8 @@ class TacotronDecoder(nn.Module):
         memory_dim: encoder memory dimension D.
         r: reduction factor, frames predicted per step.
         attention: registry name in ``aligner.attention`` (default ``"location"``).
-        attention_opts: extra keyword options of that mechanism.
+        attn_dim: its attention dimension.
+        attention_options: extra keyword options of that mechanism.
         dec_layers: K decoder LSTM layers; layer k > 1 is residual.
         rnn_dropout: dropout on the RNN outputs (training only).
     """
@@ -117,7 +118,7 @@ class TacotronDecoder(nn.Module):
         attn_rnn_dim: int = 1024,
         attention: str = "location",
         attn_dim: int = 128,
-        attention_opts: dict[str, Any] | None = None,
+        attention_options: dict[str, Any] | None = None,
         dec_dim: int = 1024,
         dec_layers: int = 1,
         rnn_dropout: float = 0.1,
@@ -133,7 +134,7 @@ class TacotronDecoder(nn.Module):
             query_dim=attn_rnn_dim,
             memory_dim=memory_dim,
             attn_dim=attn_dim,
-            **(attention_opts or {}),
+            **(attention_options or {}),
         )
         in_dims = [attn_rnn_dim + memory_dim] + [dec_dim] * (dec_layers - 1)
         self.dec_rnns = nn.ModuleList(nn.LSTMCell(d, dec_dim) for d in in_dims)

@@ -66,17 +66,49 @@ ENCODERS: dict[str, type] = {"text": TextEncoderConfig, "mel": MelEncoderConfig}
 
 @dataclass
 class DecoderConfig:
-    """Tacotron decoder; ``attention`` is a registry name of ``aligner.attention``."""
+    """Tacotron decoder (its attention is the model's: ``TacotronConfig.attention``)."""
 
     prenet_dims: list[int] = field(default_factory=lambda: [256, 256])
     prenet_dropout: float = 0.5
     attn_rnn_dim: int = 1024
-    attention: str = "location"
-    attn_dim: int = 128
-    attention_opts: dict[str, Any] = field(default_factory=dict)
     dec_dim: int = 1024
     dec_layers: int = 1
     rnn_dropout: float = 0.1
+
+
+# Where the attention settings sat before every model family spelled them as model.attention,
+# model.attn_dim and model.attention_options (recipes and checkpoints of aligner <= 0.1).
+OLD_ATTENTION_KEYS = {
+    "attention": "attention",
+    "attn_dim": "attn_dim",
+    "attention_opts": "attention_options",
+}
+
+
+def old_attention_keys(model: dict[str, Any]) -> list[str]:
+    """The old ``decoder.*`` attention keys present in a ``model:`` section."""
+    decoder = model.get("decoder") or {}
+    return [k for k in OLD_ATTENTION_KEYS if isinstance(decoder, dict) and k in decoder]
+
+
+def move_attention_keys(model: dict[str, Any], where: str = "model") -> Any:
+    """Move the old ``decoder.attention``, ``decoder.attn_dim`` and ``decoder.attention_opts``
+    of `model` (in place) to ``attention``, ``attn_dim`` and ``attention_options``; returns
+    the decoder section without them. Both spellings with different values: ConfigError."""
+    decoder = model.get("decoder")
+    if not isinstance(decoder, dict):
+        return decoder
+    decoder = dict(decoder)
+    for old in old_attention_keys(model):
+        new = OLD_ATTENTION_KEYS[old]
+        value = decoder.pop(old)
+        if new in model and model[new] != value:
+            raise ConfigError(
+                f"{where}.decoder.{old} ({value!r}) and {where}.{new} ({model[new]!r}) disagree; "
+                f"keep {where}.{new} only"
+            )
+        model[new] = value
+    return decoder
 
 
 @dataclass
@@ -89,11 +121,19 @@ class PostnetConfig:
 
 @dataclass
 class TacotronConfig:
-    """Everything that rebuilds a Tacotron (``n_symbols`` only matters for a text encoder)."""
+    """Everything that rebuilds a Tacotron (``n_symbols`` only matters for a text encoder).
+
+    ``attention`` is a registry name of ``aligner.attention``, with ``attn_dim`` and the
+    mechanism's ``attention_options``: the same keys, at the same place (``model.``), as in
+    the text seq2seq recipes.
+    """
 
     n_mels: int = 80
     r: int = 1
     n_symbols: int = 0
+    attention: str = "location"
+    attn_dim: int = 128
+    attention_options: dict[str, Any] = field(default_factory=dict)
     encoder: TextEncoderConfig | MelEncoderConfig = field(default_factory=TextEncoderConfig)
     decoder: DecoderConfig = field(default_factory=DecoderConfig)
     postnet: PostnetConfig = field(default_factory=PostnetConfig)
@@ -101,6 +141,7 @@ class TacotronConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "model") -> TacotronConfig:
         data = dict(data)
+        data["decoder"] = move_attention_keys(data, where)
         enc = dict(data.pop("encoder", None) or {})
         kind = enc.get("kind", "text")
         if kind not in ENCODERS:
@@ -147,11 +188,15 @@ class Tacotron(nn.Module):
         if cfg.encoder.kind == "text" and cfg.n_symbols < 1:
             raise ValueError("a text encoder needs n_symbols (the size of the symbol table)")
         encoder = cfg.encoder.build(cfg.n_symbols, cfg.n_mels)
-        d = cfg.decoder
         decoder = TacotronDecoder(
-            cfg.n_mels, encoder.out_dim, cfg.r, d.prenet_dims, d.prenet_dropout, d.attn_rnn_dim,
-            d.attention, d.attn_dim, d.attention_opts, d.dec_dim, d.dec_layers, d.rnn_dropout,
-        )  # fmt: skip
+            n_mels=cfg.n_mels,
+            memory_dim=encoder.out_dim,
+            r=cfg.r,
+            attention=cfg.attention,
+            attn_dim=cfg.attn_dim,
+            attention_options=cfg.attention_options,
+            **dataclasses.asdict(cfg.decoder),
+        )
         p = cfg.postnet
         model = cls(
             encoder, decoder, Postnet(cfg.n_mels, p.channels, p.n_convs, p.kernel_size, p.dropout)

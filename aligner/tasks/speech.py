@@ -7,6 +7,7 @@ source positions of an item in plots (``source_labels``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,13 @@ from aligner.attention.metrics import alignment_metrics, summarize
 from aligner.audio.features import MelConfig, MelStats
 from aligner.audio.vocoder import GriffinLim
 from aligner.config import ConfigError, from_dict
-from aligner.models.tacotron import Tacotron, TacotronConfig, TacotronOutput
+from aligner.models.tacotron import (
+    OLD_ATTENTION_KEYS,
+    Tacotron,
+    TacotronConfig,
+    TacotronOutput,
+    old_attention_keys,
+)
 from aligner.tasks.speech_losses import TacotronLossConfig, tacotron_loss
 
 
@@ -43,6 +50,10 @@ def model_config(
     table; a recipe that sets either differently is rejected.
     """
     model = dict(model)
+    old = old_attention_keys(model)
+    if old:  # recipes of aligner <= 0.1: still read, with a one-line note
+        moved = ", ".join(f"model.decoder.{k} -> model.{OLD_ATTENTION_KEYS[k]}" for k in old)
+        print(f"note: the recipe uses old attention keys; rename {moved}", file=sys.stderr)
     loss = from_dict(TacotronLossConfig, model.pop("loss", None), where="model.loss")
     for key, value in (("n_mels", n_mels), ("n_symbols", n_symbols)):
         if model.get(key, value) != value:

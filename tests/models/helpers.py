@@ -16,7 +16,7 @@ def small_decoder(
     """A tiny deterministic (eval, prenet dropout off) decoder over memory of size MEM."""
     dec = TacotronDecoder(
         N_MELS, MEM, r, prenet_dims=(8, 8), attn_rnn_dim=dim, attention=attention, attn_dim=8,
-        attention_opts=opts, dec_dim=16, dec_layers=2,
+        attention_options=opts, dec_dim=16, dec_layers=2,
     )  # fmt: skip
     dec.prenet.always_dropout = False
     return dec.eval()
@@ -29,8 +29,10 @@ def small_tts(r: int = 2, attention: str = "location", n_symbols: int = 12, **de
             "r": r,
             "n_symbols": n_symbols,
             "encoder": {"embed_dim": 16, "out_dim": 16},
-            "decoder": {"attn_rnn_dim": 16, "dec_dim": 16, "dec_layers": 2, "attn_dim": 8,
-                        "prenet_dims": [8, 8], "attention": attention, **dec},
+            "attention": attention,
+            "attn_dim": 8,
+            "decoder": {"attn_rnn_dim": 16, "dec_dim": 16, "dec_layers": 2,
+                        "prenet_dims": [8, 8], **dec},
             "postnet": {"channels": 8},
         }
     )  # fmt: skip

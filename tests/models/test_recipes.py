@@ -36,3 +36,18 @@ def test_recipe_builds(path: Path) -> None:
     # guided attention: location-sensitive recipes, and the small DCA one (to align in 20 min)
     assert (loss.guided is not None) == ("lsa" in path.stem or path.stem == "tacotron_dca_small")
     assert tacotron.encoder.kind == ("mel" if cfg.task == "vc" else "text")
+
+
+def test_old_attention_keys_in_a_recipe_load_with_a_one_line_note(capsys) -> None:
+    """Recipes kept the TTS/VC attention under model.decoder before every model family
+    spelled it model.attention / model.attn_dim / model.attention_options."""
+    new = load_config(RECIPES[0]).model
+    old = {**new, "decoder": {**new["decoder"], "attention": new["attention"],
+                              "attention_opts": new["attention_options"]}}  # fmt: skip
+    del old["attention"], old["attention_options"]
+    assert model_config(old, 80, 60) == model_config(new, 80, 60)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "note: the recipe uses old attention keys; rename model.decoder.attention -> "
+        "model.attention, model.decoder.attention_opts -> model.attention_options"
+    ]

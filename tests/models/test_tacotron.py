@@ -23,18 +23,30 @@ def _batch(n_symbols: int = 12) -> tuple[torch.Tensor, ...]:
 
 
 def test_config_round_trip_and_errors() -> None:
-    raw = {"n_mels": 40, "r": 3, "n_symbols": 50, "decoder": {"attention": "dca", "dec_layers": 2}}
+    raw = {"n_mels": 40, "r": 3, "n_symbols": 50, "attention": "dca", "decoder": {"dec_layers": 2}}
     cfg = TacotronConfig.from_dict(raw)
-    assert cfg.decoder.attention == "dca" and cfg.encoder.kind == "text"
+    assert cfg.attention == "dca" and cfg.decoder.dec_layers == 2 and cfg.encoder.kind == "text"
     assert TacotronConfig.from_dict(cfg.to_dict()) == cfg
     vc = TacotronConfig.from_dict({"encoder": {"kind": "mel", "reduction": 2}})
     assert vc.encoder.reduction == 2 and isinstance(Tacotron.from_config(vc).encoder, MelEncoder)
     with pytest.raises(ConfigError, match="model.decoder.attn_dimm"):
         TacotronConfig.from_dict({"decoder": {"attn_dimm": 3}})
+    with pytest.raises(ConfigError, match="decoder.attention .'gmm'. and model.attention"):
+        TacotronConfig.from_dict({"attention": "dca", "decoder": {"attention": "gmm"}})
     with pytest.raises(ConfigError, match="encoder.kind"):
         TacotronConfig.from_dict({"encoder": {"kind": "wav"}})
     with pytest.raises(ValueError, match="n_symbols"):
         Tacotron.from_config(TacotronConfig())
+
+
+def test_old_decoder_attention_keys_still_load() -> None:
+    """Recipes and checkpoints of aligner <= 0.1 kept the attention under model.decoder."""
+    old = {"n_symbols": 5, "decoder": {"attention": "gmm", "attn_dim": 7, "dec_layers": 2,
+                                      "attention_opts": {"components": 3}}}  # fmt: skip
+    new = {"n_symbols": 5, "attention": "gmm", "attn_dim": 7, "decoder": {"dec_layers": 2},
+           "attention_options": {"components": 3}}  # fmt: skip
+    assert TacotronConfig.from_dict(old) == TacotronConfig.from_dict(new)
+    assert old["decoder"]["attention"] == "gmm"  # the caller's dict is left as it was
 
 
 def test_forward_masks_padded_frames() -> None:

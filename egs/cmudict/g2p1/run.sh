@@ -9,24 +9,26 @@
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
 #   0 prepare  aligner prepare cmudict        -> data/{train,valid,test}.jsonl
 #   1 train    aligner train                  -> $exp/checkpoints/*.pt, $exp/tb
-#   2 average  scripts/average_checkpoints.py -> $exp/avg.pt (mean of the last K checkpoints)
+#   2 average  aligner average                -> $exp/avg.pt (mean of the last K checkpoints)
 #   3 decode   aligner g2p (words.txt)        -> $exp/decode/words.txt (+ alignment PNG)
-#   4 score    scripts/eval_g2p.py (test)     -> $exp/score/test.txt (PER/WER, vs g2p_en)
+#   4 decode   aligner g2p (test split)       -> $exp/decode/test.txt
+#   5 score    aligner score --task g2p       -> $exp/score/test.txt (PER/WER)
 # --seeds "1 2 3" trains one run per seed in $exp/seed1, $exp/seed2, ... (train.seed set)
-# and stages 3-4 decode them as one ensemble (probabilities averaged per step). Without
+# and stages 3-5 decode them as one ensemble (probabilities averaged per step). Without
 # --seeds there is one run, in $exp. --average 1 skips stage 2 and uses best.pt.
 # Training in stages (the README's best result): run to --stop-stage 1, delete each run's
 # .done, then run again with a larger train.max_steps in --train-args: each run resumes
 # from its last checkpoint.
 # --r2l-seeds "11 12" also trains right-to-left runs (data.reverse_target=true) in
-# $exp/r2l_seed11, ... (with --train-args, then --r2l-train-args); stages 3-4 rerank the
+# $exp/r2l_seed11, ... (with --train-args, then --r2l-train-args); stages 3-5 rerank the
 # ensemble's beam with them at weight --r2l-weight (aligner.decode.rerank). Choose the
-# weight on the valid split first: EVAL_ARGS="--split valid --r2l-weight 0.3 0.4 0.5"
-# ./run.sh --stage 4 ... prints a row per weight. Stages 3-4 skip outputs that exist:
-# delete $exp/decode and $exp/score to decode again with other --r2l-seeds or weight.
+# weight on the valid split first (scripts/eval_g2p.py --split valid --r2l-weight 0.3 0.5
+# prints a row per weight). Stages 3-5 skip outputs that exist: delete $exp/decode and
+# $exp/score to decode again with other --r2l-seeds or weight.
+# The side-by-side with the g2p_en package is not a stage: scripts/eval_g2p.py --checkpoint
+# $exp/avg.pt --data data prints it.
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
-# train` arguments), PYTHON (for scripts/, default python), EVAL_ARGS (extra
-# eval_g2p.py arguments, e.g. "--limit 1000 --no-g2p-en").
+# train` arguments).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -43,9 +45,7 @@ r2l_train_args=
 average=3
 beam=5
 train_args=${ALIGNER_TRAIN_ARGS:-}
-eval_args=${EVAL_ARGS:-}
 aligner=${ALIGNER:-aligner}
-python=${PYTHON:-python}
 
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
@@ -75,8 +75,7 @@ models() {
 }
 # model_args: `--checkpoint M` for each of them (aligner g2p decodes several as an ensemble).
 model_args() { local m; for m in $(models); do echo "--checkpoint $m"; done; }
-# r2l_args [--eval]: `--r2l M` for each right-to-left run (for eval_g2p.py: `--r2l M1 M2
-# ...`) and the weight; nothing without --r2l-seeds.
+# r2l_args: `--r2l M` for each right-to-left run and the weight; nothing without --r2l-seeds.
 r2l_args() {
   local m
   [ -n "$r2l_seeds" ] || return 0
@@ -86,8 +85,7 @@ r2l_args() {
     echo "run.sh: a right-to-left run of --r2l-seeds '$r2l_seeds' has no model; train it (stage 1)" >&2
     return 2
   fi
-  if [ "${1:-}" = --eval ]; then echo "--r2l $found"
-  else for m in $found; do echo "--r2l $m"; done; fi
+  for m in $found; do echo "--r2l $m"; done
   echo "--r2l-weight $r2l_weight"
 }
 
@@ -112,9 +110,7 @@ if run 2 && [ "$average" -gt 1 ]; then
   echo "stage 2: average the last $average checkpoints of each run"
   for run_dir in $(runs) $(r2l_runs); do
     if needed $run_dir/avg.pt; then
-      # shellcheck disable=SC2046
-      $python $root/scripts/average_checkpoints.py --out $run_dir/avg.pt \
-        $(ls $run_dir/checkpoints/ckpt-*.pt | tail -n $average)
+      $aligner average "$run_dir" --last "$average" --out "$run_dir/avg.pt"
     fi
   done
 fi
@@ -135,13 +131,23 @@ if run 3; then
 fi
 
 if run 4; then
-  echo "stage 4: score the test split (PER/WER, side by side with g2p_en)"
+  echo "stage 4: decode the test split"
   r2l_args > /dev/null
+  out=$exp/decode/test.txt
+  if needed $out; then
+    mkdir -p $exp/decode
+    # shellcheck disable=SC2046
+    $aligner g2p $(model_args) $(r2l_args) --beam $beam --in $data/test.jsonl > $out.tmp
+    mv $out.tmp $out
+  fi
+fi
+
+if run 5; then
+  echo "stage 5: score the test split (PER/WER)"
   out=$exp/score/test.txt
   if needed $out; then
     mkdir -p $exp/score
-    # shellcheck disable=SC2046,SC2086
-    $python $root/scripts/eval_g2p.py --checkpoint $(models) $(r2l_args --eval) --data $data --beam $beam $eval_args > $out.tmp
+    $aligner score --task g2p --hyp $exp/decode/test.txt --ref $data/test.jsonl > $out.tmp
     mv $out.tmp $out
   fi
   cat $out
