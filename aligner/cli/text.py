@@ -35,66 +35,68 @@ def run(task: str, words=(), in_file=None, alignment=None, force=False, **search
         raise click.exceptions.Exit(1)
 
 
+SEARCH_OPTIONS = [
+    click.option("--beam", default=5, show_default=True, help="Beam size (1 = greedy)."),
+    click.option("--nbest", default=1, show_default=True, help="Outputs per input."),
+    click.option(
+        "--alpha",
+        type=float,
+        default=None,
+        help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability "
+        "[default: the recipe's model.length_penalty].",
+    ),
+    click.option(
+        "--max-len-ratio",
+        type=float,
+        default=None,
+        help="Stop an output at this many tokens per input token "
+        "[default: the recipe's model.max_len_ratio].",
+    ),
+    click.option(
+        "--alignment",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Write the attention of the (single) input's best output as a PNG.",
+    ),
+    click.option("--force", is_flag=True, help="Overwrite an existing --alignment file."),
+    click.option(
+        "--r2l",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="A checkpoint that reads the target the other way (trained with "
+        "data.reverse_target=true for left-to-right --checkpoints); repeat it for an "
+        "ensemble. Its scores rerank the whole beam before --nbest are kept.",
+    ),
+    click.option(
+        "--r2l-weight",
+        type=float,
+        default=None,
+        help="Weight w of the --r2l score: (1 - w) * main + w * r2l, also the score "
+        "printed with --nbest  [default: 0.5].",
+    ),
+    click.option(
+        "--checkpoint",
+        "checkpoints",
+        required=True,
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="A checkpoint (.pt) from EXP/checkpoints; repeat it to decode an ensemble "
+        "(probabilities averaged per step) of models trained on the same data.",
+    ),
+    click.option(
+        "--in",
+        "in_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Read the inputs from this file, one a line (or a .jsonl manifest's sources).",
+    ),
+]
+
+
 def search_options(func):
     """--beam, --nbest, --alpha, --max-len-ratio, --alignment, --force, --r2l, --r2l-weight,
     --checkpoint, --in."""
-    options = [
-        click.option("--beam", default=5, show_default=True, help="Beam size (1 = greedy)."),
-        click.option("--nbest", default=1, show_default=True, help="Outputs per input."),
-        click.option(
-            "--alpha",
-            type=float,
-            default=None,
-            help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability "
-            "[default: the recipe's model.length_penalty].",
-        ),
-        click.option(
-            "--max-len-ratio",
-            type=float,
-            default=None,
-            help="Stop an output at this many tokens per input token "
-            "[default: the recipe's model.max_len_ratio].",
-        ),
-        click.option(
-            "--alignment",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Write the attention of the (single) input's best output as a PNG.",
-        ),
-        click.option("--force", is_flag=True, help="Overwrite an existing --alignment file."),
-        click.option(
-            "--r2l",
-            multiple=True,
-            type=click.Path(path_type=Path),
-            help="A checkpoint that reads the target the other way (trained with "
-            "data.reverse_target=true for left-to-right --checkpoints); repeat it for an "
-            "ensemble. Its scores rerank the whole beam before --nbest are kept.",
-        ),
-        click.option(
-            "--r2l-weight",
-            type=float,
-            default=None,
-            help="Weight w of the --r2l score: (1 - w) * main + w * r2l, also the score "
-            "printed with --nbest  [default: 0.5].",
-        ),
-        click.option(
-            "--checkpoint",
-            "checkpoints",
-            required=True,
-            multiple=True,
-            type=click.Path(path_type=Path),
-            help="A checkpoint (.pt) from EXP/checkpoints; repeat it to decode an ensemble "
-            "(probabilities averaged per step) of models trained on the same data.",
-        ),
-        click.option(
-            "--in",
-            "in_file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Read the inputs from this file, one a line (or a .jsonl manifest's sources).",
-        ),
-    ]
-    for option in reversed(options):
+    for option in reversed(SEARCH_OPTIONS):
         func = option(func)
     return func
 

@@ -171,14 +171,9 @@ def beam_search(
     max_len_ratio: float = 2.0,
     max_len: int | None = None,
 ) -> list[list[Hypothesis]]:
-    """Beam search over a batch `src (B, T)`, `src_lengths (B,)`.
-
-    Returns, per item, up to `nbest` hypotheses, best first.
-    """
-    if not 1 <= nbest <= beam_size:
-        raise ValueError(f"nbest must be between 1 and beam_size={beam_size}, got {nbest}")
-    if alpha < 0:
-        raise ValueError(f"length penalty alpha must be >= 0, got {alpha}")
+    """Beam search over a batch `src (B, T)`, `src_lengths (B,)` -> per item up to `nbest`
+    hypotheses, best first."""
+    _check_beam(beam_size, nbest, alpha)
     batch, k, device = src.size(0), beam_size, src.device
     enc = model.encode(src, src_lengths)
     expand = torch.arange(batch, device=device).repeat_interleave(k)
@@ -202,27 +197,43 @@ def beam_search(
         origin = base + top_idx // vocab  # flat row of the parent hypothesis
         token = top_idx % vocab
         is_eos = token == model.eos_id
-
-        # Finished: </s> among the top K candidates.
-        ranks = torch.arange(top_lp.size(1), device=device)[None]
-        fin = is_eos & (ranks < k) & torch.isfinite(top_lp)
-        if bool(fin.any()):  # most steps end nothing
-            score = torch.where(fin, top_lp / length_penalty(t + 1, alpha), -math.inf)
-            finished.merge(score, torch.where(fin, top_lp, -math.inf), t + 1, origin)
-
+        _finish(finished, top_lp, is_eos, origin, k, t + 1, alpha)
         # Alive: the K best candidates that did not end.
         alive, pick = torch.where(is_eos, -math.inf, top_lp).topk(k, dim=1)  # (B, K)
         rows = origin.gather(1, pick).view(-1)
         prev = token.gather(1, pick).view(-1)
         history.add(weights, prev, rows)
         state = state.index_select(rows)
-
         # alive log-probs only fall, and lp(n) grows with n: the best any alive
         # hypothesis can still reach is its log-prob over the largest penalty.
         can_reach = alive.max(1).values / bound_lp
         if bool((finished.score[:, nbest - 1] >= can_reach).all()):
             break
     return _collect(finished, history, nbest, src_lengths)
+
+
+def _check_beam(beam_size: int, nbest: int, alpha: float) -> None:
+    if not 1 <= nbest <= beam_size:
+        raise ValueError(f"nbest must be between 1 and beam_size={beam_size}, got {nbest}")
+    if alpha < 0:
+        raise ValueError(f"length penalty alpha must be >= 0, got {alpha}")
+
+
+def _finish(
+    finished: _Finished,
+    top_lp: Tensor,
+    is_eos: Tensor,
+    origin: Tensor,
+    k: int,
+    length: int,
+    alpha: float,
+) -> None:
+    """Move the candidates `(B, 2K)` that end with </s> among the top K into `finished`."""
+    ranks = torch.arange(top_lp.size(1), device=top_lp.device)[None]
+    fin = is_eos & (ranks < k) & torch.isfinite(top_lp)
+    if bool(fin.any()):  # most steps end nothing
+        score = torch.where(fin, top_lp / length_penalty(length, alpha), -math.inf)
+        finished.merge(score, torch.where(fin, top_lp, -math.inf), length, origin)
 
 
 def _collect(

@@ -44,6 +44,26 @@ def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tens
     return source, target
 
 
+def _utterance(
+    speech: Any, name: str, source: torch.Tensor, n_frames: int, weights: torch.Tensor
+) -> UtteranceAlignment:
+    """One item's alignment `weights (S, N)` with its tokens (TTS: the symbols; VC: source
+    positions) and the core's metrics (TTS: skips counted over text tokens only)."""
+    required = None
+    if speech.task == "tts":
+        tokens = speech.symbols.decode(source.tolist())
+        required = speech.symbols.text_positions(source)[None]
+    else:
+        tokens = [str(i) for i in range(weights.shape[1])]
+    steps, n = weights.shape
+    m = utterance_metrics(weights[None], torch.tensor([steps]), torch.tensor([n]), required)
+    cfg = speech.mel_cfg
+    return UtteranceAlignment(
+        _safe(name), tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
+        cfg.sample_rate, m[0],
+    )  # fmt: skip
+
+
 def align_manifest(
     checkpoint: str | Path,
     manifest: str | Path,
@@ -71,7 +91,6 @@ def align_manifest(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     summary = Summary(SuspectThresholds(min_focus=min_focus))
-    cfg = speech.mel_cfg
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):
             part = items[start : start + chunk]
@@ -79,21 +98,9 @@ def align_manifest(
             feats = [_features(speech, it, f"{manifest} item {n}") for it, n in zip(part, names)]
             weights = speech.teacher_force([f[0] for f in feats], [f[1] for f in feats], batch_size)
             for name, (source, target), w in zip(names, feats, weights):
-                required = None
-                if speech.task == "tts":
-                    tokens = speech.symbols.decode(source.tolist())
-                    required = speech.symbols.text_positions(source)[None]
-                else:
-                    tokens = [str(i) for i in range(w.shape[1])]
-                m = utterance_metrics(
-                    w[None], torch.tensor([w.shape[0]]), torch.tensor([w.shape[1]]), required
-                )
-                utt = UtteranceAlignment(
-                    _safe(name), tokens, w.numpy(), len(target), speech.r, cfg.hop_length,
-                    cfg.sample_rate, m[0],
-                )  # fmt: skip
+                utt = _utterance(speech, name, source, len(target), w)
                 write_utterance(utt, out, png=png, force=force)
-                summary.add(name, m[0])
+                summary.add(name, utt.metrics)
                 bar.update(1)
     (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=1) + "\n")
     return summary

@@ -1,19 +1,35 @@
-"""Batches for the trainer: the length-bucketed sampler sharded over DDP ranks, and moving
-a (nested) batch to the device."""
+"""Batches and outcomes for the trainer: the length-bucketed sampler sharded over DDP ranks,
+(nested) batch to the device, and the autocast context of the run's precision."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
-from torch.utils.data import Sampler
+from torch.utils.data import DataLoader, Sampler
 
 from aligner.train import distributed as ddp
 
 
 class TrainingError(RuntimeError):
     """Training cannot go on for a reason the user can fix (the message says how)."""
+
+
+class TrainingDiverged(TrainingError):
+    """The loss was NaN/inf for `max_nonfinite` steps in a row; a checkpoint was written."""
+
+
+@dataclass
+class FitResult:
+    step: int
+    epoch: int
+    reason: str  # "max_steps" | "max_minutes"
+    best_loss: float
+    checkpoint: Path | None
 
 
 def to_device(batch: Any, device: torch.device) -> Any:
@@ -42,4 +58,27 @@ def make_batch_sampler(
         seed=seed,
         num_replicas=info.world_size,
         rank=info.rank,
+    )
+
+
+def autocast(device: torch.device, precision: str) -> contextlib.AbstractContextManager:
+    """`torch.autocast` to bf16 or fp16 on `device` for that `precision`, else a no-op."""
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    if dtype is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=dtype)
+
+
+def make_loader(
+    dataset: Any, sampler: Sampler, collate: Any, num_workers: int, seed: int
+) -> DataLoader:
+    """A `DataLoader` of `dataset` by the batch `sampler`, with its own generator (the
+    global RNG is left untouched)."""
+    return DataLoader(
+        dataset,
+        batch_sampler=sampler,
+        collate_fn=collate,
+        num_workers=num_workers,
+        generator=torch.Generator().manual_seed(seed),
+        persistent_workers=False,
     )

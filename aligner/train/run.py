@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from aligner.checkpoint import CheckpointError
-from aligner.config import ConfigError, load_config, save_config
+from aligner.config import ConfigError, ExperimentConfig, load_config, save_config
 from aligner.tasks import UnknownTaskError, build_task
 from aligner.train import distributed as ddp
 from aligner.train.batches import TrainingError
@@ -38,17 +38,7 @@ def run(
     every rank calls this; only rank 0 writes and `say`s (resuming, and the closing line).
     """
     out_dir = Path(out_dir)
-    try:
-        cfg = load_config(recipe, overrides)
-    except ConfigError as err:
-        raise RunError(str(err)) from None
-    if resume and force:
-        raise RunError("give either --resume or --force, not both")
-    manager = CheckpointManager(out_dir / "checkpoints", cfg.train.keep_last)
-    if (manager.checkpoints() or manager.best_path.exists()) and not (resume or force):
-        raise RunError(
-            f"{out_dir} already holds checkpoints; pass --resume to continue or --force to start over"
-        )
+    cfg, manager = _check(recipe, overrides, out_dir, resume, force)
     info = ddp.init_distributed()
     try:
         if force and info.is_main:
@@ -79,6 +69,25 @@ def run(
         return result
     finally:
         ddp.cleanup()
+
+
+def _check(
+    recipe: str | Path, overrides: Sequence[str], out_dir: Path, resume: bool, force: bool
+) -> tuple[ExperimentConfig, CheckpointManager]:
+    """The recipe's config and the run's checkpoint manager, once the recipe, the options
+    and the experiment folder allow the run."""
+    try:
+        cfg = load_config(recipe, overrides)
+    except ConfigError as err:
+        raise RunError(str(err)) from None
+    if resume and force:
+        raise RunError("give either --resume or --force, not both")
+    manager = CheckpointManager(out_dir / "checkpoints", cfg.train.keep_last)
+    if (manager.checkpoints() or manager.best_path.exists()) and not (resume or force):
+        raise RunError(
+            f"{out_dir} already holds checkpoints; pass --resume to continue or --force to start over"
+        )
+    return cfg, manager
 
 
 def _resume(trainer: Trainer, out_dir: Path, say: Callable[[str], None]) -> None:

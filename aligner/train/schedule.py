@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import Any
 
 import torch
+from torch.optim.lr_scheduler import LambdaLR
 
 DECAYS = ("noam", "exponential", "cosine", "none")
 
@@ -75,3 +77,21 @@ def build_scheduler(
         min_factor=min(min_lr / lr, 1.0) if lr > 0 else 0.0,
     )
     return torch.optim.lr_scheduler.LambdaLR(optimizer, fn)
+
+
+def build_optimizer(params: list, cfg: Any) -> tuple[torch.optim.Optimizer, LambdaLR]:
+    """AdamW over `params` and its warm-up + decay schedule, from a `TrainConfig`."""
+    optimizer = torch.optim.AdamW(
+        params, lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay
+    )
+    scheduler = build_scheduler(
+        optimizer,
+        lr=cfg.lr,
+        warmup_steps=cfg.warmup_steps,
+        decay=cfg.decay,
+        max_steps=cfg.max_steps,
+        decay_rate=cfg.decay_rate,
+        decay_steps=cfg.decay_steps,
+        min_lr=cfg.min_lr,
+    )
+    return optimizer, scheduler

@@ -1,13 +1,11 @@
-"""The generic training loop over the Task protocol (aligner/tasks/base.py).
-
-The trainer owns the optimizer (AdamW), the warm-up + decay schedule, gradient clipping,
-mixed precision, DDP, checkpoints and TensorBoard; the task owns the model, data and loss.
+"""The generic training loop over the Task protocol (aligner/tasks/base.py): the trainer
+owns the optimizer, schedule, clipping, precision, DDP, checkpoints and TensorBoard; the
+task owns the model, data and loss.
 
 Exact resume: a checkpoint holds the model, optimizer, scheduler, grad scaler, step, epoch,
-the number of batches consumed in that epoch (the sampler is deterministic in its seed and
-epoch, so the rest of the epoch is replayed without loading the skipped batches) and every
-RNG state. Validation runs with the RNG states saved and restored around it, so how often
-one validates does not change the training trajectory.
+the batches consumed in that epoch (the sampler replays the rest of it deterministically)
+and every RNG state; validation saves and restores the RNG states around itself, so how
+often one validates does not change the training trajectory.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import contextlib
 import logging
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,25 +25,20 @@ from aligner.checkpoint import CheckpointError, load_checkpoint
 from aligner.config import TrainConfig, to_dict
 from aligner.tasks.base import Task
 from aligner.train import distributed as ddp
-from aligner.train.batches import TrainingError, make_batch_sampler, to_device
+from aligner.train.batches import (
+    FitResult,
+    TrainingDiverged,
+    TrainingError,
+    autocast,
+    make_batch_sampler,
+    make_loader,
+    to_device,
+)
 from aligner.train.manager import CheckpointManager, rng_state, seed_everything, set_rng_state
-from aligner.train.schedule import build_scheduler
+from aligner.train.schedule import build_optimizer
 from aligner.train.tensorboard import Logger, RunningMeans
 
 log = logging.getLogger(__name__)
-
-
-class TrainingDiverged(TrainingError):
-    """The loss was NaN/inf for `max_nonfinite` steps in a row; a checkpoint was written."""
-
-
-@dataclass
-class FitResult:
-    step: int
-    epoch: int
-    reason: str  # "max_steps" | "max_minutes"
-    best_loss: float
-    checkpoint: Path | None
 
 
 class Trainer:
@@ -75,19 +67,7 @@ class Trainer:
         )
         self.model = ddp.wrap_model(task.model.to(self.device), self.info)
         self.params = [p for p in task.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(
-            self.params, lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay
-        )
-        self.scheduler = build_scheduler(
-            self.optimizer,
-            lr=cfg.lr,
-            warmup_steps=cfg.warmup_steps,
-            decay=cfg.decay,
-            max_steps=cfg.max_steps,
-            decay_rate=cfg.decay_rate,
-            decay_steps=cfg.decay_steps,
-            min_lr=cfg.min_lr,
-        )
+        self.optimizer, self.scheduler = build_optimizer(self.params, cfg)
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=cfg.precision == "fp16")
         self.sampler = make_batch_sampler(
             task.lengths(task.train_set), cfg.batch_size, True, cfg.seed, self.info
@@ -147,21 +127,10 @@ class Trainer:
 
     # ----------------------------------------------------------------- pieces
     def _autocast(self) -> contextlib.AbstractContextManager:
-        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.cfg.precision)
-        if dtype is None:
-            return contextlib.nullcontext()
-        return torch.autocast(self.device.type, dtype=dtype)
+        return autocast(self.device, self.cfg.precision)
 
     def _loader(self, dataset: Any, sampler: Sampler) -> DataLoader:
-        gen = torch.Generator().manual_seed(self.cfg.seed)  # keeps the global RNG untouched
-        return DataLoader(
-            dataset,
-            batch_sampler=sampler,
-            collate_fn=self.task.collate,
-            num_workers=self.cfg.num_workers,
-            generator=gen,
-            persistent_workers=False,
-        )
+        return make_loader(dataset, sampler, self.task.collate, self.cfg.num_workers, self.cfg.seed)
 
     def train_step(self, batch: dict[str, Any]) -> dict[str, float] | None:
         """One optimizer update; None when the loss (or gradient) was NaN/inf and skipped."""
