@@ -25,3 +25,17 @@ def test_attention_core_example_runs() -> None:
     assert blocks, "no python example under '## The attention core'"
     for code in blocks:
         exec(compile(code, str(README), "exec"), {"__name__": "readme"})
+
+
+def test_python_api_example_names_what_exists() -> None:
+    """The Python API example's imports run, and every method it names exists."""
+    import aligner.inference as inference
+
+    blocks = python_blocks(section(README.read_text(), "## Python API"))
+    assert blocks, "no python example under '## Python API'"
+    imports = [line for line in blocks[0].splitlines() if line.startswith(("from ", "import "))]
+    exec(compile("\n".join(imports), str(README), "exec"), {"__name__": "readme"})
+    for name in ("encode_text", "source_mel", "generate", "teacher_force", "vocode"):
+        assert callable(getattr(inference.SpeechModel, name))
+    for name in ("encode", "decode", "text", "convert"):
+        assert callable(getattr(inference.TextModel, name))

@@ -1,5 +1,6 @@
 """Batches and outcomes for the trainer: the length-bucketed sampler sharded over DDP ranks,
-(nested) batch to the device, and the autocast context of the run's precision."""
+the data loader, moving a (nested) batch to the device, the autocast context of the run's
+precision, and the errors and result of a fit."""
 
 from __future__ import annotations
 

@@ -295,3 +295,24 @@ def test_plot(tmp_path):
     assert_clean_failure(
         invoke("plot", tmp_path / "b.npy", "--out", tmp_path / "b.png"), "(T_dec, T_enc)"
     )
+
+
+def test_python_api_synthesizes_as_the_command_line_does(ckpts, tmp_path):
+    """`synthesize_text` (the README's Python API) gives the wave `aligner synthesize` writes."""
+    from aligner.audio.io import load_audio
+    from aligner.inference import Decoding, synthesize_text
+
+    out = tmp_path / "cli.wav"
+    text = "Hello there. How are you?"
+    result = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", text, "--out", out,
+                    "--griffin-lim-iters", 2, "--max-length-ratio", 2)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    torch.manual_seed(0)  # as the command's --seed 0
+    speech = load_speech_model(ckpts["tts"], "tts")
+    wave, utterances, sentences = synthesize_text(
+        speech, text, Decoding(max_length_ratio=2, griffin_lim_iters=2)
+    )
+    assert sentences == ["Hello there.", "How are you?"] and len(utterances) == 2
+    written, _ = load_audio(out, speech.mel_cfg.sample_rate)
+    assert written.shape == wave.shape
+    torch.testing.assert_close(written, wave, atol=1e-4, rtol=0)  # 16-bit file vs float

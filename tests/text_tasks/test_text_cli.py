@@ -259,3 +259,15 @@ def test_decoding_defaults_come_from_the_recipe_and_options_override_them(g2p_di
     assert result.exit_code == 0 and result.output.strip() == library(0.0, 3.0)
     result = invoke("g2p", "--checkpoint", str(ckpt), "--max-len-ratio", "0", "ab")
     assert result.exit_code == 1 and "--max-len-ratio > 0" in result.output
+
+
+def test_python_api_converts_as_the_command_line_does(g2p_ckpt):
+    """`load_text_model(...).convert` (the README's Python API) prints what `aligner g2p` does."""
+    from aligner.inference import load_text_model
+
+    ckpt, _ = g2p_ckpt
+    model = load_text_model([ckpt], "g2p")
+    outputs = model.convert(["bad", "toe"], beam=3, nbest=2)
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--beam", "3", "--nbest", "2", "bad", "toe")
+    rows = [line.split("\t") for line in result.output.splitlines()]
+    assert [r[3] for r in rows] == [text for texts in outputs for text in texts]
