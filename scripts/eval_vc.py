@@ -13,30 +13,13 @@ the source is has the lower MCD.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
-import librosa
 import numpy as np
-import scipy.fft
 import torch
 
-MCD_CONST = 10.0 * math.sqrt(2.0) / math.log(10.0)
-
-
-def mel_cepstra(log_mel: np.ndarray, n_coeffs: int | None = None) -> np.ndarray:
-    """(T, M) natural-log mel -> (T, K) cepstra c1..cK (c0 dropped; K = M - 1 by default)."""
-    c = scipy.fft.dct(np.asarray(log_mel, dtype=np.float64), type=2, norm="ortho", axis=-1)
-    return c[:, 1 : None if n_coeffs is None else n_coeffs + 1]
-
-
-def mcd_dtw(log_mel_a: np.ndarray, log_mel_b: np.ndarray, n_coeffs: int | None = None) -> float:
-    """DTW-aligned mel-cepstral distortion in dB between two (T, M) log-mels."""
-    a, b = mel_cepstra(log_mel_a, n_coeffs), mel_cepstra(log_mel_b, n_coeffs)
-    _, path = librosa.sequence.dtw(X=a.T, Y=b.T, metric="euclidean")
-    dist = np.linalg.norm(a[path[:, 0]] - b[path[:, 1]], axis=1)
-    return float(MCD_CONST * dist.mean())
+from aligner.audio.distortion import MCD_CONST, mcd_dtw, mel_cepstra  # noqa: F401
 
 
 def _log_mel(path: str, mel_cfg) -> torch.Tensor:

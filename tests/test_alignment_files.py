@@ -1,4 +1,4 @@
-"""aligner.export: durations, TextGrids, per-utterance metrics and the suspect summary."""
+"""aligner.inference.alignment_files: durations, TextGrids, per-utterance metrics and the suspect summary."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`aligner score`: PER/WER of G2P output or BLEU/chrF of translations against a manifest."""
+"""`aligner score`: PER/WER of G2P output, BLEU/chrF of translations, or mel-cepstral
+distortion of converted speech."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import click
 
 
 @click.command()
-@click.option("--task", required=True, type=click.Choice(["g2p", "nmt"]),
-              help="g2p: PER/WER of `aligner g2p` lines; nmt: BLEU/chrF of translations.")  # fmt: skip
+@click.option("--task", required=True, type=click.Choice(["g2p", "nmt", "vc"]),
+              help="g2p: PER/WER of `aligner g2p` lines; nmt: BLEU/chrF of translations; "
+              "vc: mel-cepstral distortion of `aligner convert` output.")  # fmt: skip
 @click.option("--hyp", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The outputs: `aligner g2p --in MANIFEST` or `aligner translate --in MANIFEST`.")  # fmt: skip
-@click.option("--ref", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The manifest the outputs were decoded from (its `target`s are the references).")  # fmt: skip
+              help="The outputs: `aligner g2p --in MANIFEST` or `aligner translate --in MANIFEST` "
+              "(a text file), or the manifest.jsonl of `aligner convert` (vc).")  # fmt: skip
+@click.option("--ref", type=click.Path(dir_okay=False, path_type=Path),
+              help="g2p, nmt: the manifest the outputs were decoded from (its `target`s are "
+              "the references); vc names its targets in --hyp.")  # fmt: skip
 @click.option("--lowercase", is_flag=True,
               help="nmt: case-insensitive scores (a model trained with data.lowercase_target).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON line.")
@@ -23,17 +27,24 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
 
     G2P: phone and word error rates in %, with the stress digits and without them (a word
     is right when it equals any of its reference pronunciations). Translation: corpus
-    BLEU and chrF (sacrebleu, 13a tokenization).
+    BLEU and chrF (sacrebleu, 13a tokenization). VC: DTW mel-cepstral distortion (dB) of
+    the converted and of the source audio against the target.
 
     \b
     aligner g2p --checkpoint exp/g2p/avg.pt --in data/test.jsonl > test.txt
     aligner score --task g2p --hyp test.txt --ref data/test.jsonl
+    aligner score --task vc --hyp exp/vc/converted/manifest.jsonl
     """
     from aligner.inference.common import InferenceError
-    from aligner.inference.scoring import score_g2p, score_nmt
+    from aligner.inference.scoring import score_g2p, score_nmt, score_vc
 
+    if task != "vc" and ref is None:
+        raise click.ClickException(f"--task {task} needs --ref MANIFEST (the references)")
     try:
-        scores = score_g2p(hyp, ref) if task == "g2p" else score_nmt(hyp, ref, lowercase)
+        if task == "vc":
+            scores = score_vc(hyp)
+        else:
+            scores = score_g2p(hyp, ref) if task == "g2p" else score_nmt(hyp, ref, lowercase)
     except InferenceError as err:
         raise click.ClickException(str(err)) from None
     if as_json:
@@ -44,7 +55,13 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
             f"(without stress: PER {scores['per_no_stress']:.2f}% "
             f"WER {scores['wer_no_stress']:.2f}%)"
         )
-    else:
+    elif task == "nmt":
         click.echo(
             f"{scores['sentences']} sentences: BLEU {scores['bleu']:.2f} chrF {scores['chrf']:.2f}"
+        )
+    else:
+        click.echo(
+            f"{scores['items']} items: MCD converted vs target {scores['mcd_converted']:.2f} dB, "
+            f"source vs target {scores['mcd_source']:.2f} dB; converted closer on "
+            f"{100 * scores['closer_than_source']:.0f}% of items"
         )

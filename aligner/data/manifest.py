@@ -3,7 +3,7 @@
 Speech corpora: ``{"id", "audio", "text", "speaker", "target_audio"?, "duration"?}``.
 Text corpora (G2P, translation): ``{"id", "source", "target"}``.
 
-File paths (``audio``, ``target_audio``) are stored relative to the manifest's folder
+File paths (``audio``, ``target_audio``, ``source_audio``) are stored relative to the manifest's folder
 and resolved to absolute paths when read, so a corpus folder can be moved as a whole.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-PATH_KEYS: tuple[str, ...] = ("audio", "target_audio")
+PATH_KEYS: tuple[str, ...] = ("audio", "target_audio", "source_audio")
 
 
 class ManifestError(ValueError):

@@ -1,5 +1,6 @@
 """``aligner score``: outputs of `aligner g2p` / `aligner translate` against a manifest's
-references (PER/WER for G2P, BLEU/chrF for translation)."""
+references (PER/WER for G2P, BLEU/chrF for translation), and the audio of `aligner
+convert` against its targets (mel-cepstral distortion for VC)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,59 @@ def score_nmt(hyp: Path, ref: Path, lowercase: bool = False) -> dict[str, float]
         "bleu": round(corpus_bleu(hyps, refs, lowercase), 2),
         "chrf": round(corpus_chrf(hyps, refs, lowercase), 2),
     }
+
+
+def score_vc(hyp: Path) -> dict[str, float]:
+    """DTW mel-cepstral distortion (dB, `aligner.audio.distortion`) of converted audio
+    against the target voice, and of the source itself (no conversion) for comparison.
+
+    `hyp` is the ``manifest.jsonl`` that `aligner convert --in MANIFEST --out DIR` writes:
+    its items hold the converted ``audio``, the ``source_audio`` and the ``target_audio``.
+    Log-mels use the default feature settings (`MelConfig()`: 22,050 Hz, 80 bands)."""
+    import numpy as np
+
+    from aligner.audio.distortion import mcd_dtw
+    from aligner.audio.features import MelConfig, log_mel
+    from aligner.audio.io import load_audio
+
+    items = _manifest(hyp, ("audio", "source_audio", "target_audio"), "aligner convert's")
+    cfg = MelConfig()
+
+    def mel(path: str) -> np.ndarray:
+        return log_mel(load_audio(path, cfg.sample_rate)[0], cfg).numpy()
+
+    converted, source = [], []
+    for item in items:
+        target = mel(item["target_audio"])
+        converted.append(mcd_dtw(mel(item["audio"]), target))
+        source.append(mcd_dtw(mel(item["source_audio"]), target))
+    conv, src = np.array(converted), np.array(source)
+    return {
+        "items": len(items),
+        "mcd_converted": float(conv.mean()),
+        "mcd_converted_std": float(conv.std()),
+        "mcd_source": float(src.mean()),
+        "mcd_source_std": float(src.std()),
+        "closer_than_source": float((conv < src).mean()),
+    }
+
+
+def _manifest(path: Path, keys: tuple[str, ...], what: str) -> list[dict]:
+    """The items of the manifest `path`, each of which must hold `keys`."""
+    from aligner.data.manifest import ManifestError, read_manifest
+
+    if not path.is_file():
+        raise InferenceError(f"--hyp {path} does not exist; give {what} manifest.jsonl")
+    try:
+        items = read_manifest(path)
+    except (ManifestError, ValueError) as err:
+        raise InferenceError(str(err).splitlines()[0]) from None
+    for n, item in enumerate(items, 1):
+        missing = [k for k in keys if not item.get(k)]
+        if missing:
+            raise InferenceError(
+                f"{path} item {item.get('id', n)}: no {', '.join(missing)}; give {what} manifest.jsonl"
+            )
+    if not items:
+        raise InferenceError(f"{path} holds no items")
+    return items

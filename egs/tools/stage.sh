@@ -41,11 +41,12 @@ align_stage() {
   fi
 }
 
-# mcd_stage: scripts/eval_vc.py on the test split -> $exp/mcd.txt (mel-cepstral distortion).
-mcd_stage() {
-  if needed $exp/mcd.txt; then
-    ${PYTHON:-python} $root/scripts/eval_vc.py --checkpoint "$(checkpoint)" --data $data \
-      --manifest test.jsonl > $exp/mcd.txt.tmp
-    mv $exp/mcd.txt.tmp $exp/mcd.txt; cat $exp/mcd.txt
+# vc_score_stage: aligner score on the converted test split -> $exp/score/test.txt (MCD).
+vc_score_stage() {
+  echo "stage 4: score the converted test split (mel-cepstral distortion)"
+  if needed $exp/score/test.txt; then
+    mkdir -p $exp/score
+    $aligner score --task vc --hyp $exp/converted/manifest.jsonl > $exp/score/test.txt.tmp
+    mv $exp/score/test.txt.tmp $exp/score/test.txt; cat $exp/score/test.txt
   fi
 }

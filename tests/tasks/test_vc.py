@@ -114,3 +114,32 @@ def test_eval_vc_script_runs_on_a_checkpoint(corpus: Path, tmp_path: Path) -> No
         _eval_vc().main, ["--checkpoint", str(ckpt), "--data", str(tmp_path)]
     )
     assert missing.exit_code == 1 and "valid.jsonl does not exist" in missing.output
+
+
+def test_score_vc_reads_convert_output_and_ranks_the_closer_voice(tmp_path):
+    """`aligner score --task vc` on a convert-style manifest: a 'converted' file equal to the
+    target scores 0 dB, and the source (another tone) scores more."""
+    import json
+
+    import soundfile as sf
+    from click.testing import CliRunner
+
+    from aligner.cli import main
+
+    sr = 22050
+    t = np.arange(int(0.5 * sr)) / sr
+    sf.write(tmp_path / "tgt.wav", 0.3 * np.sin(2 * np.pi * 220 * t), sr)
+    sf.write(tmp_path / "src.wav", 0.3 * np.sin(2 * np.pi * 120 * t) ** 3, sr)
+    sf.write(tmp_path / "conv.wav", 0.3 * np.sin(2 * np.pi * 220 * t), sr)
+    item = {"id": "u1", "audio": "conv.wav", "source_audio": "src.wav", "target_audio": "tgt.wav"}
+    (tmp_path / "manifest.jsonl").write_text(json.dumps(item) + "\n")
+    result = CliRunner().invoke(
+        main, ["score", "--task", "vc", "--hyp", str(tmp_path / "manifest.jsonl"), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    scores = json.loads(result.output)
+    assert scores["items"] == 1 and scores["mcd_converted"] == pytest.approx(0.0, abs=1e-6)
+    assert scores["mcd_source"] > 1.0 and scores["closer_than_source"] == 1.0
+    (tmp_path / "bad.jsonl").write_text(json.dumps({"id": "x", "audio": "conv.wav"}) + "\n")
+    bad = CliRunner().invoke(main, ["score", "--task", "vc", "--hyp", str(tmp_path / "bad.jsonl")])
+    assert bad.exit_code == 1 and "item x: no source_audio, target_audio" in bad.output

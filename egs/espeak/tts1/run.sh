@@ -12,7 +12,7 @@
 #   2 synthesize  aligner synthesize          -> $exp/synth/sentences.wav (+ alignment PNG)
 #   3 score       aligner align (test split)  -> $exp/align/summary.json (focus, skips, repeats)
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
-# train` arguments, e.g. "--set train.max_steps=2"), PYTHON (for scripts/, default python).
+# train` arguments, e.g. "--set train.max_steps=2").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)

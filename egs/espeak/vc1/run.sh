@@ -10,10 +10,10 @@
 #   0 prepare     aligner prepare espeak --parallel SRC TGT -> data/{train,valid,test}.jsonl
 #   1 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb
 #   2 convert     aligner convert (test split) -> $exp/converted/*.wav
-#   3 score       aligner align (test split)  -> $exp/align/summary.json (focus, skips, repeats)
-#                 scripts/eval_vc.py          -> $exp/mcd.txt (mel-cepstral distortion, dB)
+#   3 align       aligner align (test split)  -> $exp/align/summary.json (focus, skips, repeats)
+#   4 score       aligner score --task vc     -> $exp/score/test.txt (mel-cepstral distortion, dB)
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
-# train` arguments, e.g. "--set train.max_steps=2"), PYTHON (for scripts/, default python).
+# train` arguments, e.g. "--set train.max_steps=2").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -48,4 +48,5 @@ if run 2; then
   fi
 fi
 
-if run 3; then align_stage; mcd_stage; fi
+if run 3; then align_stage; fi
+if run 4; then vc_score_stage; fi
