@@ -2,7 +2,9 @@
 
 The library is driven through ctypes: ``espeak_Initialize`` in synchronous mode, a
 synthesis callback that collects the 16-bit samples, ``espeak_SetVoiceByName`` and
-``espeak_SetParameter`` for the voice, then ``espeak_Synth``. eSpeak NG keeps global
+``espeak_SetParameter`` for the voice, then ``espeak_Synth``. Phoneme events are on (with IPA
+names): the callback also collects the word and phoneme events, which give every word's
+and phone's sample position (`aligner.audio.timings`); they do not change the audio. eSpeak NG keeps global
 state and is not thread-safe, so one process holds one engine (guarded by a lock);
 parallel synthesis uses a process pool in which every worker initializes its own.
 
@@ -33,17 +35,42 @@ from pathlib import Path
 
 import numpy as np
 
+from aligner.audio.timings import Event, Timings, timings_from_events
+
 SAMPLE_RATE = 22050  # eSpeak NG's output rate (checked against espeak_Initialize)
 
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _INITIALIZE_DONT_EXIT = 0x8000
+_INITIALIZE_PHONEME_EVENTS = 0x0001
+_INITIALIZE_PHONEME_IPA = 0x0002
+_EVENT_KINDS = {1: "word", 7: "phoneme"}  # espeakEVENT_WORD, espeakEVENT_PHONEME
 _CHARS_UTF8 = 1
 _POS_CHARACTER = 1
 _PARAM = {"rate": 1, "pitch": 3, "range": 4, "gap": 7}
 _LIMITS = {"rate": (80, 450), "pitch": (0, 100), "range": (0, 100), "gap": (0, 100)}
 
+
+class _EventId(ctypes.Union):
+    _fields_ = [("number", ctypes.c_int), ("name", ctypes.c_char_p), ("string", ctypes.c_char * 8)]
+
+
+class _Event(ctypes.Structure):
+    """``espeak_EVENT`` of speak_lib.h."""
+
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("unique_identifier", ctypes.c_uint),
+        ("text_position", ctypes.c_int),
+        ("length", ctypes.c_int),
+        ("audio_position", ctypes.c_int),
+        ("sample", ctypes.c_int),
+        ("user_data", ctypes.c_void_p),
+        ("id", _EventId),
+    ]
+
+
 _CALLBACK = ctypes.CFUNCTYPE(
-    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p
+    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(_Event)
 )
 
 
@@ -159,12 +186,14 @@ class Espeak:
             ctypes.c_void_p,
             ctypes.c_void_p,
         ]
+        options = _INITIALIZE_DONT_EXIT | _INITIALIZE_PHONEME_EVENTS | _INITIALIZE_PHONEME_IPA
         rate = self._lib.espeak_Initialize(
-            _AUDIO_OUTPUT_SYNCHRONOUS, 500, str(data_path()).encode(), _INITIALIZE_DONT_EXIT
+            _AUDIO_OUTPUT_SYNCHRONOUS, 500, str(data_path()).encode(), options
         )
         if rate != SAMPLE_RATE:
             raise SynthError(f"eSpeak NG initialization failed (returned {rate})")
         self._chunks: list[np.ndarray] = []
+        self._events: list[Event] = []
         self._callback = _CALLBACK(self._collect)  # keep a reference: C holds the pointer
         self._lib.espeak_SetSynthCallback(self._callback)
         self._voice: Voice | None = None
@@ -180,6 +209,14 @@ class Espeak:
     def _collect(self, wav, n_samples: int, events) -> int:
         if n_samples > 0 and wav:
             self._chunks.append(np.ctypeslib.as_array(wav, shape=(n_samples,)).copy())
+        i = 0
+        while events and events[i].type != 0:  # espeakEVENT_LIST_TERMINATED
+            e = events[i]
+            kind = _EVENT_KINDS.get(e.type)
+            if kind is not None:
+                name = e.id.string.decode("utf-8", "replace") if kind == "phoneme" else ""
+                self._events.append(Event(kind, e.text_position, e.length, e.sample, name))
+            i += 1
         return 0
 
     def _set_voice(self, voice: Voice) -> None:
@@ -199,29 +236,38 @@ class Espeak:
             self._lib.espeak_SetParameter(param, getattr(voice, key), 0)
         self._voice = voice
 
-    def synthesize(self, text: str, voice: Voice) -> np.ndarray:
-        """Speak ``text`` with ``voice``; returns int16 samples ``(L,)`` at 22050 Hz."""
+    def synthesize(self, text: str, voice: Voice) -> tuple[np.ndarray, list[Event]]:
+        """Speak ``text`` with ``voice``: int16 samples ``(L,)`` at 22050 Hz and the word and
+        phoneme events, in order."""
         data = text.encode("utf-8") + b"\0"
         with self._lock:
             self._set_voice(voice)
             self._lib.espeak_ng_SetRandSeed(zlib.crc32(data + voice.spec.encode()))
-            self._chunks = []
+            self._chunks, self._events = [], []
             err = self._lib.espeak_Synth(
                 data, len(data), 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None
             )
             chunks, self._chunks = self._chunks, []
+            events, self._events = self._events, []
         if err != 0:
             raise SynthError(f"eSpeak NG failed on {text[:40]!r} (error {err})")
         if not chunks:
-            return np.zeros(0, dtype=np.int16)
-        return np.concatenate(chunks).astype(np.int16, copy=False)
+            return np.zeros(0, dtype=np.int16), events
+        return np.concatenate(chunks).astype(np.int16, copy=False), events
 
 
 def synthesize(text: str, voice: Voice | str = "en-us") -> np.ndarray:
     """Speak ``text``; returns int16 samples ``(L,)`` at ``SAMPLE_RATE``."""
+    return synthesize_timed(text, voice)[0]
+
+
+def synthesize_timed(text: str, voice: Voice | str = "en-us") -> tuple[np.ndarray, Timings]:
+    """Speak ``text``: int16 samples ``(L,)`` at ``SAMPLE_RATE`` and the word and phone
+    intervals in them (from eSpeak NG's own events; `aligner.audio.timings`)."""
     if isinstance(voice, str):
         voice = Voice.parse(voice)
-    return Espeak.get().synthesize(text, voice)
+    wav, events = Espeak.get().synthesize(text, voice)
+    return wav, timings_from_events(events, text, len(wav), SAMPLE_RATE)
 
 
 @dataclass(frozen=True)
@@ -233,18 +279,19 @@ class SynthJob:
     path: str
 
 
-def _run_chunk(jobs: Sequence[SynthJob]) -> list[int]:
-    """Synthesize ``jobs`` in order (in a fresh worker); returns samples per file."""
+def _run_chunk(jobs: Sequence[SynthJob]) -> list[Timings]:
+    """Synthesize ``jobs`` in order (in a fresh worker); returns the timings of each file
+    (its duration among them)."""
     import soundfile
 
-    lengths = []
+    timings = []
     for job in jobs:
-        wav = synthesize(job.text, job.voice)
+        wav, timed = synthesize_timed(job.text, job.voice)
         if wav.size == 0:
             raise SynthError(f"eSpeak NG produced no audio for {job.text[:40]!r}")
         soundfile.write(job.path, wav, SAMPLE_RATE, subtype="PCM_16")
-        lengths.append(int(wav.size))
-    return lengths
+        timings.append(timed)
+    return timings
 
 
 def synthesize_to_files(
@@ -252,8 +299,9 @@ def synthesize_to_files(
     workers: int = 2,
     chunk_size: int = 25,
     progress: Callable[[int], object] | None = None,
-) -> list[int]:
-    """Write every job's WAV file; returns the number of samples of each, in job order.
+) -> list[Timings]:
+    """Write every job's WAV file; returns the word and phone timings of each (with its
+    duration), in job order.
 
     Jobs are cut into fixed chunks of ``chunk_size``; each chunk runs in a fresh process
     (``maxtasksperchild=1``), so the bytes written do not depend on ``workers``.
@@ -262,10 +310,10 @@ def synthesize_to_files(
     chunks = [jobs[i : i + chunk_size] for i in range(0, len(jobs), chunk_size)]
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([__name__])
-    lengths: list[int] = []
+    timings: list[Timings] = []
     with ctx.Pool(max(1, min(workers, len(chunks))), maxtasksperchild=1) as pool:
-        for chunk_lengths in pool.imap(_run_chunk, chunks):
-            lengths.extend(chunk_lengths)
+        for chunk_timings in pool.imap(_run_chunk, chunks):
+            timings.extend(chunk_timings)
             if progress is not None:
-                progress(len(chunk_lengths))
-    return lengths
+                progress(len(chunk_timings))
+    return timings

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "translate": "aligner.cli.text:translate",
     "average": "aligner.cli.average:average",
     "score": "aligner.cli.score:score",
+    "score-alignment": "aligner.cli.score:score_alignment",
 }
 
 

@@ -65,3 +65,40 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
             f"source vs target {scores['mcd_source']:.2f} dB; converted closer on "
             f"{100 * scores['closer_than_source']:.0f}% of items"
         )
+
+
+@click.command("score-alignment")
+@click.option("--reference", required=True, type=click.Path(path_type=Path),
+              help="A manifest whose items have reference timings (aligner prepare espeak), "
+              "or a folder of reference TextGrids (tiers words, phones).")  # fmt: skip
+@click.option("--predicted", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="A folder of predicted ID.TextGrid (any tool) or ID.durations.json (aligner align).")  # fmt: skip
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the full report (per tier, worst and unmatched items) as JSON.")  # fmt: skip
+@click.option("--force", is_flag=True, help="Overwrite an existing --out.")
+def score_alignment(reference: Path, predicted: Path, out: Path | None, force: bool) -> None:
+    """Word and phone boundary errors (ms) of an alignment against reference timings.
+
+    Mean, median and signed mean (bias) of the absolute errors of every interval's start
+    and end, and the share within 10, 20 and 50 ms, per tier; items that cannot be paired
+    (no prediction, no tier, another number of words or phones) are listed.
+
+    \b
+    aligner align --checkpoint exp/tts/checkpoints/best.pt --manifest data/valid.jsonl --out ali
+    aligner score-alignment --reference data/valid.jsonl --predicted ali
+    aligner score-alignment --reference data/valid.jsonl --predicted mfa_output/
+    """
+    from aligner.inference.alignment_score import score_alignments, table
+    from aligner.inference.common import InferenceError
+
+    if out is not None and out.exists() and not force:
+        raise click.ClickException(f"{out} exists; pass --force to overwrite it")
+    try:
+        result = score_alignments(reference, predicted)
+    except InferenceError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(table(result))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        click.echo(f"wrote {out}")

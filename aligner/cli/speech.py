@@ -167,6 +167,11 @@ def convert(
 @click.option("--min-focus", default=0.4, show_default=True,
               help="Flag alignments whose mean focus rate is below this.")  # fmt: skip
 @click.option("--no-png", is_flag=True, help="Skip the heatmap PNGs (faster).")
+@click.option("--durations", type=click.Choice(["search", "argmax"]), default="search",
+              show_default=True,
+              help="search: the best monotonic path through the attention spread to frames "
+              "(frame resolution); argmax: the most attended token of each decoder step "
+              "(multiples of r frames).")  # fmt: skip
 @click.option("--device", default="cpu", show_default=True)
 @force_option
 def align(
@@ -176,6 +181,7 @@ def align(
     batch_size: int,
     min_focus: float,
     no_png: bool,
+    durations: str,
     device: str,
     force: bool,
 ) -> None:
@@ -189,7 +195,15 @@ def align(
         raise click.ClickException(f"{out} is not empty; pass --force to overwrite its files")
     with user_errors():
         summary = align_manifest(
-            checkpoint, manifest, out, batch_size, min_focus, not no_png, device, force
+            checkpoint,
+            manifest,
+            out,
+            batch_size,
+            min_focus,
+            not no_png,
+            device,
+            force,
+            durations=durations,
         )
     click.echo(summary.table())
     click.echo(f"wrote {out}/summary.json and per-utterance files")

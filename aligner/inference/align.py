@@ -45,14 +45,21 @@ def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tens
 
 
 def _utterance(
-    speech: Any, name: str, source: torch.Tensor, n_frames: int, weights: torch.Tensor
+    speech: Any,
+    item: dict[str, Any],
+    name: str,
+    source: torch.Tensor,
+    n_frames: int,
+    weights: torch.Tensor,
+    method: str,
 ) -> UtteranceAlignment:
     """One item's alignment `weights (S, N)` with its tokens (TTS: the symbols; VC: source
     positions) and the core's metrics (TTS: skips counted over text tokens only)."""
-    required = None
+    required, kind = None, "positions"
     if speech.task == "tts":
         tokens = speech.symbols.decode(source.tolist())
         required = speech.symbols.text_positions(source)[None]
+        kind = speech.tokenizer.kind
     else:
         tokens = [str(i) for i in range(weights.shape[1])]
     steps, n = weights.shape
@@ -60,7 +67,7 @@ def _utterance(
     cfg = speech.mel_cfg
     return UtteranceAlignment(
         _safe(name), tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
-        cfg.sample_rate, m[0],
+        cfg.sample_rate, m[0], kind, method, item.get("text") if kind != "positions" else None,
     )  # fmt: skip
 
 
@@ -74,6 +81,7 @@ def align_manifest(
     device: str = "cpu",
     force: bool = False,
     chunk: int = 64,
+    durations: str = "search",
 ) -> Summary:
     """Teacher-forced alignment of every item of `manifest` with a TTS or VC checkpoint.
 
@@ -81,7 +89,11 @@ def align_manifest(
     PNG; then ``summary.json``. TTS aligns text tokens with the audio's frames; VC aligns
     source-mel positions (after the encoder's time reduction) with the target's frames.
     Items are processed `chunk` at a time, so memory does not grow with the manifest.
+    `durations`: ``search`` (frame resolution) or ``argmax`` (multiples of r), see
+    `aligner.inference.alignment_files`.
     """
+    if durations not in ("search", "argmax"):
+        raise InferenceError(f"durations must be search or argmax, got {durations!r}")
     from tqdm import tqdm
 
     from aligner.data.manifest import read_manifest
@@ -97,8 +109,8 @@ def align_manifest(
             names = [str(it.get("id", start + k)) for k, it in enumerate(part)]
             feats = [_features(speech, it, f"{manifest} item {n}") for it, n in zip(part, names)]
             weights = speech.teacher_force([f[0] for f in feats], [f[1] for f in feats], batch_size)
-            for name, (source, target), w in zip(names, feats, weights):
-                utt = _utterance(speech, name, source, len(target), w)
+            for it, name, (source, target), w in zip(part, names, feats, weights):
+                utt = _utterance(speech, it, name, source, len(target), w, durations)
                 write_utterance(utt, out, png=png, force=force)
                 summary.add(name, utt.metrics)
                 bar.update(1)

@@ -3,10 +3,14 @@
 Written by ``aligner align`` (`aligner.inference.align`). An alignment here is one utterance's attention matrix
 ``(S, N)`` (decoder steps x tokens) with ``S = ceil(T / r)`` for ``T`` mel frames.
 
-Durations come from the core (:func:`aligner.attention.metrics.durations`: the number of
-decoder steps whose most attended token is each token). They are turned into mel frames
-(``x r``, the last attended token absorbing the padding of the final step so that the
-frames sum to ``T``) and into seconds (``frames * hop_length / sample_rate``).
+Durations (mel frames per token, summing to ``T``) come from the core in one of two ways:
+``search`` (what `aligner align` uses): the weights spread to frames and the best monotonic
+path through them (:mod:`aligner.attention.search`), at frame resolution, every word's
+token getting at least one frame; ``argmax``: the number of decoder steps whose most
+attended token is each token (:func:`aligner.attention.metrics.durations`) times ``r``,
+the last attended token absorbing the padding of the final step. Seconds are
+``frames * hop_length / sample_rate``; words and phones are grouped from the tokens as
+`aligner.inference.alignment_tiers` describes.
 
 An alignment is *suspect* when the core's metrics find skipped or repeated tokens or a
 focus rate below a threshold; see :class:`SuspectThresholds`.
@@ -22,7 +26,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.attention import metrics
+from aligner.attention import metrics, search
+from aligner.inference.alignment_tiers import optional_tokens, token_tiers
 
 SPACE_LABEL = "sp"
 
@@ -62,6 +67,10 @@ class UtteranceAlignment:
     weights: (S, N) attention weights, S decoder steps, N tokens.
     tokens: the N token strings (as the model's symbol table spells them).
     n_frames: T, the true number of mel frames (S = ceil(T / r)).
+    kind: what the tokens are: ``chars``, ``phonemes``, ``arpabet`` (TTS) or ``positions``
+        (VC source positions).
+    method: ``search`` or ``argmax`` durations (see the module docstring).
+    text: the utterance's text (labels the words), if known.
     """
 
     id: str
@@ -72,6 +81,9 @@ class UtteranceAlignment:
     hop_length: int
     sample_rate: int
     metrics: dict[str, float] = field(default_factory=dict)
+    kind: str = "chars"
+    method: str = "argmax"
+    text: str | None = None
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -84,8 +96,14 @@ class UtteranceAlignment:
 
 
 def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
-    """Mel frames per token (N,) summing to ``n_frames``, from the core's
-    :func:`~aligner.attention.metrics.durations` (argmax path, reduction-factor aware)."""
+    """Mel frames per token (N,) summing to ``n_frames``, by `utt.method`."""
+    if utt.method == "search":
+        optional = (
+            optional_tokens(utt.tokens)
+            if utt.kind != "positions"
+            else np.ones(len(utt.tokens), bool)  # a VC target may be shorter than its source
+        )
+        return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional)
     w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
     steps, n = w.shape[1:]
     d = metrics.durations(
@@ -103,8 +121,10 @@ def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
     frames = frame_durations(utt)
     sec = utt.hop_length / utt.sample_rate
     starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
+    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text)
     return {
         "id": utt.id,
+        "method": utt.method,
         "tokens": list(utt.tokens),
         "frames": frames.tolist(),
         "start_seconds": [round(float(s) * sec, 6) for s in starts],
@@ -114,6 +134,7 @@ def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
         "hop_length": utt.hop_length,
         "sample_rate": utt.sample_rate,
         "r": utt.r,
+        **{name: [list(a) for a in tier] for name, tier in tiers.items()},
     }
 
 
@@ -122,8 +143,9 @@ def _label(token: str) -> str:
 
 
 def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
-    """A Praat TextGrid (praatio) with one interval tier ``tokens``; whitespace tokens are
-    labelled ``sp`` and tokens with zero frames (skipped) get no interval."""
+    """A Praat TextGrid (praatio) with the interval tiers ``words`` and ``phones`` (where the
+    record has them) and ``tokens``: every token, whitespace labelled ``sp``, tokens with
+    zero frames (skipped) without an interval."""
     from praatio import textgrid
 
     # boundaries from integer frame counts, each converted once: neighbouring intervals
@@ -136,9 +158,12 @@ def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
         if n > 0
     ]
     end = record["total_seconds"]
-    tier = textgrid.IntervalTier("tokens", intervals, 0.0, end)
     tg = textgrid.Textgrid(0.0, end)
-    tg.addTier(tier)
+    for name in ("words", "phones"):
+        if name in record:
+            entries = [(s, e, label) for s, e, label in record[name] if e > s]
+            tg.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
+    tg.addTier(textgrid.IntervalTier("tokens", intervals, 0.0, end))
     tg.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
 
 

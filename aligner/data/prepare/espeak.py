@@ -3,6 +3,13 @@
 Single-voice or multi-voice (TTS): each sentence is spoken by one voice, cycling
 through ``voices``. Parallel (VC): each sentence is spoken by a source and a target
 voice, ``audio`` and ``target_audio`` in the manifest.
+
+Reference timings: every item carries ``timings`` (of ``audio``; and ``target_timings`` of
+``target_audio`` in a parallel corpus), the start and end in seconds of each word and each
+phone as eSpeak NG reported them while speaking (`aligner.audio.timings`):
+``{"duration": 2.41, "words": [[0.012, 0.379, "Seven"], ...], "phones": [[0.012, 0.085,
+"s"], ...]}``. The same intervals are written as Praat TextGrids with tiers ``words`` and
+``phones``: ``textgrids/ID.TextGrid`` (and ``textgrids/ID_target.TextGrid``).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_files
+from aligner.audio.timings import Timings, write_textgrid
 from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
 from aligner.data.prepare.sentences import SentenceGenerator
 
@@ -53,9 +61,9 @@ def prepare_espeak(
     texts = SentenceGenerator(seed).generate(utterances)
     items, jobs = _plan(out_dir, texts, parsed, parallel is not None)
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
-    lengths = synthesize_to_files(jobs, workers=workers, progress=progress)
-    seconds = [n / SAMPLE_RATE for n in lengths]
-    _add_durations(items, seconds, parallel is not None)
+    timings = synthesize_to_files(jobs, workers=workers, progress=progress)
+    seconds = [t.duration for t in timings]
+    _add_timings(items, timings, parallel is not None, out_dir / "textgrids")
     summary = PrepareSummary("espeak", out_dir)
     summary.figures = _figures(texts, seconds, parsed, time.perf_counter() - start)
     return write_corpus(out_dir, split_items(items, seed=seed), summary)
@@ -84,12 +92,22 @@ def _plan(
     return items, jobs
 
 
-def _add_durations(items: list[dict[str, Any]], seconds: list[float], parallel: bool) -> None:
+def _add_timings(
+    items: list[dict[str, Any]], timings: list[Timings], parallel: bool, grids: Path
+) -> None:
+    """Durations and reference timings into the items; a TextGrid of each audio file."""
+    grids.mkdir(parents=True, exist_ok=True)
     step = 2 if parallel else 1
     for i, item in enumerate(items):
-        item["duration"] = round(seconds[i * step], 4)
+        source = timings[i * step]
+        item["duration"] = round(source.duration, 4)
+        item["timings"] = source.to_dict()
+        write_textgrid(source, grids / f"{item['id']}.TextGrid")
         if parallel:
-            item["target_duration"] = round(seconds[i * step + 1], 4)
+            target = timings[i * step + 1]
+            item["target_duration"] = round(target.duration, 4)
+            item["target_timings"] = target.to_dict()
+            write_textgrid(target, grids / f"{item['id']}_target.TextGrid")
 
 
 def _figures(

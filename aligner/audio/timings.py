@@ -1,0 +1,155 @@
+"""Word and phone timings of an utterance: intervals in seconds, their JSON form, and Praat
+TextGrids with tiers named ``words`` and ``phones`` (the tier names MFA uses).
+
+For the built-in corpus the timings come from eSpeak NG's own phoneme and word events
+(`timings_from_events`): every phoneme event starts a phone at its sample position, and
+the phone ends where the next phoneme event (a phone or a pause) starts, the last one at
+the end of the audio. A word spans its phones: from the start of its first to the end of
+its last. Pauses (eSpeak's unnamed phonemes) belong to no word and no phone; they are the
+gaps between intervals (empty intervals in a TextGrid).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+TIERS = ("words", "phones")
+SILENCE_LABELS = frozenset({"", "sil", "sp", "pau", "<sil>", "silence", "<eps>", "#"})
+
+
+class Interval(NamedTuple):
+    """A labelled span of an utterance, in seconds."""
+
+    start: float
+    end: float
+    label: str
+
+
+@dataclass
+class Timings:
+    """The word and phone intervals of one utterance, in time order, each within
+    ``[0, duration]`` seconds."""
+
+    words: list[Interval] = field(default_factory=list)
+    phones: list[Interval] = field(default_factory=list)
+    duration: float = 0.0
+
+    def tier(self, name: str) -> list[Interval]:
+        return {"words": self.words, "phones": self.phones}[name]
+
+    def to_dict(self, digits: int = 5) -> dict[str, Any]:
+        """``{"duration": s, "words": [[start, end, label], ...], "phones": [...]}``."""
+
+        def rows(tier: list[Interval]) -> list[list[Any]]:
+            return [[round(a.start, digits), round(a.end, digits), a.label] for a in tier]
+
+        return {"duration": round(self.duration, digits), "words": rows(self.words),
+                "phones": rows(self.phones)}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Timings:
+        """Inverse of `to_dict`; ValueError naming what is malformed."""
+        try:
+            tiers = {
+                name: [Interval(float(s), float(e), str(label)) for s, e, label in data[name]]
+                for name in TIERS
+            }
+            return cls(tiers["words"], tiers["phones"], float(data["duration"]))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(
+                f"malformed timings ({err!r}); expected {TIERS} and duration"
+            ) from None
+
+
+class Event(NamedTuple):
+    """One eSpeak NG event: ``kind`` is "word" or "phoneme"; `position` the 1-based
+    character of the text it belongs to, `length` (words) its characters, `sample` where
+    it starts in the audio, `name` the phoneme (empty for a pause)."""
+
+    kind: str
+    position: int
+    length: int
+    sample: int
+    name: str = ""
+
+
+def timings_from_events(
+    events: Sequence[Event], text: str, n_samples: int, sample_rate: int
+) -> Timings:
+    """Word and phone intervals of an utterance of `n_samples` from its eSpeak NG events
+    (in the order eSpeak reported them; see the module docstring)."""
+    phonemes = [e for e in events if e.kind == "phoneme"]
+    starts = [min(e.sample, n_samples) for e in phonemes] + [n_samples]
+    phones: list[Interval] = []
+    words: list[tuple[str, list[Interval]]] = []
+    word: tuple[str, list[Interval]] | None = None
+    k = 0
+    for event in events:
+        if event.kind == "word":
+            label = text[event.position - 1 : event.position - 1 + event.length]
+            word = (label, [])
+            words.append(word)
+            continue
+        if event.kind != "phoneme":
+            continue
+        start, end = starts[k], starts[k + 1]
+        k += 1
+        if not event.name or end <= start:  # a pause, or a phone eSpeak gave no samples
+            continue
+        phone = Interval(start / sample_rate, end / sample_rate, event.name)
+        phones.append(phone)
+        if word is not None:
+            word[1].append(phone)
+    spans = [Interval(ph[0].start, ph[-1].end, label) for label, ph in words if ph]
+    return Timings(spans, phones, n_samples / sample_rate)
+
+
+def write_textgrid(timings: Timings, path: str | Path) -> None:
+    """A Praat TextGrid (praatio) with interval tiers ``words`` and ``phones``; the gaps
+    between intervals (pauses) are empty intervals."""
+    from praatio import textgrid
+
+    end = timings.duration
+    grid = textgrid.Textgrid(0.0, end)
+    for name in TIERS:
+        entries = [(a.start, a.end, a.label) for a in timings.tier(name) if a.end > a.start]
+        grid.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
+    grid.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
+
+
+def read_textgrid(path: str | Path) -> dict[str, list[Interval]]:
+    """The labelled (non-silent) intervals of every interval tier of a TextGrid written by
+    any tool, by lower-cased tier name; ValueError naming the file when it cannot be read."""
+    from praatio import textgrid
+
+    try:
+        grid = textgrid.openTextgrid(str(path), includeEmptyIntervals=False)
+    except Exception as err:  # praatio raises many types for a foreign or broken file
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(f"{path} is not a readable TextGrid ({first})") from None
+    tiers: dict[str, list[Interval]] = {}
+    for name in grid.tierNames:
+        tier = grid.getTier(name)
+        if not isinstance(tier, textgrid.IntervalTier):
+            continue
+        tiers[name.strip().lower()] = [
+            Interval(float(s), float(e), str(label).strip())
+            for s, e, label in tier.entries
+            if str(label).strip().lower() not in SILENCE_LABELS
+        ]
+    return tiers
+
+
+def boundary_errors(reference: Sequence[Interval], predicted: Sequence[Interval]) -> list[float]:
+    """Signed errors in seconds (predicted minus reference) of the start and the end of
+    each interval, paired in order; ValueError when the counts differ."""
+    if len(reference) != len(predicted):
+        raise ValueError(f"{len(predicted)} intervals against {len(reference)} in the reference")
+    return [
+        err
+        for ref, pred in zip(reference, predicted)
+        for err in (pred.start - ref.start, pred.end - ref.end)
+    ]

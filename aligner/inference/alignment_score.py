@@ -1,0 +1,167 @@
+"""``aligner score-alignment``: word and phone boundaries of any alignment against reference
+timings, in milliseconds.
+
+The reference is a manifest whose items carry ``timings`` (the built-in eSpeak NG corpus:
+`aligner.data.prepare.espeak`) or a folder of TextGrids. The prediction is a folder of
+TextGrids from any tool (tiers found by name, ``words`` and ``phones``, in any order and
+case, other tiers ignored) or of ``ID.durations.json`` from `aligner align`; files are
+matched to reference items by name (``ID.TextGrid``). Within a tier, the labelled
+intervals (silences such as ``""``, ``sil``, ``sp`` are left out) are paired in order,
+and each interval's start and end is one boundary: its error is predicted minus reference.
+An item whose prediction is missing, lacks the tier, or has another number of intervals
+is counted and named, never dropped silently. Labels are not compared (tools spell
+phones differently).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from aligner.audio.timings import TIERS, Interval, Timings, boundary_errors, read_textgrid
+from aligner.inference.common import InferenceError
+
+Tiers = dict[str, list[Interval]]
+
+
+def reference_timings(reference: Path, key: str = "timings") -> dict[str, Tiers]:
+    """Item id -> tiers of a manifest's ``key`` timings, or of a folder's TextGrids."""
+    if reference.is_dir():
+        grids = sorted(reference.glob("*.TextGrid"))
+        if not grids:
+            raise InferenceError(f"--reference {reference} holds no .TextGrid files")
+        return {p.stem: _read_grid(p) for p in grids}
+    if not reference.is_file():
+        raise InferenceError(f"--reference {reference} does not exist")
+    from aligner.data.manifest import ManifestError, read_manifest
+
+    try:
+        items = read_manifest(reference)
+    except (ManifestError, ValueError) as err:
+        raise InferenceError(str(err).splitlines()[0]) from None
+    found = {str(it["id"]): it[key] for it in items if it.get(key)}
+    if not found:
+        raise InferenceError(
+            f"{reference} has no item with '{key}': give a manifest of `aligner prepare "
+            "espeak` (or a folder of reference TextGrids)"
+        )
+    out = {}
+    for uid, data in found.items():
+        try:
+            t = Timings.from_dict(data)
+        except ValueError as err:
+            raise InferenceError(f"{reference} item {uid}: {err}") from None
+        out[uid] = {"words": t.words, "phones": t.phones}
+    return out
+
+
+def _read_grid(path: Path) -> Tiers:
+    try:
+        return read_textgrid(path)
+    except ValueError as err:
+        raise InferenceError(str(err)) from None
+
+
+def predicted_timings(folder: Path, uid: str) -> Tiers | None:
+    """The tiers predicted for `uid` in `folder` (its TextGrid, else its durations JSON)."""
+    grid, record = folder / f"{uid}.TextGrid", folder / f"{uid}.durations.json"
+    if grid.is_file():
+        return _read_grid(grid)
+    if record.is_file():
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            return {
+                name: [Interval(float(s), float(e), str(lab)) for s, e, lab in data[name]]
+                for name in TIERS
+                if name in data
+            }
+        except (ValueError, TypeError, KeyError) as err:
+            raise InferenceError(f"{record} is not an aligner durations file ({err})") from None
+    return None
+
+
+@dataclass
+class TierScore:
+    """Boundary errors of one tier over all matched items."""
+
+    errors: list[float] = field(default_factory=list)
+    per_item: dict[str, float] = field(default_factory=dict)
+    unmatched: list[dict[str, str]] = field(default_factory=list)
+
+    def summary(self, worst: int = 5) -> dict[str, Any]:
+        ms = 1000 * np.abs(np.array(self.errors)) if self.errors else np.zeros(0)
+        out: dict[str, Any] = {"items": len(self.per_item), "boundaries": len(self.errors)}
+        if len(ms):
+            out.update(
+                mean_ms=round(float(ms.mean()), 2),
+                median_ms=round(float(np.median(ms)), 2),
+                bias_ms=round(1000 * float(np.mean(self.errors)), 2),
+                **{f"within_{k}ms": round(100 * float((ms <= k).mean()), 1) for k in (10, 20, 50)},
+            )
+        ranked = sorted(self.per_item.items(), key=lambda kv: -kv[1])[:worst]
+        out["worst"] = [{"id": uid, "mean_ms": round(v, 2)} for uid, v in ranked]
+        out["unmatched"] = self.unmatched
+        return out
+
+
+def score_alignments(reference: Path, predicted: Path, key: str = "timings") -> dict[str, Any]:
+    """Per tier (``words``, ``phones``): mean, median and signed mean (bias) of the absolute
+    boundary errors in ms, % within 10, 20 and 50 ms, the worst items and the unmatched
+    ones (see the module docstring)."""
+    if not predicted.is_dir():
+        raise InferenceError(f"--predicted {predicted} is not a folder of TextGrids or durations")
+    refs = reference_timings(reference, key)
+    scores = {name: TierScore() for name in TIERS}
+    for uid, ref_tiers in refs.items():
+        pred = predicted_timings(predicted, uid)
+        for name, score in scores.items():
+            _score_item(uid, ref_tiers.get(name), None if pred is None else pred, name, score)
+    result = {"reference": str(reference), "predicted": str(predicted), "items": len(refs)}
+    result.update({name: score.summary() for name, score in scores.items()})
+    return result
+
+
+def _score_item(
+    uid: str, ref: list[Interval] | None, pred: Tiers | None, tier: str, score: TierScore
+):
+    if not ref:
+        return  # the reference has no such tier (or nothing in it) for this item
+    if pred is None:
+        score.unmatched.append({"id": uid, "reason": "no prediction"})
+    elif tier not in pred:
+        score.unmatched.append({"id": uid, "reason": f"no '{tier}' tier"})
+    elif len(pred[tier]) != len(ref):
+        reason = f"{len(pred[tier])} {tier} predicted, {len(ref)} in the reference"
+        score.unmatched.append({"id": uid, "reason": reason})
+    else:
+        errors = boundary_errors(ref, pred[tier])
+        score.errors.extend(errors)
+        score.per_item[uid] = 1000 * float(np.mean(np.abs(errors)))
+
+
+def table(result: dict[str, Any]) -> str:
+    """A plain-text report of `score_alignments`: a line per tier, then unmatched items."""
+    lines = [f"{result['items']} reference items"]
+    head = f"{'tier':<7}{'items':>6}{'bounds':>8}{'mean':>8}{'median':>8}{'bias':>8}"
+    lines.append(head + f"{'<=10ms':>8}{'<=20ms':>8}{'<=50ms':>8}")
+    for name in TIERS:
+        s = result[name]
+        if "mean_ms" not in s:
+            lines.append(f"{name:<7}{s['items']:>6}{s['boundaries']:>8}  (nothing matched)")
+            continue
+        lines.append(
+            f"{name:<7}{s['items']:>6}{s['boundaries']:>8}{s['mean_ms']:>8.1f}"
+            f"{s['median_ms']:>8.1f}{s['bias_ms']:>8.1f}{s['within_10ms']:>7.1f}%"
+            f"{s['within_20ms']:>7.1f}%{s['within_50ms']:>7.1f}%"
+        )
+    for name in TIERS:
+        for bad in result[name]["unmatched"][:10]:
+            lines.append(f"unmatched {name}: {bad['id']}: {bad['reason']}")
+        more = len(result[name]["unmatched"]) - 10
+        if more > 0:
+            lines.append(f"unmatched {name}: ... and {more} more (see the JSON summary)")
+    return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""Tokens with frame durations -> ``words`` and ``phones`` intervals (seconds).
+
+How tokens become intervals (what `aligner align` writes in its TextGrids and durations
+JSON):
+
+- a word separator (``" "``), a punctuation mark and a special token (``</s>``) belong to
+  no word and no phone: their frames are pauses (gaps between intervals);
+- with a phoneme tokenizer (``phonemes``: IPA from eSpeak NG, ``arpabet``) every other
+  token is a phone, and a word is a run of phones between separators or punctuation,
+  from the start of its first phone to the end of its last;
+- with the character tokenizer (``chars``) a word is a run of characters the same way,
+  and there is no ``phones`` tier (characters are not phones);
+- a token with no frames (possible only for the tokens above that belong to nothing, or
+  with argmax durations for a skipped token) gives no interval; a word whose tokens all
+  have no frames gives none either.
+
+Words are labelled with the words of the utterance's text when their numbers agree,
+else with their tokens joined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from aligner.audio.timings import Interval
+
+WORD_SEPARATOR = " "
+PUNCTUATION = frozenset(';:,.!?¡¿—…"«»“”()-')
+SPECIALS = frozenset({"<pad>", "<unk>", "<s>", "</s>"})
+PHONE_KINDS = frozenset({"phonemes", "arpabet"})
+
+
+def optional_tokens(tokens: Sequence[str]) -> np.ndarray:
+    """``(N,)`` bool: the tokens that belong to no word (separators, punctuation, specials),
+    which a monotonic search may give no frames."""
+    return np.array([t == WORD_SEPARATOR or t in PUNCTUATION or t in SPECIALS for t in tokens])
+
+
+def token_tiers(
+    tokens: Sequence[str],
+    frames: Sequence[int],
+    seconds_per_frame: float,
+    kind: str,
+    text: str | None = None,
+) -> dict[str, list[Interval]]:
+    """``{"words": [...], "phones": [...]}`` (no ``phones`` for characters; nothing for
+    the source positions of a VC model)."""
+    if kind not in PHONE_KINDS and kind != "chars":
+        return {}
+    bounds = np.concatenate([[0], np.cumsum(frames)]) * seconds_per_frame
+    skip = optional_tokens(tokens)
+    words: list[list[int]] = [[]]
+    for i in range(len(tokens)):
+        if skip[i]:
+            if words[-1]:
+                words.append([])
+        else:
+            words[-1].append(i)
+    words = [w for w in words if w]
+    labels = _word_labels(text, [[tokens[i] for i in w] for w in words], kind)
+    tiers = {"words": [_span(w, frames, bounds, label) for w, label in zip(words, labels)]}
+    if kind in PHONE_KINDS:
+        phones = [i for i, t in enumerate(tokens) if not skip[i]]
+        tiers["phones"] = [_span([i], frames, bounds, tokens[i]) for i in phones]
+    return {name: [a for a in tier if a is not None] for name, tier in tiers.items()}
+
+
+def _span(indices: list[int], frames: Sequence[int], bounds: np.ndarray, label: str):
+    """The interval from the first token of `indices` with frames to the last one."""
+    timed = [i for i in indices if frames[i] > 0]
+    if not timed:
+        return None
+    return Interval(
+        round(float(bounds[timed[0]]), 6), round(float(bounds[timed[-1] + 1]), 6), label
+    )
+
+
+def _word_labels(text: str | None, words: list[list[str]], kind: str) -> list[str]:
+    glue = "" if kind == "chars" else " "
+    joined = [glue.join(w) for w in words]
+    if not text:
+        return joined
+    written = [w.strip("".join(PUNCTUATION) + "'") for w in text.split()]
+    written = [w for w in written if w]
+    return written if len(written) == len(words) else joined

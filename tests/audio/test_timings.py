@@ -1,0 +1,95 @@
+"""Reference timings from eSpeak NG's own events: phones tile the speech, words hold their
+phones, the phones are the phonemes tokenizer's, and TextGrids round-trip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from aligner.audio.synth import SAMPLE_RATE, synthesize_timed
+from aligner.audio.timings import Event, Interval, Timings, read_textgrid, timings_from_events
+from aligner.audio.timings import write_textgrid as write_reference
+
+TEXT = "Seven quiet violins drifted, above the harbour at dawn."
+
+
+@pytest.fixture(scope="module")
+def spoken():
+    return synthesize_timed(TEXT, "en-us+m3,rate=150,pitch=35")
+
+
+def test_phones_tile_the_speech_and_words_hold_their_phones(spoken):
+    wav, t = spoken
+    assert t.duration == pytest.approx(len(wav) / SAMPLE_RATE)
+    for tier in (t.words, t.phones):
+        assert all(0 <= a.start < a.end <= t.duration for a in tier)
+        assert all(a.end <= b.start for a, b in zip(tier, tier[1:]))  # in order, no overlap
+    gaps = [b.start - a.end for a, b in zip(t.phones, t.phones[1:])]
+    assert sum(g > 0 for g in gaps) == 1  # one pause (the comma); phones touch elsewhere
+    assert [w.label for w in t.words] == TEXT.replace(",", "").rstrip(".").split()
+    for word in t.words:  # a word is exactly the span of the phones inside it
+        inside = [p for p in t.phones if word.start <= p.start and p.end <= word.end]
+        assert inside and inside[0].start == word.start and inside[-1].end == word.end
+    assert sum(len([p for p in t.phones if w.start <= p.start < w.end]) for w in t.words) == len(
+        t.phones
+    )
+
+
+def test_phones_are_those_of_the_phonemes_tokenizer(spoken):
+    from aligner.text.tokenizers import build_tokenizer
+
+    tokens = build_tokenizer("phonemes").tokenize(TEXT)
+    phones = [tok for tok in tokens if tok not in " ,."]
+    assert [p.label for p in spoken[1].phones] == phones
+
+
+def test_events_do_not_change_the_audio():
+    """The corpus audio is the same bytes with phoneme events on as without (fresh
+    processes: eSpeak NG carries state from one utterance to the next)."""
+    script = (
+        "import sys, hashlib, aligner.audio.synth as s\n"
+        "if sys.argv[1] == 'off': s._INITIALIZE_PHONEME_EVENTS = s._INITIALIZE_PHONEME_IPA = 0\n"
+        f"w = s.synthesize({TEXT!r}, 'en-us+f2,rate=210')\n"
+        "print(len(w), hashlib.md5(w.tobytes()).hexdigest())\n"
+    )
+    out = [
+        subprocess.run(
+            [sys.executable, "-c", script, flag], capture_output=True, text=True, check=True
+        ).stdout  # fmt: skip
+        for flag in ("on", "off")
+    ]
+    assert out[0] == out[1] and int(out[0].split()[0]) > 0
+
+
+def test_timings_from_events_by_hand():
+    events = [
+        Event("word", 1, 2, 0), Event("phoneme", 1, 0, 10, "h"), Event("phoneme", 1, 0, 30, "i"),
+        Event("phoneme", 3, 0, 50, ""), Event("word", 5, 3, 70), Event("phoneme", 5, 0, 70, "j"),
+        Event("phoneme", 5, 0, 80, "o"), Event("phoneme", 9, 0, 95, ""),
+    ]  # fmt: skip
+    t = timings_from_events(events, "hi, you.", 100, 10)
+    assert t.phones == [Interval(1.0, 3.0, "h"), Interval(3.0, 5.0, "i"),
+                        Interval(7.0, 8.0, "j"), Interval(8.0, 9.5, "o")]  # fmt: skip
+    assert t.words == [Interval(1.0, 5.0, "hi"), Interval(7.0, 9.5, "you")]
+    assert t.duration == 10.0
+    assert Timings.from_dict(t.to_dict()) == t
+
+
+def test_textgrid_round_trip(spoken, tmp_path):
+    t = spoken[1]
+    write_reference(t, tmp_path / "u.TextGrid")
+    tiers = read_textgrid(tmp_path / "u.TextGrid")
+    for name in ("words", "phones"):
+        assert [a.label for a in tiers[name]] == [a.label for a in t.tier(name)]
+        got = [x for a in tiers[name] for x in (a.start, a.end)]
+        assert got == pytest.approx([x for a in t.tier(name) for x in (a.start, a.end)], abs=1e-9)
+
+
+def test_malformed_timings_and_textgrids_are_named(tmp_path):
+    with pytest.raises(ValueError, match="malformed timings"):
+        Timings.from_dict({"words": [[0, 1]], "phones": [], "duration": 1})
+    (tmp_path / "bad.TextGrid").write_text("not a textgrid")
+    with pytest.raises(ValueError, match="bad.TextGrid is not a readable TextGrid"):
+        read_textgrid(tmp_path / "bad.TextGrid")

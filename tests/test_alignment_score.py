@@ -1,0 +1,120 @@
+"""aligner score-alignment: boundary errors against reference timings, for TextGrids of
+any tool (other tier order, extra tiers) and aligner's durations JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from praatio import textgrid
+
+from aligner.audio.timings import Interval, Timings
+from aligner.cli import main
+
+WORDS = [(0.10, 0.40, "hello"), (0.45, 0.90, "big"), (0.90, 1.30, "world")]
+PHONES = [(0.10, 0.20, "h"), (0.20, 0.40, "o"), (0.45, 0.90, "b"), (0.90, 1.30, "w")]
+
+
+def reference(tmp: Path, ids=("a", "b", "c", "d")) -> Path:
+    t = Timings([Interval(*w) for w in WORDS], [Interval(*p) for p in PHONES], 1.5)
+    items = [{"id": i, "audio": f"{i}.wav", "text": "hello big world", "timings": t.to_dict()}
+             for i in ids]  # fmt: skip
+    path = tmp / "valid.jsonl"
+    path.write_text("".join(json.dumps(it) + "\n" for it in items))
+    return path
+
+
+def grid(path: Path, tiers: dict[str, list[tuple[float, float, str]]], end: float = 1.5) -> None:
+    """A TextGrid as another tool writes it: tiers in the given order and spelling."""
+    tg = textgrid.Textgrid(0.0, end)
+    for name, entries in tiers.items():
+        tg.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
+    tg.save(str(path), format="short_textgrid", includeBlankSpaces=True)
+
+
+def shift(entries, by: float):
+    return [(s + by, e + by, label) for s, e, label in entries]
+
+
+def score(*args: str):
+    return CliRunner().invoke(main, ["score-alignment", *map(str, args)])
+
+
+def test_a_tier_shifted_by_30_ms_scores_30_ms(tmp_path):
+    ref = reference(tmp_path, ids=("a",))
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    grid(pred / "a.TextGrid", {"words": shift(WORDS, 0.03), "phones": PHONES})
+    out = tmp_path / "summary.json"
+    result = score("--reference", ref, "--predicted", pred, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    words, phones = report["words"], report["phones"]
+    assert words["boundaries"] == 6 and words["mean_ms"] == pytest.approx(30.0, abs=1e-6)
+    assert words["bias_ms"] == pytest.approx(30.0, abs=1e-6) and words["within_20ms"] == 0.0
+    assert words["within_50ms"] == 100.0 and phones["mean_ms"] == 0.0
+    assert "words" in result.output and "30.0" in result.output
+    again = score("--reference", ref, "--predicted", pred, "--out", out)
+    assert again.exit_code == 1 and "--force" in again.output
+
+
+def test_another_tools_textgrid_and_unmatched_items(tmp_path):
+    """Tier order, case and extra tiers do not matter; silences are left out; an item with
+    another word count, one without a phones tier and a missing one are each named."""
+    ref = reference(tmp_path)
+    pred = tmp_path / "mfa"
+    pred.mkdir()
+    with_sil = [(0.0, 0.05, "sil"), *shift(WORDS, -0.01), (1.3, 1.5, "sp")]
+    grid(pred / "a.TextGrid", {"Phones": shift(PHONES, 0.02), "extra": [(0, 1.5, "x")],
+                               "WORDS": with_sil})  # fmt: skip
+    grid(pred / "b.TextGrid", {"words": WORDS[:2], "phones": PHONES})
+    grid(pred / "c.TextGrid", {"words": WORDS})
+    result = score("--reference", ref, "--predicted", pred, "--out", tmp_path / "s.json")
+    assert result.exit_code == 0, result.output
+    assert "unmatched words: b: 2 words predicted, 3 in the reference" in result.output
+    report = json.loads((tmp_path / "s.json").read_text())
+    words, phones = report["words"], report["phones"]
+    assert words["items"] == 2 and words["mean_ms"] == pytest.approx(5.0, abs=1e-6)
+    assert phones["items"] == 2 and phones["mean_ms"] == pytest.approx(10.0, abs=1e-6)
+    assert {u["id"]: u["reason"] for u in words["unmatched"]} == {
+        "b": "2 words predicted, 3 in the reference",
+        "d": "no prediction",
+    }
+    assert {u["id"]: u["reason"] for u in phones["unmatched"]} == {
+        "c": "no 'phones' tier",
+        "d": "no prediction",
+    }
+    assert report["words"]["worst"][0]["id"] in ("a", "c")
+
+
+def test_reference_textgrid_folder_and_durations_json(tmp_path):
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    grid(refs / "u.TextGrid", {"words": WORDS, "phones": PHONES})
+    pred = tmp_path / "ali"
+    pred.mkdir()
+    record = {"words": [list(w) for w in shift(WORDS, 0.01)], "phones": [list(p) for p in PHONES]}
+    (pred / "u.durations.json").write_text(json.dumps(record))
+    result = score("--reference", refs, "--predicted", pred)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[2].split()[:4] == ["words", "1", "6", "10.0"]
+
+
+def test_bad_inputs_are_one_line(tmp_path):
+    ref = reference(tmp_path)
+    no_timings = tmp_path / "plain.jsonl"
+    no_timings.write_text(json.dumps({"id": "a", "audio": "a.wav", "text": "x"}) + "\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "a.TextGrid").write_text("garbage")
+    for args, words in [
+        (["--reference", no_timings, "--predicted", tmp_path], "no item with 'timings'"),
+        (["--reference", tmp_path / "nope.jsonl", "--predicted", tmp_path], "does not exist"),
+        (["--reference", tmp_path / "empty", "--predicted", tmp_path], "no .TextGrid"),
+        (["--reference", ref, "--predicted", tmp_path / "broken"], "not a readable TextGrid"),
+    ]:
+        result = score(*args)
+        assert result.exit_code == 1 and words in result.output, result.output
+        assert "Traceback" not in result.output
