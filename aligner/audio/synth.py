@@ -2,10 +2,10 @@
 
 The library is driven through ctypes: ``espeak_Initialize`` in synchronous mode, a
 synthesis callback that collects the 16-bit samples, ``espeak_SetVoiceByName`` and
-``espeak_SetParameter`` for the voice, then ``espeak_Synth``. Phoneme events are on (with IPA
-names): the callback also collects the word and phoneme events, which give every word's
-and phone's sample position (`aligner.audio.timings`); they do not change the audio. eSpeak NG keeps global
-state and is not thread-safe, so one process holds one engine (guarded by a lock);
+``espeak_SetParameter`` for the voice, then ``espeak_Synth``. Phoneme events are on (with
+IPA names): the callback also collects the word and phoneme events, which give every
+word's and phone's sample position (`aligner.audio.timings`); they do not change the
+audio. eSpeak NG keeps global state and is not thread-safe, so one process holds one engine (guarded by a lock);
 parallel synthesis uses a process pool in which every worker initializes its own.
 
 eSpeak NG carries state from one utterance to the next (pitch flutter, echo buffers)
@@ -15,11 +15,8 @@ samples for the same sequence of calls; ``synthesize_to_files`` runs fixed chunk
 jobs in fresh worker processes, so a corpus is byte-identical from run to run whatever
 the number of workers.
 
-A voice is written ``NAME[,key=value...]``: ``NAME`` is a language voice of the wheel
-(``en-us``, ``en``, ``en-gb-x-rp``...) with an optional timbre variant (``+m3``,
-``+f2``...), and the keys are ``rate`` (words per minute, 80..450), ``pitch`` (base
-pitch 0..100), ``range`` (pitch range 0..100) and ``gap`` (pause between words, in
-units of 10 ms). Example: ``en-us+f2,rate=200,pitch=70``.
+Voices are ``NAME[,key=value...]`` specs (`aligner.audio.voices`), e.g.
+``en-us+f2,rate=200,pitch=70``.
 """
 
 from __future__ import annotations
@@ -29,13 +26,12 @@ import multiprocessing
 import threading
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
 from aligner.audio.timings import Event, Timings, timings_from_events
+from aligner.audio.voices import PARAM, Voice, data_path, language_aliases
 
 SAMPLE_RATE = 22050  # eSpeak NG's output rate (checked against espeak_Initialize)
 
@@ -46,8 +42,6 @@ _INITIALIZE_PHONEME_IPA = 0x0002
 _EVENT_KINDS = {1: "word", 7: "phoneme"}  # espeakEVENT_WORD, espeakEVENT_PHONEME
 _CHARS_UTF8 = 1
 _POS_CHARACTER = 1
-_PARAM = {"rate": 1, "pitch": 3, "range": 4, "gap": 7}
-_LIMITS = {"rate": (80, 450), "pitch": (0, 100), "range": (0, 100), "gap": (0, 100)}
 
 
 class _EventId(ctypes.Union):
@@ -76,81 +70,6 @@ _CALLBACK = ctypes.CFUNCTYPE(
 
 class SynthError(RuntimeError):
     """eSpeak NG could not be loaded, or refused a voice or a text."""
-
-
-@dataclass(frozen=True)
-class Voice:
-    """An eSpeak NG voice with its prosody settings (see the module docstring)."""
-
-    name: str = "en-us"
-    rate: int = 175
-    pitch: int = 50
-    range: int = 50
-    gap: int = 0
-
-    @classmethod
-    def parse(cls, spec: str) -> Voice:
-        """Parse ``NAME[,key=value...]``; raises ValueError naming the bad part."""
-        name, *options = (part.strip() for part in spec.split(","))
-        if not name:
-            raise ValueError(f"voice {spec!r}: empty voice name (e.g. 'en-us+m3')")
-        voice = cls(name=name)
-        for option in options:
-            key, sep, value = option.partition("=")
-            if not sep or key not in _PARAM or not value.lstrip("-").isdigit():
-                raise ValueError(
-                    f"voice {spec!r}: bad option {option!r}; use key=integer with key in "
-                    f"{', '.join(_PARAM)}"
-                )
-            voice = replace(voice, **{key: int(value)})
-        voice.check()
-        return voice
-
-    def check(self) -> None:
-        """Raise ValueError when a prosody setting lies outside eSpeak's range."""
-        for key, (low, high) in _LIMITS.items():
-            value = getattr(self, key)
-            if not low <= value <= high:
-                raise ValueError(f"voice {self.spec}: {key}={value} outside [{low}, {high}]")
-
-    @property
-    def spec(self) -> str:
-        """The canonical ``NAME,rate=..,pitch=..,range=..,gap=..`` string."""
-        options = ",".join(f"{key}={getattr(self, key)}" for key in _PARAM)
-        return f"{self.name},{options}"
-
-
-def data_path() -> Path:
-    """The eSpeak NG data folder shipped in the espeakng-loader wheel."""
-    import espeakng_loader
-
-    return Path(espeakng_loader.get_data_path())
-
-
-def list_voices() -> tuple[list[str], list[str]]:
-    """Return (language voices, timbre variants) available in the wheel's data folder."""
-    root = data_path()
-    languages = sorted(p.name.lower() for p in (root / "lang").rglob("*") if p.is_file())
-    variants = sorted(p.name for p in (root / "voices" / "!v").iterdir() if p.is_file())
-    return languages, variants
-
-
-@lru_cache(maxsize=1)
-def language_aliases() -> dict[str, str]:
-    """``{language code: voice file id}`` from the ``language`` lines of the voice files,
-    e.g. ``en-gb -> gmw/en``: ``espeak_SetVoiceByName`` finds files by name only."""
-    root = data_path() / "lang"
-    aliases: dict[str, tuple[int, str]] = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        ident = path.relative_to(root).as_posix()
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            parts = line.split()
-            if len(parts) >= 2 and parts[0] == "language":
-                priority = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 5
-                code = parts[1].lower()
-                if code not in aliases or priority < aliases[code][0]:
-                    aliases[code] = (priority, ident)
-    return {code: ident for code, (_, ident) in aliases.items()}
 
 
 class Espeak:
@@ -232,7 +151,7 @@ class Espeak:
                 f"unknown eSpeak NG voice {voice.name!r}; use a language such as en-us, en, "
                 "en-gb-x-rp with an optional variant such as +m3 or +f2"
             )
-        for key, param in _PARAM.items():
+        for key, param in PARAM.items():
             self._lib.espeak_SetParameter(param, getattr(voice, key), 0)
         self._voice = voice
 

@@ -10,7 +10,7 @@ token getting at least one frame; ``argmax``: the number of decoder steps whose 
 attended token is each token (:func:`aligner.attention.metrics.durations`) times ``r``,
 the last attended token absorbing the padding of the final step. Seconds are
 ``frames * hop_length / sample_rate``; words and phones are grouped from the tokens as
-`aligner.inference.alignment_tiers` describes.
+`aligner.text.tiers` describes.
 
 An alignment is *suspect* when the core's metrics find skipped or repeated tokens or a
 focus rate below a threshold; see :class:`SuspectThresholds`.
@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from aligner.attention import metrics, search
-from aligner.inference.alignment_tiers import optional_tokens, token_tiers
+from aligner.text.tiers import optional_tokens, token_tiers
 
 SPACE_LABEL = "sp"
 

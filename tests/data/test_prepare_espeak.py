@@ -86,8 +86,10 @@ def test_files_identical_whatever_the_number_of_workers(tmp_path: Path) -> None:
         folder = tmp_path / str(workers)
         folder.mkdir()
         jobs = [SynthJob(t, voice, str(folder / f"{i}.wav")) for i, t in enumerate(texts)]
-        lengths = synthesize_to_files(jobs, workers=workers, chunk_size=2)
-        assert lengths == [sf.info(j.path).frames for j in jobs]
+        timings = synthesize_to_files(jobs, workers=workers, chunk_size=2)
+        assert [t.duration * SAMPLE_RATE for t in timings] == pytest.approx(
+            [sf.info(j.path).frames for j in jobs]
+        )
         outputs.append([Path(j.path).read_bytes() for j in jobs])
     assert outputs[0] == outputs[1]
 
@@ -148,3 +150,24 @@ def test_language_codes_resolve_to_voice_files() -> None:
     assert synthesize("Hello there.", "en-gb+f2").size > SAMPLE_RATE // 4
     with pytest.raises(SynthError, match="unknown eSpeak NG voice 'xx-yy'"):
         synthesize("Hello.", "xx-yy")
+
+
+def test_corpus_keeps_reference_timings_and_textgrids(tmp_path: Path) -> None:
+    """Both voices of a parallel corpus: timings in the manifest that span each audio file,
+    and the same intervals in textgrids/ID.TextGrid and ID_target.TextGrid."""
+    from aligner.audio.timings import Timings, read_textgrid
+    from aligner.data.manifest import read_manifest
+
+    out = tmp_path / "vc"
+    result = _prepare(out, "--parallel", "en-us+m3,rate=150", "en-us+f2,rate=210")
+    assert result.exit_code == 0, result.output
+    items = [it for split in ("train", "valid", "test") for it in read_manifest(out / f"{split}.jsonl")]
+    assert len(items) == 4
+    for item in items:
+        for key, audio, suffix in (("timings", "audio", ""), ("target_timings", "target_audio", "_target")):
+            t = Timings.from_dict(item[key])
+            assert t.duration == pytest.approx(sf.info(item[audio]).frames / SAMPLE_RATE, abs=1e-4)
+            assert len(t.words) == len(item["text"].split()) and len(t.phones) > len(t.words)
+            grid = read_textgrid(out / "textgrids" / f"{item['id']}{suffix}.TextGrid")
+            assert [w.label for w in grid["words"]] == [w.label for w in t.words]
+            assert [p.start for p in grid["phones"]] == pytest.approx([p.start for p in t.phones], abs=1e-5)
