@@ -2,7 +2,10 @@
 
 Reads the scalars that `aligner train` logs at every validation (``valid/focus_rate``,
 ``valid/diagonality``, ``valid/items_with_skips``, ``valid/items_with_repeats``, ...) from
-the run's TensorBoard event files, and prints one row per validation. Minutes are wall-clock
+the run's TensorBoard event files, and prints one row per validation. Where the validation
+items have reference timings (the eSpeak NG corpus), the curve also shows how right the
+alignment is: ``valid/word_boundary_ms`` and ``valid/phone_boundary_ms``, the mean absolute
+boundary error (ms) of the teacher-forced durations against the reference. Minutes are wall-clock
 minutes since the first logged training scalar.
 
     python scripts/alignment_curve.py exp/lsa_small [exp/dca_small ...] [--csv curve.csv]
@@ -27,6 +30,8 @@ COLUMNS = (
     "entropy",
     "items_with_skips",
     "items_with_repeats",
+    "word_boundary_ms",
+    "phone_boundary_ms",
     "loss",
 )
 
@@ -64,14 +69,15 @@ def aligned(row: dict[str, float], min_focus: float = 0.4, min_clean: float = 0.
 
 def print_curve(exp: Path, rows: list[dict[str, float]]) -> None:
     print(f"# {exp}")
-    header = ["", "step", "minutes", *COLUMNS]
+    columns = [c for c in COLUMNS if any(c in row for row in rows)]  # truth: where known
+    header = ["", "step", "minutes", *columns]
     print(" ".join(f"{h:>18}" if i > 2 else f"{h:>8}" for i, h in enumerate(header)))
     marked = False
     for row in rows:
         mark = "*" if aligned(row) and not marked else ""
         marked = marked or bool(mark)
         cells = [f"{mark:>8}", f"{row['step']:>8d}", f"{row.get('minutes', 0.0):>8.1f}"]
-        cells += [f"{row.get(c, float('nan')):>18.4f}" for c in COLUMNS]
+        cells += [f"{row.get(c, float('nan')):>18.4f}" for c in columns]
         print(" ".join(cells))
 
 

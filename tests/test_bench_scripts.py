@@ -30,3 +30,20 @@ def test_bench_train_step_times_a_recipe(capsys):
 def test_bench_train_step_refuses_a_non_tts_recipe():
     with pytest.raises(SystemExit, match="a tts recipe is needed"):
         load("bench_train_step").main([str(ROOT / "recipes/g2p/bigru_bahdanau_small.yaml")])
+
+
+def test_alignment_curve_prints_the_truth_columns_when_logged(tmp_path, capsys):
+    from aligner.train.tensorboard import Logger
+
+    logger = Logger(tmp_path / "exp" / "tb")
+    for step, (focus, words) in enumerate([(0.2, 80.0), (0.5, 31.5)], 1):
+        logger.scalars({"focus_rate": focus, "items_with_skips": 0.0, "items_with_repeats": 0.0,
+                        "word_boundary_ms": words}, 100 * step, prefix="valid")  # fmt: skip
+    logger.close()
+    curve = load("alignment_curve")
+    rows = curve.read_curve(tmp_path / "exp")
+    assert [r["word_boundary_ms"] for r in rows] == [80.0, 31.5]
+    curve.print_curve(tmp_path / "exp", rows)
+    out = capsys.readouterr().out.splitlines()
+    assert "word_boundary_ms" in out[1] and "phone_boundary_ms" not in out[1]
+    assert out[3].split()[:2] == ["*", "200"] and float(out[3].split()[-1]) == 31.5

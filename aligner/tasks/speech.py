@@ -64,6 +64,40 @@ def model_config(
     return TacotronConfig.from_dict(model, where="model"), loss
 
 
+class TruthErrors:
+    """Absolute word and phone boundary errors (ms) gathered over a validation, and the
+    items whose words or phones could not be paired with the reference."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, list[float]] = {"words": [], "phones": []}
+        self.unmatched = 0
+        self.items = 0
+
+    def add(self, reference: Any, predicted: dict[str, list[Any]]) -> None:
+        from aligner.audio.timings import boundary_errors
+
+        self.items += 1
+        for tier, errors in self.errors.items():
+            if tier not in predicted or not reference.tier(tier):
+                continue
+            try:
+                errors.extend(
+                    1000 * abs(e) for e in boundary_errors(reference.tier(tier), predicted[tier])
+                )
+            except ValueError:  # another number of words or phones
+                self.unmatched += 1
+
+    def means(self) -> dict[str, float]:
+        """``word_boundary_ms``, ``phone_boundary_ms`` (means) and ``truth_unmatched``."""
+        if not self.items:
+            return {}
+        out = {"truth_unmatched": float(self.unmatched)}
+        for tier, key in (("words", "word_boundary_ms"), ("phones", "phone_boundary_ms")):
+            if self.errors[tier]:
+                out[key] = sum(self.errors[tier]) / len(self.errors[tier])
+        return out
+
+
 class SpeechTask:
     """Tacotron training on (source, target mel) batches; see ``aligner.tasks.base.Task``."""
 
@@ -123,21 +157,28 @@ class SpeechTask:
         alignment metrics over the validation batches; figures of the fixed items."""
         no_guide = TacotronLossConfig(**{**self.loss_cfg.__dict__, "guided": None})
         total, count, metrics = 0.0, 0, []
+        truth = TruthErrors()
         for batch in batches:
             out = self.forward(model, batch)
             loss, _ = tacotron_loss(out, batch["mel"], batch["mel_lengths"], self.r, step, no_guide)
             n = len(batch["ids"])
             total, count = total + float(loss) * n, count + n
             metrics.append(self.alignment_metrics(out, batch))
+            self.truth(out, batch, truth)
         result = {"loss": total / max(count, 1)}
         if metrics:
             merged = {k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}
             result.update(summarize(merged, self.log.min_focus))
+        result.update(truth.means())
         if logger is not None and getattr(logger, "enabled", True):
             self.log_fixed_items(model, step, logger)
         return result
 
     # -- helpers -------------------------------------------------------------------
+    def truth(self, out: TacotronOutput, batch: dict[str, Any], errors: TruthErrors) -> None:
+        """Add the boundary errors of `batch`'s teacher-forced durations against the
+        reference timings of its items (a task whose items have none adds nothing)."""
+
     def required_positions(self, batch: dict[str, Any]) -> torch.Tensor | None:
         """(B, T_enc) bool: memory positions the skip metric counts (None: all valid)."""
         return None

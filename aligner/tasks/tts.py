@@ -20,14 +20,17 @@ from typing import Any, Literal
 
 import torch
 
+from aligner.attention.search import frame_durations
 from aligner.audio.features import MelConfig, MelStats
+from aligner.audio.timings import Timings
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_tts
 from aligner.data.datasets import TTSDataset
 from aligner.data.manifest import read_manifest
 from aligner.models.tacotron import Tacotron
-from aligner.tasks.speech import SpeechLog, SpeechTask, model_config
+from aligner.tasks.speech import SpeechLog, SpeechTask, TruthErrors, model_config
 from aligner.text.symbols import SymbolTable
+from aligner.text.tiers import optional_tokens, token_tiers
 from aligner.text.tokenizers import build_tokenizer
 
 
@@ -100,9 +103,32 @@ def compute_stats(mels: Any, count: int, limit: int) -> MelStats:
 class TTSTask(SpeechTask):
     """Text -> mel Tacotron training."""
 
-    def __init__(self, *args: Any, table: SymbolTable, **kw: Any) -> None:
+    def __init__(self, *args: Any, table: SymbolTable, kind: str = "chars", **kw: Any) -> None:
         super().__init__(*args, **kw)
-        self.table = table
+        self.table, self.kind = table, kind
+        self.references = {
+            str(it["id"]): Timings.from_dict(it["timings"])
+            for it in self.valid_set.items
+            if it.get("timings")
+        }
+
+    def truth(self, out: Any, batch: dict[str, Any], errors: TruthErrors) -> None:
+        """Boundary errors of the frame-level durations (`aligner.attention.search`) of the
+        teacher-forced alignments against the items' reference timings."""
+        sec = self.mel_cfg.hop_length / self.mel_cfg.sample_rate
+        for i, uid in enumerate(batch["ids"]):
+            reference = self.references.get(str(uid))
+            if reference is None:
+                continue
+            n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
+            tokens = self.table.decode(batch["tokens"][i, :n].tolist())
+            weights = out.alignments[i, : -(-frames // self.r), :n].float().cpu().numpy()
+            try:
+                durations = frame_durations(weights, self.r, frames, optional_tokens(tokens))
+            except ValueError:  # fewer frames than tokens
+                errors.unmatched += 1
+                continue
+            errors.add(reference, token_tiers(tokens, durations.tolist(), sec, self.kind))
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["tokens"], batch["token_lengths"]
@@ -140,7 +166,10 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
     train_set.stats = valid_set.stats = stats
     tacotron_cfg, loss_cfg = model_config(cfg.model, mel_cfg.n_mels, len(table))
     model = Tacotron.from_config(tacotron_cfg)
-    task = TTSTask(model, train_set, valid_set, loss_cfg, mel_cfg, stats, data.log, table=table)
+    task = TTSTask(
+        model, train_set, valid_set, loss_cfg, mel_cfg, stats, data.log, table=table,
+        kind=data.tokenizer,
+    )  # fmt: skip
     task.symbols = {
         "task": "tts",
         "model": tacotron_cfg.to_dict(),

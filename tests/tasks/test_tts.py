@@ -81,3 +81,32 @@ def test_recipe_errors(corpus: Path, tmp_path: Path) -> None:
         build_task(_cfg(n_mels=80), corpus)
     with pytest.raises(FileNotFoundError, match="train manifest"):
         build_task(_cfg(), tmp_path)
+
+
+def test_validation_measures_word_boundaries_against_the_reference(corpus: Path) -> None:
+    """valid/word_boundary_ms: 0 for an alignment that follows the characters' known
+    durations; lagging one character (40 ms) behind moves every boundary but the first
+    start (0) and the last end (the final frame, +10 ms) by 40 ms."""
+    from types import SimpleNamespace
+
+    from aligner.tasks.speech import TruthErrors
+
+    task = build_task(_cfg(), corpus)
+    batch = task.collate([task.valid_set[0]])  # "cede a dab": 10 characters, 4 frames each
+    n, frames = int(batch["token_lengths"][0]), int(batch["mel_lengths"][0])
+    assert n == 11 and frames == 41  # + </s>; center=True gives one more frame
+
+    def errors(lag: int) -> float:
+        steps = -(-frames // 2)
+        weights = torch.zeros(1, steps, n)
+        for s in range(steps):  # r = 2: step s covers frames 2s, 2s+1; char c frames 4c..4c+3
+            weights[0, s, min(max(s // 2 - lag, 0), n - 1)] = 1.0
+        truth = TruthErrors()
+        task.truth(SimpleNamespace(alignments=weights), batch, truth)
+        return truth.means()["word_boundary_ms"]
+
+    assert errors(0) == pytest.approx(0.0, abs=1e-6)
+    assert errors(1) == pytest.approx((4 * 40 + 0 + 10) / 6)
+    task.model.eval()
+    metrics = task.validate(task.model, [batch], step=1, logger=None)
+    assert metrics["word_boundary_ms"] >= 0 and "phone_boundary_ms" not in metrics
