@@ -153,3 +153,34 @@ def boundary_errors(reference: Sequence[Interval], predicted: Sequence[Interval]
         for ref, pred in zip(reference, predicted)
         for err in (pred.start - ref.start, pred.end - ref.end)
     ]
+
+
+def mapping_errors(
+    durations: Sequence[int],
+    source_step: float,
+    target_step: float,
+    source: Timings,
+    target: Timings,
+    tier: str = "phones",
+) -> list[float]:
+    """Signed errors (seconds) of a source-to-target time mapping at the reference
+    boundaries of two renditions of the same text (voice conversion).
+
+    `durations[p]`: target frames (of `target_step` seconds) given to source position `p`
+    (of `source_step` seconds), in order, as a monotonic alignment gives them. Each
+    boundary (start and end of every interval of `tier`) of the source is mapped to the
+    target: position ``b / source_step``, interpolated within the target frames of that
+    position; the error is that time minus the same boundary in `target`. ValueError when
+    the two renditions have another number of intervals in `tier`.
+    """
+    import numpy as np
+
+    src, tgt = source.tier(tier), target.tier(tier)
+    if len(src) != len(tgt):
+        raise ValueError(f"{len(src)} {tier} in the source, {len(tgt)} in the target")
+    starts = np.concatenate([[0], np.cumsum(durations)]) * target_step
+    positions = np.arange(len(starts)) * source_step  # source time at each position edge
+    src_bounds = np.array([b for a in src for b in (a.start, a.end)])
+    tgt_bounds = np.array([b for a in tgt for b in (a.start, a.end)])
+    mapped = np.interp(src_bounds, positions, starts)
+    return (mapped - tgt_bounds).tolist()

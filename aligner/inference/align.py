@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from aligner.inference.alignment_files import (
@@ -71,6 +72,32 @@ def _utterance(
     )  # fmt: skip
 
 
+def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict | None:
+    """VC with reference timings of both voices: the mean absolute error (ms) of the
+    source-to-target mapping the alignment implies at the phone boundaries (the word
+    boundaries when the two voices' phones differ in number): ``mapping_ms``, and
+    ``mapping_tier``. None for TTS or without timings."""
+    if speech.task != "vc" or not (item.get("timings") and item.get("target_timings")):
+        return None
+    from aligner.audio.timings import Timings, mapping_errors
+
+    cfg = speech.mel_cfg
+    frame = cfg.hop_length / cfg.sample_rate
+    step = frame * getattr(speech.model.encoder, "reduction", 1)
+    source, target = Timings.from_dict(item["timings"]), Timings.from_dict(item["target_timings"])
+    for tier in ("phones", "words"):
+        try:
+            errors = mapping_errors(frames, step, frame, source, target, tier)
+        except ValueError:
+            continue
+        if errors:
+            return {
+                "mapping_ms": round(1000 * float(np.mean(np.abs(errors))), 3),
+                "mapping_tier": tier,
+            }
+    return None
+
+
 def align_manifest(
     checkpoint: str | Path,
     manifest: str | Path,
@@ -111,8 +138,9 @@ def align_manifest(
             weights = speech.teacher_force([f[0] for f in feats], [f[1] for f in feats], batch_size)
             for it, name, (source, target), w in zip(part, names, feats, weights):
                 utt = _utterance(speech, it, name, source, len(target), w, durations)
-                write_utterance(utt, out, png=png, force=force)
-                summary.add(name, utt.metrics)
+                record = write_utterance(utt, out, png=png, force=force)
+                mapping = _mapping_ms(speech, it, record["frames"])
+                summary.add(name, utt.metrics if mapping is None else {**utt.metrics, **mapping})
                 bar.update(1)
     (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=1) + "\n")
     return summary

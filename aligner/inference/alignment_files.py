@@ -220,9 +220,15 @@ class Summary:
         return [u for u in self.utterances if u["suspect"]]
 
     def means(self) -> dict[str, float]:
-        keys = ("focus_rate", "diagonality", "entropy", "skipped", "repeated")
-        n = max(len(self.utterances), 1)
-        return {k: round(sum(u[k] for u in self.utterances) / n, 6) for k in keys}
+        """The mean of each metric over the utterances that have it (``mapping_ms``, for
+        instance, only where the corpus has reference timings of both voices)."""
+        keys = ("focus_rate", "diagonality", "entropy", "skipped", "repeated", "mapping_ms")
+        out = {}
+        for k in keys:
+            values = [u[k] for u in self.utterances if k in u]
+            if values or k != "mapping_ms":
+                out[k] = round(sum(values) / max(len(values), 1), 6)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {
