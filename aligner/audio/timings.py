@@ -6,7 +6,10 @@ For the built-in corpus the timings come from eSpeak NG's own phoneme and word e
 the phone ends where the next phoneme event (a phone or a pause) starts, the last one at
 the end of the audio. A word spans its phones: from the start of its first to the end of
 its last. Pauses (eSpeak's unnamed phonemes) belong to no word and no phone; they are the
-gaps between intervals (empty intervals in a TextGrid).
+gaps between intervals (empty intervals in a TextGrid). eSpeak now and then gives a phone
+no samples (the ``l`` of "jewelmasters" runs into the ``m``): the timings keep it as a
+zero-length interval, so that the phones are those of the phonemes tokenizer one for one,
+but a TextGrid cannot hold it and leaves it out.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ def timings_from_events(
             continue
         start, end = starts[k], starts[k + 1]
         k += 1
-        if not event.name or end <= start:  # a pause, or a phone eSpeak gave no samples
+        if not event.name:  # a pause
             continue
         phone = Interval(start / sample_rate, end / sample_rate, event.name)
         phones.append(phone)

@@ -24,7 +24,7 @@ def test_phones_tile_the_speech_and_words_hold_their_phones(spoken):
     wav, t = spoken
     assert t.duration == pytest.approx(len(wav) / SAMPLE_RATE)
     for tier in (t.words, t.phones):
-        assert all(0 <= a.start < a.end <= t.duration for a in tier)
+        assert all(0 <= a.start <= a.end <= t.duration for a in tier)
         assert all(a.end <= b.start for a, b in zip(tier, tier[1:]))  # in order, no overlap
     gaps = [b.start - a.end for a, b in zip(t.phones, t.phones[1:])]
     assert sum(g > 0 for g in gaps) == 1  # one pause (the comma); phones touch elsewhere
@@ -43,6 +43,17 @@ def test_phones_are_those_of_the_phonemes_tokenizer(spoken):
     tokens = build_tokenizer("phonemes").tokenize(TEXT)
     phones = [tok for tok in tokens if tok not in " ,."]
     assert [p.label for p in spoken[1].phones] == phones
+
+
+def test_a_phone_espeak_gives_no_samples_is_kept_with_zero_length():
+    """The phones stay those of the phonemes tokenizer one for one."""
+    from aligner.text.tokenizers import build_tokenizer
+
+    _, t = synthesize_timed("jewelmasters", "en-us")
+    labels = [p.label for p in t.phones]
+    assert labels == [tok for tok in build_tokenizer("phonemes").tokenize("jewelmasters")]
+    empty = [p for p in t.phones if p.start == p.end]
+    assert [p.label for p in empty] == ["l"] and t.words[0].end == t.phones[-1].end
 
 
 def test_events_do_not_change_the_audio():
