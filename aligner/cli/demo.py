@@ -51,11 +51,28 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     click.secho("[5/5] alignment quality on the validation split", bold=True)
     run_cli("align", "--checkpoint", str(ckpt), "--manifest", str(data / "valid.jsonl"),
             "--out", str(out_dir / "valid_alignments"), "--no-png", "--force")  # fmt: skip
+    if not has_timings(data / "valid.jsonl"):
+        click.echo(f"{data} has no reference timings (an older corpus): boundary errors skipped")
+    else:
+        click.secho("      ... against the reference timings eSpeak NG reported", bold=True)
+        score_alignment(data, out_dir)
     click.echo(
         f"\nDone. Listen to {out_dir / 'demo.wav'}; look at {out_dir / 'demo_alignment.png'} and "
         f"{out_dir / 'evolution.gif'}.\nTensorBoard logs: {exp / 'tb'}\n"
         f"  open them with: tensorboard --logdir {exp / 'tb'}   (then browse http://localhost:6006)"
     )
+
+
+def has_timings(manifest: Path) -> bool:
+    from aligner.data.manifest import read_manifest
+
+    return any(it.get("timings") for it in read_manifest(manifest)[:1])
+
+
+def score_alignment(data: Path, out_dir: Path) -> None:
+    run_cli("score-alignment", "--reference", str(data / "valid.jsonl"), "--predicted",
+            str(out_dir / "valid_alignments"), "--out", str(out_dir / "alignment_score.json"),
+            "--force")  # fmt: skip
 
 
 DEMO_SENTENCES = (
