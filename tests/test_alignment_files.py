@@ -72,13 +72,14 @@ def test_durations_sum_to_the_utterance(n, steps, r, cut, seed):
 
 
 def test_textgrid_round_trip(tmp_path):
-    # token 1 (a space) -> "sp"; token 3 never attended -> no interval
+    # token 1 (a space) -> "sp"; token 3 never attended -> no interval; boundaries half a
+    # frame (0.05 s) before the first frame of a token: frames are centred on their hop
     u = utt([0, 0, 1, 2, 2, 2, 4], ["h", " ", "i", "x", "!"], n_frames=7, hop=100, sr=1000)
     rec = durations_record(u)
     write_textgrid(rec, tmp_path / "u.TextGrid")
     tg = textgrid.openTextgrid(str(tmp_path / "u.TextGrid"), includeEmptyIntervals=False)
     entries = [(round(e.start, 6), round(e.end, 6), e.label) for e in tg.getTier("tokens").entries]
-    assert entries == [(0.0, 0.2, "h"), (0.2, 0.3, "sp"), (0.3, 0.6, "i"), (0.6, 0.7, "!")]
+    assert entries == [(0.0, 0.15, "h"), (0.15, 0.25, "sp"), (0.25, 0.55, "i"), (0.55, 0.65, "!")]
     assert tg.maxTimestamp == pytest.approx(0.7)
 
 
@@ -146,4 +147,4 @@ def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
     entries = [e for e in tier.entries if e.label]
     assert [e.label for e in entries] == ["a", "sp", "b", "d", "e"]
     assert all(a.end == b.start for a, b in zip(entries, entries[1:]))
-    assert entries[-1].end == pytest.approx(sum(frames) * sec, abs=1e-6)
+    assert entries[-1].end == pytest.approx((sum(frames) - 0.5) * sec, abs=1e-6)

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from aligner.attention import metrics, search
-from aligner.text.tiers import optional_tokens, token_tiers
+from aligner.text.tiers import frame_bounds, optional_tokens, token_tiers
 
 SPACE_LABEL = "sp"
 
@@ -145,13 +145,16 @@ def _label(token: str) -> str:
 def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
     """A Praat TextGrid (praatio) with the interval tiers ``words`` and ``phones`` (where the
     record has them) and ``tokens``: every token, whitespace labelled ``sp``, tokens with
-    zero frames (skipped) without an interval."""
+    zero frames (skipped) without an interval. Its times are times in the audio
+    (`aligner.text.tiers.frame_bounds`); the record's ``start_seconds`` and ``seconds``
+    count whole frames (``frames * hop_length / sample_rate``), as duration models use."""
     from praatio import textgrid
 
     # boundaries from integer frame counts, each converted once: neighbouring intervals
-    # share the very same float (start + duration rounded separately can overlap by 1e-6)
+    # share the very same float (start + duration rounded separately can overlap by 1e-6);
+    # times in the audio, half a frame before the first frame of each token (frame_bounds)
     sec = record["hop_length"] / record["sample_rate"]
-    bounds = [round(float(b) * sec, 6) for b in np.concatenate([[0], np.cumsum(record["frames"])])]
+    bounds = [round(float(b), 6) for b in frame_bounds(record["frames"], sec)]
     intervals = [
         (bounds[i], bounds[i + 1], _label(tok))
         for i, (tok, n) in enumerate(zip(record["tokens"], record["frames"]))

@@ -30,12 +30,22 @@ WORD_SEPARATOR = " "
 PUNCTUATION = frozenset(';:,.!?¡¿—…"«»“”()-')
 SPECIALS = frozenset({"<pad>", "<unk>", "<s>", "</s>"})
 PHONE_KINDS = frozenset({"phonemes", "arpabet"})
+FRAME_CENTRE = 0.5  # frames before a frame's centre that its boundary lies (see frame_bounds)
 
 
 def optional_tokens(tokens: Sequence[str]) -> np.ndarray:
     """``(N,)`` bool: the tokens that belong to no word (separators, punctuation, specials),
     which a monotonic search may give no frames."""
     return np.array([t == WORD_SEPARATOR or t in PUNCTUATION or t in SPECIALS for t in tokens])
+
+
+def frame_bounds(frames: Sequence[int], seconds_per_frame: float) -> np.ndarray:
+    """``(N + 1,)`` times in the audio (s) of the boundaries between tokens that hold
+    `frames` frames each. Log-mel frames are centred (``center=True``): frame ``t`` stands
+    for the audio around ``t * hop``, so the boundary before frame ``a`` lies half a frame
+    earlier, at ``(a - 1/2) * hop / sample_rate`` (0 for the first)."""
+    edges = np.concatenate([[0], np.cumsum(frames)]).astype(np.float64)
+    return np.clip(edges - FRAME_CENTRE, 0.0, None) * seconds_per_frame
 
 
 def token_tiers(
@@ -46,10 +56,10 @@ def token_tiers(
     text: str | None = None,
 ) -> dict[str, list[Interval]]:
     """``{"words": [...], "phones": [...]}`` (no ``phones`` for characters; nothing for
-    the source positions of a VC model)."""
+    the source positions of a VC model); times from `frame_bounds`."""
     if kind not in PHONE_KINDS and kind != "chars":
         return {}
-    bounds = np.concatenate([[0], np.cumsum(frames)]) * seconds_per_frame
+    bounds = frame_bounds(frames, seconds_per_frame)
     skip = optional_tokens(tokens)
     words: list[list[int]] = [[]]
     for i in range(len(tokens)):
