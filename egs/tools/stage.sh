@@ -35,7 +35,7 @@ no_arguments() {
 
 # align_stage: aligner align on the test split -> $exp/align/summary.json (focus, skips, repeats).
 align_stage() {
-  echo "stage 3: score the alignments of the test split"
+  echo "stage 3: align the test split"
   if needed $exp/align/summary.json $exp/align; then
     $aligner align --checkpoint "$(checkpoint)" --manifest $data/test.jsonl --out $exp/align
   fi

@@ -10,7 +10,9 @@
 #   0 prepare     aligner prepare espeak      -> data/{train,valid,test}.jsonl
 #   1 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb
 #   2 synthesize  aligner synthesize          -> $exp/synth/sentences.wav (+ alignment PNG)
-#   3 score       aligner align (test split)  -> $exp/align/summary.json (focus, skips, repeats)
+#   3 align       aligner align (test split)  -> $exp/align/summary.json (focus, skips, repeats)
+#   4 score       aligner score-alignment     -> $exp/score/alignment.json (word and phone
+#                                                boundary errors in ms against eSpeak's timings)
 # Environment: ALIGNER (the command, default aligner), ALIGNER_TRAIN_ARGS (extra `aligner
 # train` arguments, e.g. "--set train.max_steps=2").
 set -euo pipefail
@@ -46,3 +48,11 @@ if run 2; then
 fi
 
 if run 3; then align_stage; fi
+
+if run 4; then
+  echo "stage 4: score the test split's alignments against the reference timings"
+  if needed $exp/score/alignment.json; then
+    $aligner score-alignment --reference $data/test.jsonl --predicted $exp/align \
+      --out $exp/score/alignment.json
+  fi
+fi
