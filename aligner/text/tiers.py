@@ -4,7 +4,9 @@ How tokens become intervals (what `aligner align` writes in its TextGrids and du
 JSON):
 
 - a word separator (``" "``), a punctuation mark and a special token (``</s>``) belong to
-  no word and no phone: their frames are pauses (gaps between intervals);
+  no word and no phone: the frames of punctuation and specials are pauses (gaps between
+  intervals), but a bare separator between two words is no pause: the word before it ends
+  where the next one starts;
 - with a phoneme tokenizer (``phonemes``: IPA from eSpeak NG, ``arpabet``) every other
   token is a phone, and a word is a run of phones between separators or punctuation,
   from the start of its first phone to the end of its last;
@@ -61,6 +63,7 @@ def token_tiers(
         return {}
     bounds = frame_bounds(frames, seconds_per_frame)
     skip = optional_tokens(tokens)
+    ends = _token_ends(tokens, frames, bounds, skip)
     words: list[list[int]] = [[]]
     for i in range(len(tokens)):
         if skip[i]:
@@ -70,21 +73,41 @@ def token_tiers(
             words[-1].append(i)
     words = [w for w in words if w]
     labels = _word_labels(text, [[tokens[i] for i in w] for w in words], kind)
-    tiers = {"words": [_span(w, frames, bounds, label) for w, label in zip(words, labels)]}
+    tiers = {"words": [_span(w, frames, bounds, ends, lab) for w, lab in zip(words, labels)]}
     if kind in PHONE_KINDS:
         phones = [i for i, t in enumerate(tokens) if not skip[i]]
-        tiers["phones"] = [_span([i], frames, bounds, tokens[i]) for i in phones]
+        tiers["phones"] = [_span([i], frames, bounds, ends, tokens[i]) for i in phones]
     return {name: [a for a in tier if a is not None] for name, tier in tiers.items()}
 
 
-def _span(indices: list[int], frames: Sequence[int], bounds: np.ndarray, label: str):
-    """The interval from the first token of `indices` with frames to the last one."""
+def _token_ends(
+    tokens: Sequence[str], frames: Sequence[int], bounds: np.ndarray, skip: np.ndarray
+) -> np.ndarray:
+    """Where each token ends in time: where its frames end, except that a token followed by
+    word separators alone and then a token of the next word ends where that one starts (a
+    bare separator is no pause; the frames the attention spends on it are the word's
+    ending: measured on the eSpeak corpus, word starts are unbiased while ends came ~50 ms
+    early without this)."""
+    ends = bounds[1:].copy()
+    n = len(tokens)
+    for i in range(n):
+        k = i + 1
+        while k < n and tokens[k] == WORD_SEPARATOR:
+            k += 1
+        if not skip[i] and k > i + 1 and k < n and not skip[k] and frames[k] > 0:
+            ends[i] = bounds[k]
+    return ends
+
+
+def _span(
+    indices: list[int], frames: Sequence[int], bounds: np.ndarray, ends: np.ndarray, label: str
+):
+    """The interval from the start of the first token of `indices` with frames to the end
+    of the last one."""
     timed = [i for i in indices if frames[i] > 0]
     if not timed:
         return None
-    return Interval(
-        round(float(bounds[timed[0]]), 6), round(float(bounds[timed[-1] + 1]), 6), label
-    )
+    return Interval(round(float(bounds[timed[0]]), 6), round(float(ends[timed[-1]]), 6), label)
 
 
 def _word_labels(text: str | None, words: list[list[str]], kind: str) -> list[str]:

@@ -34,11 +34,13 @@ def _tone(text: str, rate: float, seed: int) -> np.ndarray:
 
 
 def char_timings(text: str) -> dict:
-    """Reference timings of `_tone(text, 1.0, ...)`: each character lasts 0.04 s, a word
-    spans its characters (no phones: the tokens are characters)."""
+    """Reference timings of `_tone(text, 1.0, ...)`: each character lasts 0.04 s; a word
+    spans its characters and, as between eSpeak NG's words, runs on to where the next word
+    starts (the space is no pause); no phones (the tokens are characters)."""
     words, start = [], 0
     for word in text.split(" "):
-        words.append([0.04 * start, 0.04 * (start + len(word)), word])
+        end = start + len(word) + (1 if start + len(word) < len(text) else 0)
+        words.append([0.04 * start, 0.04 * end, word])
         start += len(word) + 1
     return {"duration": 0.04 * len(text), "words": words, "phones": []}
 
