@@ -82,11 +82,12 @@ class ForwardAttention(Attention):
     def compute_weights(
         self, query: Tensor, state: AttentionState, mask: Tensor
     ) -> tuple[Tensor, dict[str, Tensor]]:
-        neg = torch.finfo(query.dtype).min
         hidden = torch.tanh(self.query_layer(query).unsqueeze(1) + state.keys)
-        energies = self.v(hidden).squeeze(-1).masked_fill(~state.mask, neg)
+        energies = self.v(hidden).squeeze(-1)  # under autocast: a lower precision than query
+        energies = energies.masked_fill(~state.mask, torch.finfo(energies.dtype).min)
         log_y = torch.log_softmax(energies, dim=-1)
         prev = state.extras["log_alpha"]
+        neg = torch.finfo(torch.promote_types(prev.dtype, log_y.dtype)).min
         u = state.extras["transition"].clamp(1e-4, 1 - 1e-4)
         stay = prev + torch.log1p(-u)
         move = _log_shift(prev, neg) + torch.log(u)

@@ -42,6 +42,25 @@ def test_half_precision_and_empty_row(name: str, opts: dict, dtype: torch.dtype)
     assert (weights[2] == 0).all() and (contexts[2] == 0).all()
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize(("name", "opts"), CASES, ids=IDS)
+def test_autocast_with_float32_inputs(name: str, opts: dict, dtype: torch.dtype) -> None:
+    """Under `torch.autocast` (what train.precision=bf16/fp16 runs) with float32 modules and
+    inputs: finite weights that sum to one, zero on padding, an empty row all zeros, and
+    the float32 result within the lower precision's error."""
+    attn = make(name, opts)
+    mask = lengths_mask([6, 2, 0], 6)
+    memory, queries = torch.randn(3, 6, DIM) * 3, torch.randn(3, 5, DIM)
+    with torch.autocast("cpu", dtype=dtype):
+        contexts, weights, state = run_steps(attn, memory, mask, queries)
+    for tensor in (contexts, weights, state.cum_weights):
+        assert torch.isfinite(tensor).all()
+    assert torch.allclose(weights.float().sum(-1)[:2], torch.ones(2, 5), atol=2e-2)
+    assert (weights.masked_select(~mask[:, None, :].expand_as(weights)) == 0).all()
+    _, exact, _ = run_steps(attn, memory, mask, queries)
+    assert (weights.float() - exact).abs().max() < 0.15
+
+
 class _Runner(torch.nn.Module):
     """Wraps a mechanism so that ``functional_call`` can run several steps with given
     parameters."""
