@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from aligner.audio.timings import TIERS, Interval, Timings, boundary_errors, read_textgrid
-from aligner.inference.common import InferenceError
+from aligner.inference.common import InferenceError, manifest_items
 
 Tiers = dict[str, list[Interval]]
 
@@ -35,14 +35,7 @@ def reference_timings(reference: Path, key: str = "timings") -> dict[str, Tiers]
         if not grids:
             raise InferenceError(f"--reference {reference} holds no .TextGrid files")
         return {p.stem: _read_grid(p) for p in grids}
-    if not reference.is_file():
-        raise InferenceError(f"--reference {reference} does not exist")
-    from aligner.data.manifest import ManifestError, read_manifest
-
-    try:
-        items = read_manifest(reference)
-    except (ManifestError, ValueError) as err:
-        raise InferenceError(str(err).splitlines()[0]) from None
+    items = manifest_items(reference, "--reference")
     found = {str(it["id"]): it[key] for it in items if it.get(key)}
     if not found:
         raise InferenceError(

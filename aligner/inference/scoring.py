@@ -6,22 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aligner.inference.common import InferenceError
+from aligner.inference.common import InferenceError, manifest_items
 
 
 def _references(ref: Path) -> list[dict]:
-    from aligner.data.manifest import ManifestError, read_manifest
-
-    if not ref.is_file():
-        raise InferenceError(f"--ref {ref} does not exist; give a manifest such as data/test.jsonl")
-    try:
-        items = read_manifest(ref)
-    except (ManifestError, ValueError) as err:
-        raise InferenceError(str(err).splitlines()[0]) from None
-    bad = [str(it.get("id", n)) for n, it in enumerate(items, 1) if "target" not in it]
-    if bad:
-        raise InferenceError(f"{ref}: items without 'target': {', '.join(bad[:5])}")
-    return items
+    return manifest_items(ref, "--ref", ("target",), "give a manifest such as data/test.jsonl")
 
 
 def _hypothesis_lines(hyp: Path) -> list[str]:
@@ -89,7 +78,10 @@ def score_vc(hyp: Path) -> dict[str, float]:
     from aligner.audio.features import MelConfig, log_mel
     from aligner.audio.io import load_audio
 
-    items = _manifest(hyp, ("audio", "source_audio", "target_audio"), "aligner convert's")
+    keys = ("audio", "source_audio", "target_audio")
+    items = manifest_items(hyp, "--hyp", keys, "give the manifest.jsonl of aligner convert")
+    if not items:
+        raise InferenceError(f"{hyp} holds no items")
     cfg = MelConfig()
 
     def mel(path: str) -> np.ndarray:
@@ -109,24 +101,3 @@ def score_vc(hyp: Path) -> dict[str, float]:
         "mcd_source_std": float(src.std()),
         "closer_than_source": float((conv < src).mean()),
     }
-
-
-def _manifest(path: Path, keys: tuple[str, ...], what: str) -> list[dict]:
-    """The items of the manifest `path`, each of which must hold `keys`."""
-    from aligner.data.manifest import ManifestError, read_manifest
-
-    if not path.is_file():
-        raise InferenceError(f"--hyp {path} does not exist; give {what} manifest.jsonl")
-    try:
-        items = read_manifest(path)
-    except (ManifestError, ValueError) as err:
-        raise InferenceError(str(err).splitlines()[0]) from None
-    for n, item in enumerate(items, 1):
-        missing = [k for k in keys if not item.get(k)]
-        if missing:
-            raise InferenceError(
-                f"{path} item {item.get('id', n)}: no {', '.join(missing)}; give {what} manifest.jsonl"
-            )
-    if not items:
-        raise InferenceError(f"{path} holds no items")
-    return items

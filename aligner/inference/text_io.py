@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from aligner.decode.beam import Hypothesis
-from aligner.inference.common import InferenceError
+from aligner.inference.common import InferenceError, manifest_items
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 
 
@@ -116,15 +116,7 @@ def read_inputs(
 
 def _manifest_sources(path: Path) -> list[Input]:
     """The `source` of every item of a JSON Lines manifest (e.g. data/test.jsonl)."""
-    from aligner.data.manifest import ManifestError, read_manifest
-
-    try:
-        items = read_manifest(path)
-    except (ManifestError, ValueError) as err:
-        raise InferenceError(str(err).splitlines()[0]) from None
-    missing = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get("source")]
-    if missing:
-        raise InferenceError(f"{path}: items without 'source': {', '.join(missing[:5])}")
+    items = manifest_items(path, "--in", ("source",))
     return [
         Input(f"{path} item {it.get('id', n)}", it["source"].strip())
         for n, it in enumerate(items, 1)

@@ -142,4 +142,4 @@ def test_score_vc_reads_convert_output_and_ranks_the_closer_voice(tmp_path):
     assert scores["mcd_source"] > 1.0 and scores["closer_than_source"] == 1.0
     (tmp_path / "bad.jsonl").write_text(json.dumps({"id": "x", "audio": "conv.wav"}) + "\n")
     bad = CliRunner().invoke(main, ["score", "--task", "vc", "--hyp", str(tmp_path / "bad.jsonl")])
-    assert bad.exit_code == 1 and "item x: no source_audio, target_audio" in bad.output
+    assert bad.exit_code == 1 and "items without 'source_audio': x" in bad.output
