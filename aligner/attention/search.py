@@ -46,22 +46,17 @@ def monotonic_search(log_probs: np.ndarray, optional: np.ndarray | None = None) 
     opt = np.zeros(n, bool) if optional is None else np.asarray(optional, bool)
     if t_max < int((~opt).sum()) or n == 0:
         raise ValueError(f"{t_max} frames cannot hold {int((~opt).sum())} required tokens")
-    # reach[j]: the tokens i <= j from which a path may move to j in one frame (i itself
-    # or i < j with every token strictly between them optional)
+    moves = _moves(opt)  # the same every frame: computed once
     score = np.where(_skippable_prefix(opt), lp[0], NEG)
     back = np.zeros((t_max, n), dtype=np.int64)
     back[0] = np.arange(n)
     for t in range(1, t_max):
         best, arg = score.copy(), np.arange(n)
-        for gap in range(1, n):  # from i = j - gap, allowed when j-gap+1..j-1 optional
+        for gap, allowed in moves:  # from i = j - gap
             cand = np.full(n, NEG)
             cand[gap:] = score[:-gap]
-            allowed = np.zeros(n, bool)
-            allowed[gap:] = _all_optional_between(opt, gap)
             better = allowed & (cand > best)
             best[better], arg[better] = cand[better], (np.arange(n) - gap)[better]
-            if not allowed.any():
-                break
         score, back[t] = best + lp[t], arg
     ends = np.where(_skippable_prefix(opt[::-1])[::-1], score, NEG)
     path = np.empty(t_max, dtype=np.int64)
@@ -69,6 +64,20 @@ def monotonic_search(log_probs: np.ndarray, optional: np.ndarray | None = None) 
     for t in range(t_max - 1, 0, -1):
         path[t - 1] = back[t, path[t]]
     return path
+
+
+def _moves(opt: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """``(gap, allowed (N,))``: a path may move from token ``j - gap`` to token ``j`` in one
+    frame where `allowed` is True (every token strictly between them optional); gaps past
+    the longest run of optional tokens allow nothing and are left out."""
+    n, moves = len(opt), []
+    for gap in range(1, n):
+        allowed = np.zeros(n, bool)
+        allowed[gap:] = _all_optional_between(opt, gap)
+        if not allowed.any():
+            break
+        moves.append((gap, allowed))
+    return moves
 
 
 def _skippable_prefix(opt: np.ndarray) -> np.ndarray:

@@ -316,3 +316,15 @@ def test_python_api_synthesizes_as_the_command_line_does(ckpts, tmp_path):
     written, _ = load_audio(out, speech.mel_cfg.sample_rate)
     assert written.shape == wave.shape
     torch.testing.assert_close(written, wave, atol=1e-4, rtol=0)  # 16-bit file vs float
+
+
+def test_teacher_forcing_is_a_measurement_the_same_every_time(ckpts):
+    """The prenet's dropout (on for synthesis) is off while aligning known audio, and back
+    on afterwards."""
+    speech = load_speech_model(ckpts["tts"], "tts")
+    ids = [speech.encode_text("a bee"), speech.encode_text("dab")]
+    mels = [torch.randn(9, speech.mel_cfg.n_mels), torch.randn(6, speech.mel_cfg.n_mels)]
+    first, second = speech.teacher_force(ids, mels), speech.teacher_force(ids, mels)
+    for a, b in zip(first, second):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    assert speech.model.decoder.prenet.always_dropout
