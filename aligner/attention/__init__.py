@@ -12,6 +12,7 @@ from .content import (
     AdditiveAttention,
     ConcatAttention,
     ContentAttention,
+    DistanceAttention,
     DotAttention,
     GeneralAttention,
 )
@@ -26,6 +27,7 @@ REGISTRY: dict[str, type[Attention]] = {
     "general": GeneralAttention,
     "concat": ConcatAttention,
     "additive": AdditiveAttention,
+    "distance": DistanceAttention,
     "location": LocationSensitiveAttention,
     "local-m": LocalMonotonicAttention,
     "local-p": LocalPredictiveAttention,
@@ -64,6 +66,7 @@ __all__ = [
     "AttentionState",
     "ConcatAttention",
     "ContentAttention",
+    "DistanceAttention",
     "DotAttention",
     "DynamicConvolutionAttention",
     "ForwardAttention",

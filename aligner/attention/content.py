@@ -1,4 +1,5 @@
-"""Content-based scorers: dot, general, concat (Luong 2015) and additive (Bahdanau 2015).
+"""Content-based scorers: dot, general, concat (Luong 2015), additive (Bahdanau 2015) and
+distance (Badlani 2021).
 
 Each scorer splits its score into a key projection done once per utterance
 (:meth:`project_keys`) and a cheap per-query part (:meth:`score`), which works on any
@@ -105,11 +106,40 @@ class ConcatAttention(AdditiveAttention):
     """
 
 
+class DistanceAttention(ContentAttention):
+    """Minus the scaled squared distance ``-temperature * ||W_q q - W_k k||^2`` (the soft
+    alignment of RAD-TTS / FastPitch's aligner, Badlani et al. 2021): a query attends to
+    the keys nearest to it in the ``attn_dim`` space. Keys are ``W_k k`` (``(B, T, A)``).
+
+    Options: ``temperature`` (0.0005, as in FastPitch; the projections learn the scale).
+    """
+
+    def __init__(
+        self, query_dim: int, memory_dim: int, attn_dim: int = 128, temperature: float = 5e-4,
+        **kw,
+    ) -> None:  # fmt: skip
+        super().__init__(query_dim, memory_dim, attn_dim, **kw)
+        if temperature <= 0:
+            raise ValueError(f"distance attention: temperature must be > 0, got {temperature}")
+        self.temperature = temperature
+        self.query_layer = nn.Linear(query_dim, attn_dim, bias=False)
+        self.key_layer = nn.Linear(memory_dim, attn_dim, bias=True)
+
+    def project_keys(self, memory: Tensor) -> Tensor:
+        return self.key_layer(memory)
+
+    def score(self, queries: Tensor, keys: Tensor) -> Tensor:
+        q = self.query_layer(queries)  # ||q - k||^2 = ||q||^2 - 2 q.k + ||k||^2, never (B,U,T,A)
+        dist = q.pow(2).sum(-1, keepdim=True) - 2 * torch.bmm(q, keys.transpose(1, 2))
+        return -self.temperature * (dist + keys.pow(2).sum(-1).unsqueeze(1)).clamp_min(0)
+
+
 CONTENT_SCORERS: dict[str, type[ContentAttention]] = {
     "dot": DotAttention,
     "general": GeneralAttention,
     "concat": ConcatAttention,
     "additive": AdditiveAttention,
+    "distance": DistanceAttention,
 }
 
 

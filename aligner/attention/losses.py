@@ -1,11 +1,13 @@
-"""Guided attention loss (Tachibana et al. 2017), aware of the reduction factor."""
+"""Alignment losses: the guided attention loss (Tachibana et al. 2017), aware of the
+reduction factor, and the forward-sum and binarization losses of an alignment model
+(Badlani et al. 2021)."""
 
 from __future__ import annotations
 
 import torch
 from torch import Tensor
 
-from .base import _check_shape
+from .base import _check_shape, lengths_to_mask
 
 
 def guided_attention_weights(n_steps: int, n_tokens: int, g: float = 0.2) -> Tensor:
@@ -63,3 +65,57 @@ def guided_attention_loss(
     valid = (n < steps[:, None, None]) & (t < enc[:, None, None])
     total = (weights * alignments.float() * valid).sum()
     return total / steps.sum().clamp_min(1)
+
+
+def forward_sum_loss(
+    log_scores: Tensor, frame_lengths: Tensor, token_lengths: Tensor, blank_logprob: float = -1.0
+) -> Tensor:
+    """Minus the log-likelihood of all monotonic paths through an alignment, per token.
+
+    Each frame's scores over its ``N_b`` tokens and one blank (with the constant score
+    `blank_logprob`) are normalized by a log-softmax; the likelihood of the token sequence
+    ``1..N_b`` then sums over every path that visits each token, in order, for at least one
+    frame, blanks allowed between them: CTC with distinct targets
+    (``torch.nn.functional.ctc_loss``), as in RAD-TTS. Divided by ``N_b`` and averaged
+    over the batch; an item with fewer frames than tokens contributes 0.
+
+    Args:
+        log_scores: ``(B, T, N)`` attention log-scores (e.g. minus distances plus a log
+            prior); padded cells are ignored.
+        frame_lengths: ``(B,)`` ``T_b``.
+        token_lengths: ``(B,)`` ``N_b``.
+        blank_logprob: the blank's score before normalization.
+    """
+    batch, t_max, n_max = log_scores.shape
+    _check_shape("frame_lengths", frame_lengths, (batch,), "(B,)")
+    _check_shape("token_lengths", token_lengths, (batch,), "(B,)")
+    scores = log_scores.float()
+    valid = lengths_to_mask(token_lengths.to(scores.device), n_max)[:, None, :]
+    scores = scores.masked_fill(~valid, torch.finfo(scores.dtype).min / 2)
+    blank = scores.new_full((batch, t_max, 1), blank_logprob)
+    log_probs = torch.log_softmax(torch.cat([blank, scores], dim=2), dim=2)
+    targets = torch.arange(1, n_max + 1, device=scores.device).expand(batch, n_max)
+    loss = torch.nn.functional.ctc_loss(
+        log_probs.transpose(0, 1),
+        targets,
+        frame_lengths.to(scores.device),
+        token_lengths.to(scores.device),
+        blank=0,
+        reduction="none",
+        zero_infinity=True,
+    )
+    return (loss / token_lengths.to(loss).clamp_min(1)).mean()
+
+
+def binarization_loss(hard: Tensor, log_soft: Tensor) -> Tensor:
+    """``-sum(hard * log_soft) / sum(hard)``: the mean negative log-probability that the
+    soft alignment gives the cells of the hard one (a KL divergence of the hard alignment
+    against the soft one, up to the hard one's zero entropy).
+
+    Args:
+        hard: ``(B, T, N)`` 0/1 hard alignment (zero on padding).
+        log_soft: ``(B, T, N)`` log-probabilities of the soft alignment.
+    """
+    hard = hard.to(log_soft.dtype)
+    picked = (hard * log_soft.clamp_min(-1e4)).sum()
+    return -picked / hard.sum().clamp_min(1)

@@ -43,37 +43,79 @@ def monotonic_search(log_probs: np.ndarray, optional: np.ndarray | None = None) 
     cannot hold the required tokens."""
     lp = np.asarray(log_probs, dtype=np.float64)
     t_max, n = lp.shape
-    opt = np.zeros(n, bool) if optional is None else np.asarray(optional, bool)
-    if t_max < int((~opt).sum()) or n == 0:
-        raise ValueError(f"{t_max} frames cannot hold {int((~opt).sum())} required tokens")
-    moves = _moves(opt)  # the same every frame: computed once
-    score = np.where(_skippable_prefix(opt), lp[0], NEG)
-    back = np.zeros((t_max, n), dtype=np.int64)
-    back[0] = np.arange(n)
+    opt = None if optional is None else np.asarray(optional, bool)[None]
+    return batched_search(lp[None], np.array([t_max]), np.array([n]), opt)[0]
+
+
+def batched_search(
+    log_probs: np.ndarray,
+    frame_lengths: np.ndarray,
+    token_lengths: np.ndarray,
+    optional: np.ndarray | None = None,
+) -> np.ndarray:
+    """`monotonic_search` over a padded batch at once: ``log_probs (B, T, N)`` with
+    ``frame_lengths (B,)``, ``token_lengths (B,)`` and ``optional (B, N)`` bool (None: every
+    token required) -> paths ``(B, T)`` (the token of each frame; -1 on padded frames).
+    Each item's path is the one the item alone gives. ValueError naming the items whose
+    frames cannot hold their required tokens."""
+    lp = np.asarray(log_probs, dtype=np.float64)
+    batch, t_max, n_max = lp.shape
+    frames, tokens = np.asarray(frame_lengths, int), np.asarray(token_lengths, int)
+    inside = np.arange(n_max)[None, :] < tokens[:, None]
+    opt = np.zeros((batch, n_max), bool) if optional is None else np.asarray(optional, bool)
+    opt = opt & inside
+    short = np.flatnonzero((frames < (inside & ~opt).sum(1)) | (tokens < 1) | (frames < 1))
+    if len(short):
+        raise ValueError(f"items {short.tolist()}: their frames cannot hold their required tokens")
+    lp = np.where(inside[:, None, :], lp, NEG)
+    moves = _moves(opt)
+    score = np.where(_skippable_prefix(opt) & inside, lp[:, 0], NEG)
+    back = np.zeros((batch, t_max, n_max), dtype=np.int64)
+    idx = np.arange(n_max)
     for t in range(1, t_max):
-        best, arg = score.copy(), np.arange(n)
+        best, arg = score.copy(), np.broadcast_to(idx, (batch, n_max)).copy()
         for gap, allowed in moves:  # from i = j - gap
-            cand = np.full(n, NEG)
-            cand[gap:] = score[:-gap]
+            cand = np.full((batch, n_max), NEG)
+            cand[:, gap:] = score[:, :-gap]
             better = allowed & (cand > best)
-            best[better], arg[better] = cand[better], (np.arange(n) - gap)[better]
-        score, back[t] = best + lp[t], arg
-    ends = np.where(_skippable_prefix(opt[::-1])[::-1], score, NEG)
-    path = np.empty(t_max, dtype=np.int64)
-    path[-1] = int(np.argmax(ends))
-    for t in range(t_max - 1, 0, -1):
-        path[t - 1] = back[t, path[t]]
+            best[better], arg[better] = cand[better], np.broadcast_to(idx - gap, arg.shape)[better]
+        live = (t < frames)[:, None]
+        score = np.where(live, best + lp[:, t], score)
+        back[:, t] = arg
+    return _backtrack(back, np.where(_skippable_suffix(opt, inside), score, NEG), frames)
+
+
+def _backtrack(back: np.ndarray, ends: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """Paths ``(B, T)`` from back-pointers ``(B, T, N)`` and final scores ``(B, N)``."""
+    batch, t_max, _ = back.shape
+    path = np.full((batch, t_max), -1, dtype=np.int64)
+    rows = np.arange(batch)
+    cur = np.argmax(ends, axis=1)
+    for t in range(t_max - 1, -1, -1):
+        live = t < frames
+        path[live, t] = cur[live]
+        if t > 0:
+            cur = np.where(live, back[rows, t, cur], cur)
     return path
 
 
+def path_durations(paths: np.ndarray, n_tokens: int) -> np.ndarray:
+    """Frames per token ``(B, n_tokens)`` from paths ``(B, T)`` (-1 = padding)."""
+    out = np.zeros((len(paths), n_tokens), dtype=np.int64)
+    for b, path in enumerate(paths):
+        out[b] = np.bincount(path[path >= 0], minlength=n_tokens)[:n_tokens]
+    return out
+
+
 def _moves(opt: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """``(gap, allowed (N,))``: a path may move from token ``j - gap`` to token ``j`` in one
-    frame where `allowed` is True (every token strictly between them optional); gaps past
-    the longest run of optional tokens allow nothing and are left out."""
-    n, moves = len(opt), []
+    """``(gap, allowed (B, N))``: a path may move from token ``j - gap`` to token ``j`` in
+    one frame where `allowed` is True (every token strictly between them optional); gaps
+    past the longest run of optional tokens allow nothing and are left out."""
+    batch, n = opt.shape
+    moves = []
     for gap in range(1, n):
-        allowed = np.zeros(n, bool)
-        allowed[gap:] = _all_optional_between(opt, gap)
+        allowed = np.zeros((batch, n), bool)
+        allowed[:, gap:] = _all_optional_between(opt, gap)
         if not allowed.any():
             break
         moves.append((gap, allowed))
@@ -81,19 +123,27 @@ def _moves(opt: np.ndarray) -> list[tuple[int, np.ndarray]]:
 
 
 def _skippable_prefix(opt: np.ndarray) -> np.ndarray:
-    """True at ``j`` when every token before ``j`` is optional (a path may start at j)."""
-    before = np.concatenate([[True], np.cumprod(opt[:-1]).astype(bool)])
-    return before
+    """``(B, N)``: True at ``j`` when every token before ``j`` is optional (a path may
+    start at j)."""
+    first = np.ones((opt.shape[0], 1), bool)
+    return np.concatenate([first, np.cumprod(opt[:, :-1], axis=1).astype(bool)], axis=1)
+
+
+def _skippable_suffix(opt: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """``(B, N)``: True at ``j`` (a real token) when every real token after ``j`` is
+    optional (a path may end at j)."""
+    after = (opt | ~inside)[:, ::-1]
+    flipped = _skippable_prefix(after)[:, ::-1]
+    return flipped & inside
 
 
 def _all_optional_between(opt: np.ndarray, gap: int) -> np.ndarray:
-    """For ``j >= gap``: whether tokens ``j-gap+1 .. j-1`` are all optional."""
-    n = len(opt)
-    if gap == 1:
-        return np.ones(n - 1, bool)
-    run = np.ones(n - gap, bool)
+    """``(B, N - gap)``, for ``j >= gap``: whether tokens ``j-gap+1 .. j-1`` are all
+    optional."""
+    n = opt.shape[1]
+    run = np.ones((opt.shape[0], n - gap), bool)
     for k in range(1, gap):
-        run &= opt[k : n - gap + k]
+        run &= opt[:, k : n - gap + k]
     return run
 
 

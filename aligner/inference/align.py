@@ -1,5 +1,5 @@
-"""``aligner align``: teacher-forced alignments of a manifest with a TTS or VC checkpoint,
-written per utterance (durations JSON, TextGrid, weights, heatmap) with a summary."""
+"""``aligner align``: alignments of a manifest with a TTS or VC checkpoint (teacher-forced)
+or an alignment model's checkpoint (``task: align``), written per utterance (durations JSON, TextGrid, weights, heatmap) with a summary."""
 
 from __future__ import annotations
 
@@ -30,13 +30,13 @@ def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tens
     from aligner.audio.io import load_audio
 
     sr = speech.mel_cfg.sample_rate
-    need = ("audio", "text") if speech.task == "tts" else ("audio", "target_audio")
+    need = ("audio", "text") if speech.has_text else ("audio", "target_audio")
     missing = [k for k in need if not item.get(k)]
     if missing:
         raise InferenceError(
             f"{where}: no {' or '.join(missing)}; a {speech.task} manifest needs {need}"
         )
-    if speech.task == "tts":
+    if speech.has_text:
         source = speech.encode_text(item["text"], where)
         target = speech.target_mel(load_audio(item["audio"], sr)[0])
     else:
@@ -57,7 +57,7 @@ def _utterance(
     """One item's alignment `weights (S, N)` with its tokens (TTS: the symbols; VC: source
     positions) and the core's metrics (TTS: skips counted over text tokens only)."""
     required, kind = None, "positions"
-    if speech.task == "tts":
+    if speech.has_text:
         tokens = speech.symbols.decode(source.tolist())
         required = speech.symbols.text_positions(source)[None]
         kind = speech.tokenizer.kind
@@ -110,7 +110,8 @@ def align_manifest(
     chunk: int = 64,
     durations: str = "search",
 ) -> Summary:
-    """Teacher-forced alignment of every item of `manifest` with a TTS or VC checkpoint.
+    """Alignment of every item of `manifest` with a TTS or VC checkpoint (teacher-forced)
+    or an alignment model's (its soft alignment, one row per frame: ``r = 1``).
 
     Per item (files named after its id): durations JSON, TextGrid, weights .npy, heatmap
     PNG; then ``summary.json``. TTS aligns text tokens with the audio's frames; VC aligns

@@ -187,12 +187,14 @@ def utterance_metrics(
 def write_utterance(
     utt: UtteranceAlignment, out_dir: Path, png: bool = True, force: bool = False
 ) -> dict[str, Any]:
-    """Write ``ID.durations.json``, ``ID.TextGrid``, ``ID.npy`` (weights) and ``ID.png`` into
-    `out_dir` (existing files replaced only with `force`); returns the durations record
-    (with the metrics under ``metrics``)."""
+    """Write ``ID.durations.json``, ``ID.TextGrid``, ``ID.npy`` (weights), ``ID.png`` and
+    ``durations/ID.npy`` (the frames of each token, int64 ``(N,)``: what FastSpeech-style
+    trainers read) into `out_dir` (existing files replaced only with `force`); returns
+    the durations record (with the metrics under ``metrics``)."""
     from aligner.attention.plot import save_alignment_png
 
-    paths = [out_dir / f"{utt.id}{ext}" for ext in (".durations.json", ".TextGrid", ".npy")]
+    exts = (".durations.json", ".TextGrid", ".npy")
+    paths = [out_dir / f"{utt.id}{ext}" for ext in exts] + [out_dir / "durations" / f"{utt.id}.npy"]
     for path in paths if not force else []:
         if path.exists():
             raise FileExistsError(f"{path} exists; pass --force to overwrite it")
@@ -201,6 +203,8 @@ def write_utterance(
     (out_dir / f"{utt.id}.durations.json").write_text(json.dumps(record, indent=1) + "\n")
     write_textgrid(record, out_dir / f"{utt.id}.TextGrid")
     np.save(out_dir / f"{utt.id}.npy", utt.weights.astype(np.float32))
+    paths[-1].parent.mkdir(exist_ok=True)
+    np.save(paths[-1], np.asarray(record["frames"], dtype=np.int64))
     if png:
         labels = [_label(t) for t in utt.tokens] if len(utt.tokens) <= 80 else None
         path = out_dir / f"{utt.id}.png"

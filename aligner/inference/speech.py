@@ -20,6 +20,9 @@ from aligner.checkpoint import CheckpointError, load_checkpoint
 from aligner.data.collate import length_batches, pad
 from aligner.inference.common import InferenceError
 
+TEXT_TASKS = ("tts", "align")
+VERBS = {"tts": "aligner synthesize", "vc": "aligner convert", "align": "aligner align"}
+
 
 @dataclass
 class Generated:
@@ -60,7 +63,13 @@ class SpeechModel:
 
     @property
     def r(self) -> int:
-        return int(self.model.decoder.r)
+        """Frames per alignment row (a Tacotron's reduction factor; 1 for the aligner)."""
+        return int(getattr(self.model, "r", 0) or self.model.decoder.r)
+
+    @property
+    def has_text(self) -> bool:
+        """Whether the source is text (TTS and the alignment model) rather than a mel."""
+        return self.task in TEXT_TASKS
 
     # ------------------------------------------------------------------ inputs
     def encode_text(self, text: str, where: str = "text") -> torch.Tensor:
@@ -143,6 +152,8 @@ class SpeechModel:
         the alignment of a known recording is a measurement and comes out the same every
         time (with it on, the word boundaries of the same checkpoint moved by 3 ms from
         run to run)."""
+        if self.task == "align":  # no prenet
+            return self._teacher_force(sources, mels, batch_size)
         prenet = self.model.decoder.prenet
         saved, prenet.always_dropout = prenet.always_dropout, False
         try:
@@ -184,8 +195,9 @@ def load_speech_model(
 ) -> SpeechModel:
     """An ``aligner train`` checkpoint -> :class:`SpeechModel` in eval mode.
 
-    `task` (``"tts"`` or ``"vc"``) is checked against the checkpoint's; InferenceError (one
-    line, naming the file) for a missing, corrupt or foreign checkpoint or the wrong task.
+    `task` (``"tts"``, ``"vc"`` or ``"align"``: the alignment model, which only aligns) is
+    checked against the checkpoint's; InferenceError (one line, naming the file) for a
+    missing, corrupt or foreign checkpoint or the wrong task.
     """
     path = Path(path)
     try:
@@ -194,14 +206,15 @@ def load_speech_model(
         raise InferenceError(str(err)) from None
     symbols = ckpt.get("symbols") or {}
     found = symbols.get("task") or (ckpt.get("config") or {}).get("task")
-    if found not in ("tts", "vc"):
+    if found not in VERBS:
         raise InferenceError(
-            f"{path} is a {found!r} checkpoint, not a speech one (tts or vc); "
+            f"{path} is a {found!r} checkpoint, not a speech one (tts, vc or align); "
             "use `aligner g2p`/`aligner translate` for text models"
         )
     if task is not None and found != task:
-        verb = {"tts": "aligner synthesize", "vc": "aligner convert"}[found]
-        raise InferenceError(f"{path} is a {found} checkpoint, not {task}; use `{verb}` with it")
+        raise InferenceError(
+            f"{path} is a {found} checkpoint, not {task}; use `{VERBS[found]}` with it"
+        )
     speech = _build(ckpt, found, path)
     speech.model.to(device)
     return speech
@@ -211,13 +224,15 @@ def _build(ckpt: dict[str, Any], task: str, path: Path) -> SpeechModel:
     """Rebuild the model and front end from the checkpoint's ``symbols`` (see
     aligner/tasks/tts.py and vc.py: ``model``, ``mel``, ``stats``, ...)."""
     from aligner.config import ConfigError
+    from aligner.models.aligner import AlignmentModel
     from aligner.models.tacotron import Tacotron
 
     symbols = ckpt.get("symbols") or {}
     front = _front_end(symbols, task, path)
     try:
-        model = Tacotron.from_symbols(symbols, ckpt["model"])
-    except (KeyError, ConfigError, RuntimeError) as err:
+        family = AlignmentModel if task == "align" else Tacotron
+        model = family.from_symbols(symbols, ckpt["model"])
+    except (KeyError, ConfigError, RuntimeError, ValueError) as err:
         first = str(err).splitlines()[0]
         raise InferenceError(f"{path}: weights do not match its model config ({first})") from None
     model.eval()
@@ -233,7 +248,7 @@ def _front_end(symbols: dict[str, Any], task: str, path: Path) -> dict[str, Any]
     try:
         stats = lambda key: MelStats.from_dict(symbols[key]) if symbols.get(key) else None  # noqa: E731
         front: dict[str, Any] = {"mel_cfg": MelConfig.from_dict(symbols["mel"])}
-        if task == "tts":
+        if task in TEXT_TASKS:
             front["stats"] = stats("stats")
             front["symbols"] = SymbolTable.from_dict(symbols["symbols"])
             front["tokenizer"] = tokenizer_from_dict(symbols["tokenizer"])

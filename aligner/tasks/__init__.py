@@ -2,7 +2,7 @@
 
 `build_task(cfg, data_dir)` maps ``cfg.task`` to a module exposing
 ``build(cfg: ExperimentConfig, data_dir: Path) -> Task``: the built-in names are
-``tts``, ``vc`` (speech) and ``g2p``, ``nmt`` (text). Any other name is imported as a
+``tts``, ``vc`` (speech), ``align`` (the alignment model) and ``g2p``, ``nmt`` (text). Any other name is imported as a
 module (e.g. ``mypkg.mytask``): a user-defined task with the same ``build`` function.
 """
 
@@ -21,6 +21,7 @@ TASKS: dict[str, str] = {
     "vc": "aligner.tasks.vc",
     "g2p": "aligner.tasks.text",
     "nmt": "aligner.tasks.text",
+    "align": "aligner.tasks.align",
 }
 
 

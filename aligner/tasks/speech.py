@@ -69,7 +69,7 @@ class TruthErrors:
     items whose words or phones could not be paired with the reference."""
 
     def __init__(self) -> None:
-        self.errors: dict[str, list[float]] = {"words": [], "phones": []}
+        self.errors: dict[str, list[float]] = {"words": [], "phones": []}  # signed
         self.unmatched = 0
         self.items = 0
 
@@ -82,19 +82,22 @@ class TruthErrors:
                 continue
             try:
                 errors.extend(
-                    1000 * abs(e) for e in boundary_errors(reference.tier(tier), predicted[tier])
+                    1000 * e for e in boundary_errors(reference.tier(tier), predicted[tier])
                 )
             except ValueError:  # another number of words or phones
                 self.unmatched += 1
 
     def means(self) -> dict[str, float]:
-        """``word_boundary_ms``, ``phone_boundary_ms`` (means) and ``truth_unmatched``."""
+        """``word_boundary_ms``, ``phone_boundary_ms`` (mean absolute errors), their signed
+        means ``word_bias_ms``, ``phone_bias_ms`` (negative: early) and ``truth_unmatched``."""
         if not self.items:
             return {}
         out = {"truth_unmatched": float(self.unmatched)}
-        for tier, key in (("words", "word_boundary_ms"), ("phones", "phone_boundary_ms")):
-            if self.errors[tier]:
-                out[key] = sum(self.errors[tier]) / len(self.errors[tier])
+        for tier, name in (("words", "word"), ("phones", "phone")):
+            errors = self.errors[tier]
+            if errors:
+                out[f"{name}_boundary_ms"] = sum(map(abs, errors)) / len(errors)
+                out[f"{name}_bias_ms"] = sum(errors) / len(errors)
         return out
 
 

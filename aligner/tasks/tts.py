@@ -145,8 +145,35 @@ class TTSTask(SpeechTask):
         return collate_tts(examples)
 
 
-def build(cfg: Any, data_dir: Path) -> TTSTask:
-    """The TTS task of an ``ExperimentConfig`` from manifests under ``data_dir``."""
+@dataclass
+class TextSpeechData:
+    """A text-and-audio corpus ready for a task: the ``data:`` settings, mel settings,
+    tokenizer, symbol table, datasets and the target normalization statistics."""
+
+    data: TTSData
+    mel_cfg: MelConfig
+    tokenizer: _MemoTokenizer
+    table: SymbolTable
+    train_set: TTSDataset
+    valid_set: TTSDataset
+    stats: MelStats
+
+    def symbols(self, task: str, model: dict[str, Any]) -> dict[str, Any]:
+        """The checkpoint's ``symbols``: what inference needs besides the weights."""
+        return {
+            "task": task,
+            "model": model,
+            "symbols": self.table.to_dict(),
+            "tokenizer": self.tokenizer.tokenizer.to_dict(),
+            "add_eos": self.data.add_eos,
+            "mel": self.mel_cfg.to_dict(),
+            "stats": self.stats.to_dict(),
+        }
+
+
+def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
+    """The ``data:`` section of `cfg` read from manifests under ``data_dir`` (TTS and the
+    alignment model)."""
     data = from_dict(TTSData, cfg.data, where="data")
     mel_cfg = mel_settings(data)
     train_items = read_manifest(manifest_path(data_dir, data.train, "train"))
@@ -164,19 +191,17 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
     valid_set = TTSDataset(valid_items, unknown="map", **common)
     stats = compute_stats(train_set.mel, len(train_set), data.stats_items)
     train_set.stats = valid_set.stats = stats
-    tacotron_cfg, loss_cfg = model_config(cfg.model, mel_cfg.n_mels, len(table))
+    return TextSpeechData(data, mel_cfg, tokenizer, table, train_set, valid_set, stats)
+
+
+def build(cfg: Any, data_dir: Path) -> TTSTask:
+    """The TTS task of an ``ExperimentConfig`` from manifests under ``data_dir``."""
+    corpus = text_speech_data(cfg, data_dir)
+    tacotron_cfg, loss_cfg = model_config(cfg.model, corpus.mel_cfg.n_mels, len(corpus.table))
     model = Tacotron.from_config(tacotron_cfg)
     task = TTSTask(
-        model, train_set, valid_set, loss_cfg, mel_cfg, stats, data.log, table=table,
-        kind=data.tokenizer,
+        model, corpus.train_set, corpus.valid_set, loss_cfg, corpus.mel_cfg, corpus.stats,
+        corpus.data.log, table=corpus.table, kind=corpus.data.tokenizer,
     )  # fmt: skip
-    task.symbols = {
-        "task": "tts",
-        "model": tacotron_cfg.to_dict(),
-        "symbols": table.to_dict(),
-        "tokenizer": tokenizer.tokenizer.to_dict(),
-        "add_eos": data.add_eos,
-        "mel": mel_cfg.to_dict(),
-        "stats": stats.to_dict(),
-    }
+    task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
     return task

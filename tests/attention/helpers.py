@@ -17,6 +17,7 @@ CASES: list[tuple[str, dict]] = [
     ("general", {}),
     ("concat", {}),
     ("additive", {}),
+    ("distance", {"temperature": 1.0}),
     ("location", {"filters": 2, "kernel_size": 3}),
     ("local-m", {"window": 2, "scorer": "additive"}),
     ("local-p", {"window": 2, "scorer": "general"}),
@@ -29,7 +30,7 @@ CASES: list[tuple[str, dict]] = [
     ),
 ]
 IDS = [name + ("-ta" if opts.get("transition_agent") else "") for name, opts in CASES]
-CONTENT = ["dot", "general", "concat", "additive"]
+CONTENT = ["dot", "general", "concat", "additive", "distance"]
 
 
 def make(name: str, opts: dict, dtype: torch.dtype = torch.float32) -> Attention:

@@ -1,0 +1,193 @@
+"""The alignment model (``task: align``) as a trainer task: forward-sum loss, then the
+binarization loss after a warm-up; validation measures the hard durations against the
+corpus's reference timings where it has them.
+
+Recipe sections::
+
+    task: align
+    data: {train: train.jsonl, valid: valid.jsonl, tokenizer: phonemes, mel: {...}}
+    model: {channels: 128, attn_dim: 80, text_kernels: [1, 1], mel_kernels: [3, 1, 1],
+            temperature: 0.0005, prior_scaling: 1.0,
+            loss: {blank_logprob: -1.0, bin_weight: 1.0, bin_start: 300}}
+
+The checkpoint's ``symbols`` are those of a TTS checkpoint (``aligner.tasks.tts``) with
+``task: align`` and the :class:`~aligner.models.aligner.AlignerConfig` as ``model``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from aligner.attention.losses import binarization_loss, forward_sum_loss
+from aligner.attention.metrics import alignment_metrics, summarize
+from aligner.attention.search import batched_search, path_durations
+from aligner.audio.timings import Timings
+from aligner.config import ConfigError, from_dict
+from aligner.data.collate import collate_tts
+from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
+from aligner.tasks.speech import TruthErrors
+from aligner.tasks.tts import TextSpeechData, text_speech_data
+from aligner.text.tiers import optional_tokens, token_tiers
+
+
+@dataclass
+class AlignLossConfig:
+    """``model.loss``: the blank's score in the forward-sum loss; the binarization loss's
+    weight, switched on at step `bin_start` and reaching `bin_weight` linearly over
+    `bin_ramp` steps."""
+
+    blank_logprob: float = -1.0
+    bin_weight: float = 1.0
+    bin_start: int = 300
+    bin_ramp: int = 100
+
+    def bin_scale(self, step: int) -> float:
+        if step < self.bin_start:
+            return 0.0
+        return self.bin_weight * min(1.0, (step - self.bin_start + 1) / max(self.bin_ramp, 1))
+
+
+def hard_alignment(
+    out: AlignerOutput, mel_lengths: torch.Tensor, optional: np.ndarray | None = None
+) -> np.ndarray:
+    """Paths ``(B, T)`` (token of each frame, -1 on padding) of the monotonic alignment
+    search over the soft alignment of `out`; `optional` ``(B, N)`` tokens may get no
+    frame (None: every token gets at least one)."""
+    log_soft = out.log_alignments.detach().float().cpu().numpy()
+    tokens = out.enc_mask.sum(1).cpu().numpy()
+    return batched_search(log_soft, mel_lengths.cpu().numpy(), tokens, optional)
+
+
+def one_hot(paths: np.ndarray, n_tokens: int, device: torch.device) -> torch.Tensor:
+    """``(B, T, N)`` 0/1 from paths ``(B, T)`` (-1 rows stay zero)."""
+    p = torch.as_tensor(paths, device=device)
+    hard = torch.nn.functional.one_hot(p.clamp_min(0), n_tokens).float()
+    return hard * (p >= 0).unsqueeze(-1)
+
+
+class AlignTask:
+    """Text + mel -> alignment training; see ``aligner.tasks.base.Task``."""
+
+    def __init__(self, model: AlignmentModel, corpus: TextSpeechData, loss: AlignLossConfig):
+        self.model, self.corpus, self.loss_cfg = model, corpus, loss
+        self.train_set, self.valid_set = corpus.train_set, corpus.valid_set
+        self.log = corpus.data.log
+        self.optional_ids = optional_tokens(corpus.table.symbols)
+        self.references = {
+            str(it["id"]): Timings.from_dict(it["timings"])
+            for it in self.valid_set.items
+            if it.get("timings")
+        }
+        self.symbols = corpus.symbols("align", model.config.to_dict())
+
+    def lengths(self, dataset: Any) -> Sequence[int]:
+        return dataset.lengths
+
+    def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
+        return collate_tts(examples)
+
+    def forward(self, model: nn.Module, batch: dict[str, Any]) -> AlignerOutput:
+        return model(batch["tokens"], batch["token_lengths"], batch["mel"], batch["mel_lengths"])
+
+    def loss(
+        self, model: nn.Module, batch: dict[str, Any], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        out = self.forward(model, batch)
+        lengths = batch["mel_lengths"], batch["token_lengths"]
+        ctc = forward_sum_loss(out.log_scores, *lengths, self.loss_cfg.blank_logprob)
+        parts = {"forward_sum": float(ctc.detach())}
+        scale = self.loss_cfg.bin_scale(step)
+        if scale <= 0:
+            return ctc, parts
+        hard = one_hot(hard_alignment(out, lengths[0]), out.enc_mask.size(1), ctc.device)
+        binar = binarization_loss(hard, out.log_alignments)
+        parts["binarization"] = float(binar.detach())
+        return ctc + scale * binar, parts
+
+    def optional(self, batch: dict[str, Any]) -> np.ndarray:
+        """``(B, N)`` bool: the tokens (separators, punctuation, specials) that the
+        inference-time search may give no frame."""
+        return self.optional_ids[batch["tokens"].cpu().numpy()]
+
+    @torch.no_grad()
+    def validate(
+        self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
+    ) -> dict[str, float]:
+        """Forward-sum loss, the core's metrics of the soft alignments and, where the items
+        have reference timings, the boundary errors of the hard durations."""
+        total, count, metrics, truth = 0.0, 0, [], TruthErrors()
+        for batch in batches:
+            out = self.forward(model, batch)
+            lengths = batch["mel_lengths"], batch["token_lengths"]
+            n = len(batch["ids"])
+            loss = forward_sum_loss(out.log_scores, *lengths, self.loss_cfg.blank_logprob)
+            total, count = total + float(loss) * n, count + n
+            required = torch.as_tensor(~self.optional(batch), device=out.alignments.device)
+            frames = lengths[0].to(out.alignments.device)
+            m = alignment_metrics(out.alignments, frames, out.enc_mask.sum(1), required)
+            metrics.append({k: v.cpu() for k, v in m.items()})
+            self.truth(out, batch, truth)
+        result = {"loss": total / max(count, 1)}
+        if metrics:
+            result.update(summarize({k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}))
+        result.update(truth.means())
+        if logger is not None and getattr(logger, "enabled", True):
+            self.log_fixed_items(model, step, logger)
+        return result
+
+    def truth(self, out: AlignerOutput, batch: dict[str, Any], errors: TruthErrors) -> None:
+        """Add the boundary errors of `batch`'s hard durations against its references."""
+        if not any(str(uid) in self.references for uid in batch["ids"]):
+            return
+        cfg = self.corpus.mel_cfg
+        sec = cfg.hop_length / cfg.sample_rate
+        durations = path_durations(
+            hard_alignment(out, batch["mel_lengths"], self.optional(batch)), out.enc_mask.size(1)
+        )
+        table, kind = self.corpus.table, self.corpus.data.tokenizer
+        for i, uid in enumerate(batch["ids"]):
+            if str(uid) in self.references:
+                n = int(batch["token_lengths"][i])
+                tokens = table.decode(batch["tokens"][i, :n].tolist())
+                errors.add(
+                    self.references[str(uid)], token_tiers(tokens, durations[i, :n], sec, kind)
+                )
+
+    def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
+        """Soft and hard alignments (frames x tokens) of the fixed first validation items:
+        tags ``alignment/<id>`` and ``alignment_hard/<id>``."""
+        n = min(self.log.plot_items, len(self.valid_set))
+        if n < 1:
+            return
+        device = next(model.parameters()).device
+        batch = self.collate([self.valid_set[i] for i in range(n)])
+        batch = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+        out = self.forward(model, batch)
+        hard = one_hot(hard_alignment(out, batch["mel_lengths"], self.optional(batch)),
+                       out.enc_mask.size(1), device)  # fmt: skip
+        for i, item in enumerate(batch["ids"]):
+            t, k = int(batch["mel_lengths"][i]), int(batch["token_lengths"][i])
+            labels = self.corpus.table.decode(batch["tokens"][i, :k].tolist())
+            logger.alignment(f"alignment/{item}", out.alignments[i, :t, :k], step, labels)
+            logger.alignment(f"alignment_hard/{item}", hard[i, :t, :k], step, labels)
+
+
+def build(cfg: Any, data_dir: Path) -> AlignTask:
+    """The alignment task of an ``ExperimentConfig`` from manifests under ``data_dir``."""
+    corpus = text_speech_data(cfg, data_dir)
+    model = dict(cfg.model or {})
+    loss = from_dict(AlignLossConfig, model.pop("loss", None), where="model.loss")
+    for key, value in (("n_mels", corpus.mel_cfg.n_mels), ("n_symbols", len(corpus.table))):
+        if model.get(key, value) != value:
+            raise ConfigError(
+                f"model.{key}={model[key]} disagrees with the data ({value}); remove it"
+            )
+        model[key] = value
+    return AlignTask(AlignmentModel(AlignerConfig.from_dict(model)), corpus, loss)

@@ -1,0 +1,146 @@
+"""The alignment model and its task: a padded batch equals its items one by one, hard
+durations sum to the frames with every token present, the losses switch as configured,
+training lowers the forward-sum loss, and `aligner align` reads its checkpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+from aligner.checkpoint import atomic_save
+from aligner.cli import main
+from aligner.config import ConfigError, ExperimentConfig
+from aligner.inference import load_speech_model
+from aligner.models.aligner import AlignerConfig, AlignmentModel
+from aligner.tasks import build_task
+from aligner.tasks.align import AlignLossConfig, hard_alignment
+from tests.cli.test_speech_cli import MEL, write_corpus
+
+TINY = {"channels": 16, "attn_dim": 8, "text_kernels": [3], "mel_kernels": [3, 1]}
+
+
+def model(**kw) -> AlignmentModel:
+    torch.manual_seed(0)
+    return AlignmentModel(AlignerConfig(n_symbols=12, n_mels=6, **{**TINY, **kw})).eval()
+
+
+def batch(seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    tokens, frames = torch.tensor([5, 3, 4]), torch.tensor([11, 7, 9])
+    ids = torch.randint(1, 12, (3, 5), generator=g) * (torch.arange(5) < tokens[:, None])
+    mel = torch.randn(3, 11, 6, generator=g) * (torch.arange(11) < frames[:, None])[..., None]
+    return ids, tokens, mel, frames
+
+
+@pytest.mark.parametrize("prior", [True, False])
+def test_a_padded_batch_equals_its_items_one_by_one(prior):
+    m, (ids, tokens, mel, frames) = model(), batch()
+    out = m(ids, tokens, mel, frames, prior=prior)
+    for b in range(3):
+        n, t = int(tokens[b]), int(frames[b])
+        one = m(
+            ids[b : b + 1, :n],
+            tokens[b : b + 1],
+            mel[b : b + 1, :t],
+            frames[b : b + 1],
+            prior=prior,
+        )
+        assert torch.allclose(out.alignments[b, :t, :n], one.alignments[0], atol=1e-5)
+        assert torch.allclose(out.log_scores[b, :t, :n], one.log_scores[0], atol=1e-4)
+        assert (out.alignments[b, t:] == 0).all() and (out.alignments[b, :, n:] == 0).all()
+        assert torch.allclose(out.alignments[b, :t].sum(1), torch.ones(t))
+
+
+def test_hard_durations_sum_to_the_frames_with_every_token_present():
+    m, (ids, tokens, mel, frames) = model(), batch(1)
+    paths = hard_alignment(m(ids, tokens, mel, frames), frames)
+    for b in range(3):
+        counts = np.bincount(paths[b, : frames[b]], minlength=5)
+        assert counts.sum() == frames[b] and (counts[: tokens[b]] >= 1).all()
+        assert (counts[tokens[b] :] == 0).all() and (paths[b, frames[b] :] == -1).all()
+
+
+def test_prior_scaling_zero_means_no_prior_and_kernels_are_checked():
+    ids, tokens, mel, frames = batch()
+    with_prior, without = model(), model(prior_scaling=0.0)
+    a = with_prior(ids, tokens, mel, frames, prior=False).log_scores
+    assert torch.allclose(a, without(ids, tokens, mel, frames).log_scores)
+    assert not torch.allclose(a, with_prior(ids, tokens, mel, frames).log_scores)
+    with pytest.raises(ValueError, match="odd"):
+        model(mel_kernels=[2])
+
+
+def test_binarization_switches_on_after_its_start():
+    cfg = AlignLossConfig(bin_weight=2.0, bin_start=10, bin_ramp=4)
+    assert [cfg.bin_scale(s) for s in (0, 9, 10, 11, 13, 50)] == [0, 0, 0.5, 1.0, 2.0, 2.0]
+
+
+def build(tmp: Path, **model_kw):
+    data = write_corpus(tmp / "data", vc=False)
+    loss = {"bin_start": 3, "bin_ramp": 1}
+    cfg = ExperimentConfig.from_dict({"task": "align", "data": {"mel": MEL, "log": {"plot_items": 2}},
+                                      "model": {**TINY, **model_kw, "loss": loss}})  # fmt: skip
+    return cfg, build_task(cfg, data)
+
+
+def test_training_lowers_the_forward_sum_loss(tmp_path):
+    torch.manual_seed(0)
+    _, task = build(tmp_path)
+    b = task.collate([task.train_set[i] for i in range(len(task.train_set))])
+    opt = torch.optim.Adam(task.model.parameters(), 1e-2)
+    losses = []
+    for step in range(30):
+        loss, parts = task.loss(task.model, b, step)
+        assert ("binarization" in parts) == (step >= 3)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(parts["forward_sum"])
+    assert losses[-1] < 0.9 * losses[0]
+    metrics = task.validate(task.model.eval(), [b], 30, None)
+    assert {"loss", "focus_rate"} <= set(metrics)
+
+
+def test_the_data_decides_the_sizes(tmp_path):
+    with pytest.raises(ConfigError, match="n_mels=99 disagrees"):
+        build(tmp_path, n_mels=99)
+
+
+@pytest.fixture(scope="module")
+def aligner_ckpt(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("aligner")
+    cfg, task = build(tmp)
+    state = {"model": task.model.state_dict(), "step": 5, "config": cfg.to_dict(),
+             "symbols": task.symbols}  # fmt: skip
+    atomic_save(state, tmp / "aligner.pt")
+    return tmp / "aligner.pt"
+
+
+def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, tmp_path):
+    manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
+    out = tmp_path / "ali"
+    res = CliRunner().invoke(main, ["align", "--checkpoint", str(aligner_ckpt), "--manifest",
+                                    str(manifest), "--out", str(out), "--no-png"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    speech = load_speech_model(aligner_ckpt)
+    for line in manifest.read_text().splitlines():
+        item = json.loads(line)
+        record = json.loads((out / f"{item['id']}.durations.json").read_text())
+        assert record["r"] == 1 and sum(record["frames"]) == record["total_frames"]
+        npy = np.load(out / "durations" / f"{item['id']}.npy")
+        assert npy.dtype == np.int64 and npy.tolist() == record["frames"]
+        assert len(npy) == len(speech.encode_text(item["text"]))
+        assert (out / f"{item['id']}.TextGrid").is_file()
+    assert json.loads((out / "summary.json").read_text())["utterances"] == 3
+
+
+def test_an_aligner_checkpoint_cannot_synthesize(aligner_ckpt, tmp_path):
+    res = CliRunner().invoke(main, ["synthesize", "--checkpoint", str(aligner_ckpt), "--text",
+                                    "hello", "--out", str(tmp_path / "x.wav")])  # fmt: skip
+    assert res.exit_code != 0 and "use `aligner align`" in res.output
+    assert "Traceback" not in res.output
