@@ -136,7 +136,9 @@ def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, t
         assert npy.dtype == np.int64 and npy.tolist() == record["frames"]
         assert len(npy) == len(speech.encode_text(item["text"]))
         assert (out / f"{item['id']}.TextGrid").is_file()
-    assert json.loads((out / "summary.json").read_text())["utterances"] == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["utterances"] == 3
+    assert not any("repeated" in r for u in summary["items"] for r in u["suspect"])
 
 
 def test_an_aligner_checkpoint_cannot_synthesize(aligner_ckpt, tmp_path):
