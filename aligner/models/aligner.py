@@ -18,8 +18,9 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from aligner.attention import build_attention
 from aligner.attention.base import lengths_to_mask
-from aligner.attention.content import DistanceAttention
+from aligner.attention.content import ContentAttention
 from aligner.attention.prior import beta_binomial_log_prior
 from aligner.config import from_dict
 
@@ -28,7 +29,8 @@ from aligner.config import from_dict
 class AlignerConfig:
     """Everything that rebuilds an :class:`AlignmentModel`.
 
-    ``n_symbols``/``n_mels`` come from the data; ``channels`` is the width of both encoders,
+    ``n_symbols``/``n_mels`` come from the data; ``attention`` is a content scorer of the
+    core (``distance``: RAD-TTS's; ``temperature`` applies to it); ``channels`` is the width of both encoders,
     ``attn_dim`` the space the distances are measured in; ``text_kernels``/``mel_kernels``
     the kernel width of each convolution of the encoders; ``temperature`` scales the
     squared distances; ``prior_scaling`` is the beta-binomial prior's ``s`` (0 = no prior).
@@ -42,6 +44,7 @@ class AlignerConfig:
 
     n_symbols: int = 0
     n_mels: int = 80
+    attention: str = "distance"
     channels: int = 128
     attn_dim: int = 80
     text_kernels: list[int] = dataclasses.field(default_factory=lambda: [1, 1])
@@ -119,9 +122,13 @@ class AlignmentModel(nn.Module):
         self.embedding = nn.Embedding(c.n_symbols, c.channels)
         self.text_encoder = ConvStack(c.channels, c.channels, c.text_kernels, c.dropout)
         self.mel_encoder = ConvStack(c.n_mels, c.channels, c.mel_kernels, c.dropout)
-        self.attention = DistanceAttention(
-            c.channels, c.channels, c.attn_dim, temperature=c.temperature
-        )
+        options = {"temperature": c.temperature} if c.attention == "distance" else {}
+        self.attention = build_attention(c.attention, c.channels, c.channels, c.attn_dim, **options)
+        if not isinstance(self.attention, ContentAttention):
+            raise ValueError(
+                f"model.attention must be a content scorer (distance, dot, general, additive, "
+                f"concat): it scores every frame at once; got {c.attention!r}"
+            )
 
     r = 1  # one alignment row per mel frame
 

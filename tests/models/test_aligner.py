@@ -73,6 +73,9 @@ def test_prior_scaling_zero_means_no_prior_and_kernels_are_checked():
     assert not torch.allclose(a, with_prior(ids, tokens, mel, frames).log_scores)
     with pytest.raises(ValueError, match="odd"):
         model(mel_kernels=[2])
+    with pytest.raises(ValueError, match="content scorer"):
+        model(attention="dca")
+    assert model(attention="general")(ids, tokens, mel, frames).alignments.shape == (3, 11, 5)
 
 
 def test_binarization_switches_on_after_its_start():
