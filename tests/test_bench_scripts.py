@@ -47,3 +47,23 @@ def test_alignment_curve_prints_the_truth_columns_when_logged(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert "word_boundary_ms" in out[1] and "phone_boundary_ms" not in out[1]
     assert out[3].split()[:2] == ["*", "200"] and float(out[3].split()[-1]) == 31.5
+
+
+def test_boundary_errors_by_class_splits_the_phone_starts(tmp_path, capsys):
+    """Stops predicted 30 ms early, other phones 10 ms late: each class gets its own bias."""
+    import json
+
+    phones = [[0.0, 0.1, "ˈa"], [0.1, 0.2, "t"], [0.2, 0.3, "s"]]
+    item = {"id": "u1", "audio": "u1.wav", "text": "at s",
+            "timings": {"duration": 0.3, "words": [[0.0, 0.3, "ats"]], "phones": phones}}  # fmt: skip
+    (tmp_path / "ref.jsonl").write_text(json.dumps(item) + "\n")
+    shift = {"t": -0.03}
+    pred = [[a + shift.get(lab, 0.01), b, lab] for a, b, lab in phones]
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred/u1.durations.json").write_text(json.dumps({"phones": pred}))
+    script = load("boundary_errors_by_class")
+    errors, unpaired = script.start_errors(tmp_path / "ref.jsonl", tmp_path / "pred",
+                                           {"stops": {"t", "k"}})  # fmt: skip
+    assert unpaired == 0
+    assert errors["stops"] == pytest.approx([-30.0])
+    assert errors["other"] == pytest.approx([10.0, 10.0])

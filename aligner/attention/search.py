@@ -154,4 +154,4 @@ def frame_durations(
     `spread_to_frames`, then `monotonic_search` on the log-weights."""
     frames = spread_to_frames(weights, r, n_frames)
     path = monotonic_search(np.log(np.clip(frames, 1e-8, None)), optional)
-    return np.bincount(path, minlength=frames.shape[1])
+    return path_durations(path[None], frames.shape[1])[0]

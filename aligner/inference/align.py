@@ -4,7 +4,6 @@ or an alignment model's checkpoint (``task: align``), written per utterance (dur
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +133,7 @@ def align_manifest(
     # the alignment model's durations come from a monotonic search by construction; the
     # argmax of its frame-level soft alignment flickers between neighbouring tokens at
     # boundaries, which the repeat count would call repeats: they do not make it suspect
-    repeats = sys.maxsize if speech.task == "align" else 0
+    repeats = None if speech.task == "align" else 0
     summary = Summary(SuspectThresholds(min_focus=min_focus, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):

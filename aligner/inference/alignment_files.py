@@ -41,12 +41,12 @@ class SuspectThresholds:
     max_skips: skipped tokens allowed (never the most attended token of a step and less
         than half a step's weight in total; ``metrics.skipped_tokens``).
     max_repeats: repeated tokens allowed (attended again after the focus moved on;
-        ``metrics.repeated_tokens``).
+        ``metrics.repeated_tokens``); None: repeats make nothing suspect.
     """
 
     min_focus: float = 0.4
     max_skips: int = 0
-    max_repeats: int = 0
+    max_repeats: int | None = 0
 
     def reasons(self, m: dict[str, float]) -> list[str]:
         """The reasons (short strings) why metrics `m` of one utterance are suspect."""
@@ -55,7 +55,7 @@ class SuspectThresholds:
             out.append(f"focus {m['focus_rate']:.2f} < {self.min_focus}")
         if m["skipped"] > self.max_skips:
             out.append(f"{int(m['skipped'])} skipped")
-        if m["repeated"] > self.max_repeats:
+        if self.max_repeats is not None and m["repeated"] > self.max_repeats:
             out.append(f"{int(m['repeated'])} repeated")
         return out
 

@@ -23,6 +23,7 @@ from aligner.attention.base import lengths_to_mask
 from aligner.attention.content import ContentAttention
 from aligner.attention.prior import beta_binomial_log_prior
 from aligner.config import from_dict
+from aligner.models.encoders import ConvBlock
 
 
 @dataclass
@@ -30,10 +31,11 @@ class AlignerConfig:
     """Everything that rebuilds an :class:`AlignmentModel`.
 
     ``n_symbols``/``n_mels`` come from the data; ``attention`` is a content scorer of the
-    core (``distance``: RAD-TTS's; ``temperature`` applies to it); ``channels`` is the width of both encoders,
-    ``attn_dim`` the space the distances are measured in; ``text_kernels``/``mel_kernels``
-    the kernel width of each convolution of the encoders; ``temperature`` scales the
-    squared distances; ``prior_scaling`` is the beta-binomial prior's ``s`` (0 = no prior).
+    core (``distance``: RAD-TTS's), with ``attn_dim`` and its ``attention_options`` (the
+    distance's ``temperature``), the keys every model family spells the same way;
+    ``channels`` is the width of both encoders; ``text_kernels``/``mel_kernels`` the kernel
+    width of each convolution of the encoders; ``prior_scaling`` is the beta-binomial
+    prior's ``s`` (0 = no prior).
 
     Both encoders see little context on purpose (text kernels 1, 1: each token's key
     describes that token alone; mel kernels 3, 1, 1: one frame either side). The
@@ -45,12 +47,12 @@ class AlignerConfig:
     n_symbols: int = 0
     n_mels: int = 80
     attention: str = "distance"
-    channels: int = 128
     attn_dim: int = 80
+    attention_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    channels: int = 128
     text_kernels: list[int] = dataclasses.field(default_factory=lambda: [1, 1])
     mel_kernels: list[int] = dataclasses.field(default_factory=lambda: [3, 1, 1])
     dropout: float = 0.0
-    temperature: float = 5e-4
     prior_scaling: float = 1.0
 
     @classmethod
@@ -67,19 +69,17 @@ class AlignerOutput:
 
     log_scores: ``(B, T, N)`` per frame the log-softmax of the attention scores over the
         tokens plus the log prior (what the forward-sum loss reads); padded cells are 0.
-    alignments: ``(B, T, N)`` soft alignment, the softmax of `log_scores` over the valid
-        tokens (each valid row sums to one; zero on padding).
+    log_alignments: ``(B, T, N)`` the log-softmax of `log_scores` over the valid tokens
+        (finite: padded tokens are very negative).
+    alignments: ``(B, T, N)`` soft alignment, ``exp(log_alignments)`` (each valid row sums
+        to one; zero on padding).
     enc_mask: ``(B, N)`` bool, True on valid tokens.
     """
 
     log_scores: Tensor
+    log_alignments: Tensor
     alignments: Tensor
     enc_mask: Tensor
-
-    @property
-    def log_alignments(self) -> Tensor:
-        """``(B, T, N)`` log of `alignments` (finite: padded cells are very negative)."""
-        return torch.log_softmax(_masked(self.log_scores, self.enc_mask), dim=2)
 
 
 def _masked(scores: Tensor, mask: Tensor) -> Tensor:
@@ -87,9 +87,9 @@ def _masked(scores: Tensor, mask: Tensor) -> Tensor:
 
 
 class ConvStack(nn.Module):
-    """1-D convolutions of the given odd `kernels` with ReLU (and dropout) after each;
-    padded positions are zeroed before each, so a padded batch gives each item what it
-    gives alone."""
+    """Convolutions (`ConvBlock` without BatchNorm) of the given odd `kernels`, ReLU after
+    each: ``(B, L, D_in)`` -> ``(B, L, dim)``; padded positions are zeroed before each, so
+    a padded batch gives each item what it gives alone."""
 
     def __init__(self, in_dim: int, dim: int, kernels: list[int], dropout: float) -> None:
         super().__init__()
@@ -97,17 +97,14 @@ class ConvStack(nn.Module):
             raise ValueError(f"encoder kernels must be odd widths, one per layer, got {kernels}")
         dims = [in_dim] + [dim] * len(kernels)
         self.convs = nn.ModuleList(
-            nn.Conv1d(a, b, k, padding=k // 2) for a, b, k in zip(dims, dims[1:], kernels)
+            ConvBlock(a, b, k, dropout, norm=False) for a, b, k in zip(dims, dims[1:], kernels)
         )
-        self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
-        """``x (B, L, D_in)``, ``mask (B, L)`` -> ``(B, L, dim)``."""
-        keep = mask.unsqueeze(1).to(x.dtype)
         h = x.transpose(1, 2)
         for conv in self.convs:
-            h = self.dropout(torch.relu(conv(h * keep)))
-        return (h * keep).transpose(1, 2)
+            h = conv(h, mask)
+        return h.transpose(1, 2)
 
 
 class AlignmentModel(nn.Module):
@@ -122,8 +119,9 @@ class AlignmentModel(nn.Module):
         self.embedding = nn.Embedding(c.n_symbols, c.channels)
         self.text_encoder = ConvStack(c.channels, c.channels, c.text_kernels, c.dropout)
         self.mel_encoder = ConvStack(c.n_mels, c.channels, c.mel_kernels, c.dropout)
-        options = {"temperature": c.temperature} if c.attention == "distance" else {}
-        self.attention = build_attention(c.attention, c.channels, c.channels, c.attn_dim, **options)
+        self.attention = build_attention(
+            c.attention, c.channels, c.channels, c.attn_dim, **c.attention_options
+        )
         if not isinstance(self.attention, ContentAttention):
             raise ValueError(
                 f"model.attention must be a content scorer (distance, dot, general, additive, "
@@ -166,5 +164,5 @@ class AlignmentModel(nn.Module):
             log_scores = log_scores + nn.functional.pad(prior, pad).to(scores.device)
         valid = enc_mask[:, None, :] & mel_mask[:, :, None]
         log_scores = log_scores.masked_fill(~valid, 0.0)
-        soft = torch.softmax(_masked(log_scores, enc_mask), dim=2) * valid
-        return AlignerOutput(log_scores, soft, enc_mask)
+        log_soft = torch.log_softmax(_masked(log_scores, enc_mask), dim=2)
+        return AlignerOutput(log_scores, log_soft, log_soft.exp() * valid, enc_mask)

@@ -20,6 +20,9 @@ from aligner.attention.base import lengths_to_mask
 class ConvBlock(nn.Module):
     """Conv1d -> BatchNorm -> activation -> dropout, channels first: (B, C_in, T) -> (B, C_out, T').
 
+    ``norm=False`` leaves the BatchNorm out (the alignment model: its statistics would mix
+    the padding of a batch into every item).
+
     Padded positions of the input are zeroed first, so they act as the convolution's own zero
     padding. ``stride`` > 1 reduces time to ``ceil(T / stride)`` (odd kernel sizes). Stacks
     keep the channels-first layout between blocks: a time-major (transposed) input would
@@ -34,12 +37,13 @@ class ConvBlock(nn.Module):
         dropout: float = 0.5,
         stride: int = 1,
         activation: str = "relu",
+        norm: bool = True,
     ) -> None:
         super().__init__()
         if kernel_size % 2 != 1:
             raise ValueError(f"kernel_size must be odd, got {kernel_size}")
         self.conv = nn.Conv1d(in_dim, out_dim, kernel_size, stride=stride, padding=kernel_size // 2)
-        self.norm = nn.BatchNorm1d(out_dim)
+        self.norm = nn.BatchNorm1d(out_dim) if norm else nn.Identity()
         self.act = {"relu": nn.ReLU(), "tanh": nn.Tanh(), "none": nn.Identity()}[activation]
         self.dropout = nn.Dropout(dropout)
 

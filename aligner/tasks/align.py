@@ -6,8 +6,8 @@ Recipe sections::
 
     task: align
     data: {train: train.jsonl, valid: valid.jsonl, tokenizer: phonemes, mel: {...}}
-    model: {channels: 128, attn_dim: 80, text_kernels: [1, 1], mel_kernels: [3, 1, 1],
-            temperature: 0.0005, prior_scaling: 1.0,
+    model: {attention: distance, attn_dim: 80, attention_options: {temperature: 0.0005},
+            channels: 128, text_kernels: [1, 1], mel_kernels: [3, 1, 1], prior_scaling: 1.0,
             loss: {blank_logprob: -1.0, bin_weight: 1.0, bin_start: 300}}
 
 The checkpoint's ``symbols`` are those of a TTS checkpoint (``aligner.tasks.tts``) with
@@ -29,10 +29,10 @@ from aligner.attention.losses import binarization_loss, forward_sum_loss
 from aligner.attention.metrics import alignment_metrics, summarize
 from aligner.attention.search import batched_search, path_durations
 from aligner.audio.timings import Timings
-from aligner.config import ConfigError, from_dict
+from aligner.config import from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
-from aligner.tasks.speech import TruthErrors
+from aligner.tasks.speech import TruthErrors, first_items, set_data_sizes
 from aligner.tasks.tts import TextSpeechData, text_speech_data
 from aligner.text.tiers import optional_tokens, token_tiers
 
@@ -163,12 +163,10 @@ class AlignTask:
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
         """Soft and hard alignments (frames x tokens) of the fixed first validation items:
         tags ``alignment/<id>`` and ``alignment_hard/<id>``."""
-        n = min(self.log.plot_items, len(self.valid_set))
-        if n < 1:
+        if self.log.plot_items < 1:
             return
         device = next(model.parameters()).device
-        batch = self.collate([self.valid_set[i] for i in range(n)])
-        batch = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+        batch = first_items(self.valid_set, self.log.plot_items, self.collate, device)
         out = self.forward(model, batch)
         hard = one_hot(hard_alignment(out, batch["mel_lengths"], self.optional(batch)),
                        out.enc_mask.size(1), device)  # fmt: skip
@@ -184,10 +182,5 @@ def build(cfg: Any, data_dir: Path) -> AlignTask:
     corpus = text_speech_data(cfg, data_dir)
     model = dict(cfg.model or {})
     loss = from_dict(AlignLossConfig, model.pop("loss", None), where="model.loss")
-    for key, value in (("n_mels", corpus.mel_cfg.n_mels), ("n_symbols", len(corpus.table))):
-        if model.get(key, value) != value:
-            raise ConfigError(
-                f"model.{key}={model[key]} disagrees with the data ({value}); remove it"
-            )
-        model[key] = value
+    set_data_sizes(model, n_mels=corpus.mel_cfg.n_mels, n_symbols=len(corpus.table))
     return AlignTask(AlignmentModel(AlignerConfig.from_dict(model)), corpus, loss)

@@ -55,13 +55,26 @@ def model_config(
         moved = ", ".join(f"model.decoder.{k} -> model.{OLD_ATTENTION_KEYS[k]}" for k in old)
         print(f"note: the recipe uses old attention keys; rename {moved}", file=sys.stderr)
     loss = from_dict(TacotronLossConfig, model.pop("loss", None), where="model.loss")
-    for key, value in (("n_mels", n_mels), ("n_symbols", n_symbols)):
+    set_data_sizes(model, n_mels=n_mels, n_symbols=n_symbols)
+    return TacotronConfig.from_dict(model, where="model"), loss
+
+
+def set_data_sizes(model: dict[str, Any], **sizes: int) -> None:
+    """Put the sizes that the data decides (``n_mels``, ``n_symbols``) into the recipe's
+    ``model:`` dict; ConfigError when the recipe sets one differently."""
+    for key, value in sizes.items():
         if model.get(key, value) != value:
             raise ConfigError(
                 f"model.{key}={model[key]} disagrees with the data ({value}); remove it"
             )
         model[key] = value
-    return TacotronConfig.from_dict(model, where="model"), loss
+
+
+def first_items(dataset: Any, n: int, collate: Any, device: torch.device) -> dict[str, Any]:
+    """The batch of the first `n` items of `dataset` on `device`: the fixed items whose
+    figures TensorBoard shows at every validation."""
+    batch = collate([dataset[i] for i in range(min(n, len(dataset)))])
+    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
 
 
 class TruthErrors:
@@ -198,9 +211,7 @@ class SpeechTask:
 
     def fixed_batch(self, device: torch.device) -> dict[str, Any]:
         """The first ``plot_items`` validation items, always the same ones."""
-        n = min(self.log.plot_items, len(self.valid_set))
-        batch = self.collate([self.valid_set[i] for i in range(n)])
-        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+        return first_items(self.valid_set, self.log.plot_items, self.collate, device)
 
     def vocoder(self) -> GriffinLim:
         if self._vocoder is None:

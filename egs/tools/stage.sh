@@ -50,3 +50,13 @@ vc_score_stage() {
     mv $exp/score/test.txt.tmp $exp/score/test.txt; cat $exp/score/test.txt
   fi
 }
+
+# score_alignment_stage: aligner score-alignment of $exp/align against the test split's
+# reference timings -> $exp/score/alignment.json (word and phone boundary errors in ms).
+score_alignment_stage() {
+  echo "stage 4: score the test split's alignments against the reference timings"
+  if needed $exp/score/alignment.json; then
+    $aligner score-alignment --reference $data/test.jsonl --predicted $exp/align \
+      --out $exp/score/alignment.json
+  fi
+}

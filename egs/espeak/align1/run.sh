@@ -41,10 +41,4 @@ if run 1; then train_stage; fi
 
 if run 3; then align_stage; fi
 
-if run 4; then
-  echo "stage 4: score the test split's alignments against the reference timings"
-  if needed $exp/score/alignment.json; then
-    $aligner score-alignment --reference $data/test.jsonl --predicted $exp/align \
-      --out $exp/score/alignment.json
-  fi
-fi
+if run 4; then score_alignment_stage; fi
