@@ -130,9 +130,7 @@ def align_manifest(
     items = read_manifest(manifest)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    # the alignment model's durations come from a monotonic search by construction; the
-    # argmax of its frame-level soft alignment flickers between neighbouring tokens at
-    # boundaries, which the repeat count would call repeats: they do not make it suspect
+    # the aligner's frame-level argmax flickers at boundaries: no suspect repeats
     repeats = None if speech.task == "align" else 0
     summary = Summary(SuspectThresholds(min_focus=min_focus, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
