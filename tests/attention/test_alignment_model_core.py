@@ -63,7 +63,8 @@ def test_forward_sum_equals_the_sum_over_every_path(t_len, n, seed, blank):
     if t_len < n:  # no path: an impossible item contributes nothing
         assert float(loss) == 0.0
         return
-    assert float(loss) == pytest.approx(explicit_forward_sum(scores, blank), rel=1e-4)
+    # float32 loss: a likelihood near 1 leaves a loss near 0, so an absolute floor too
+    assert float(loss) == pytest.approx(explicit_forward_sum(scores, blank), rel=1e-4, abs=1e-6)
 
 
 def test_forward_sum_without_blanks_is_the_sum_over_monotonic_paths():
