@@ -9,12 +9,13 @@ checkpoint manager (rotation, ``best.pt``) and RNG capture live in `aligner.trai
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from aligner.files import atomic_write
 
 REQUIRED_KEYS = ("model", "step", "config")
 _CKPT_RE = re.compile(r"^ckpt-(\d+)\.pt$")
@@ -51,36 +52,13 @@ def checkpoints_to_average(sources: list[str | Path], last: int = 3) -> list[Pat
     return paths
 
 
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def atomic_save(obj: Any, path: str | Path) -> None:
-    """`torch.save(obj, path)` so that `path` is always either the old or the new file.
-
-    Writes a temporary file in the same folder, flushes and fsyncs it, renames it over
-    `path` with `os.replace`, then fsyncs the folder so the rename is durable.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            torch.save(obj, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    _fsync_dir(path.parent)
+    """`torch.save(obj, path)` so that `path` is always either the old or the new file
+    (`aligner.files.atomic_write`: temporary file, fsync, rename). A full disk or another
+    storage error raises `aligner.files.OutputError` (one line) with the temporary file
+    removed and the old `path` intact."""
+    with atomic_write(path) as fh:
+        torch.save(obj, fh)
 
 
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict:

@@ -1,0 +1,156 @@
+"""Writing output files safely (the bottom floor): atomically, with one clear error.
+
+``atomic_write(path)`` is a context manager giving a binary (or text) file object on a
+temporary file next to `path`; when the block ends without an error the file is flushed,
+fsynced and renamed over `path` (so `path` is always either the old or the new file),
+and the folder is fsynced. On any error the temporary file is removed and `path` is left
+as it was. A full disk, a quota, a read-only file system or a permission problem
+(ENOSPC, EDQUOT, EROFS, EACCES, EPERM) becomes an `OutputError` whose message is one
+line naming the file, the device and what to do; torch's serializer, which reports a
+failed write as ``RuntimeError: [enforce fail at inline_container.cc] ... file write
+failed``, is recognised too.
+
+``write_atomic(path, writer)`` is the same as a call: ``writer(fh)`` writes the content.
+``temporary_owner(path)`` tells whose temporary file a name is, so a start-up cleanup
+removes only those of processes that are gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+TMP_MARK = ".tmp-"
+_WHY = {
+    errno.ENOSPC: "no space left on {device}",
+    errno.EDQUOT: "disk quota exceeded on {device}",
+    errno.EROFS: "{device} is a read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+_WHAT_TO_DO = {
+    errno.ENOSPC: "free some space or write elsewhere",
+    errno.EDQUOT: "free some space or write elsewhere",
+    errno.EROFS: "write to another folder",
+    errno.EACCES: "write to a folder you may write to",
+    errno.EPERM: "write to a folder you may write to",
+}
+LOW_SPACE = 1 << 20  # bytes: a failed torch write with less free than this is a full disk
+
+
+class OutputError(Exception):
+    """An output file could not be written; the message is one line (what, where, what to
+    do). ``path`` is the file and ``errno`` the cause (None when unknown)."""
+
+    def __init__(self, message: str, path: str | Path, code: int | None = None) -> None:
+        super().__init__(message)
+        self.path, self.errno = Path(path), code
+
+
+def mount_point(path: str | Path) -> Path:
+    """The mount point (the device's folder) holding `path` (which need not exist yet)."""
+    p = Path(os.path.abspath(path))
+    while not p.exists():
+        p = p.parent
+    while not os.path.ismount(p):
+        p = p.parent
+    return p
+
+
+def _errno_of(err: BaseException, folder: Path) -> int | None:
+    """The errno behind `err` (an OSError, or one wrapped by torch's RuntimeError)."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno in _WHY:
+            return cause.errno
+        cause = cause.__cause__ or cause.__context__
+    text = str(err)
+    if "No space left" in text:
+        return errno.ENOSPC
+    if isinstance(err, RuntimeError) and ("inline_container" in text or "write failed" in text):
+        with contextlib.suppress(OSError):  # torch dropped the errno: look at the disk
+            if shutil.disk_usage(folder).free < LOW_SPACE:
+                return errno.ENOSPC
+    return None
+
+
+def output_error(err: BaseException, path: str | Path) -> OutputError | None:
+    """`err` (raised while writing `path`) as an `OutputError`, or None when it is not one
+    of the storage errors this module names."""
+    path = Path(path)
+    code = _errno_of(err, path.parent if path.parent.exists() else mount_point(path))
+    if code is None:
+        return None
+    why = _WHY[code].format(device=mount_point(path))
+    return OutputError(f"{why} while writing {path}; {_WHAT_TO_DO[code]}", path, code)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def temporary_name(path: Path) -> Path:
+    """``.NAME.tmp-PID`` next to `path`: this process's temporary file for `path`."""
+    return path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
+
+
+def temporary_owner(path: str | Path) -> int | None:
+    """The process id in a temporary file's name (see `temporary_name`), else None."""
+    _, mark, pid = Path(path).name.rpartition(TMP_MARK)
+    return int(pid) if mark and pid.isdigit() else None
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "wb", **open_kw: Any) -> Iterator[IO]:
+    """``with atomic_write(path) as fh: ...``: see the module docstring. `mode` is "wb"
+    or "w" (then `open_kw`, e.g. ``encoding="utf-8"``, go to `open`)."""
+    path = Path(path)
+    tmp = temporary_name(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, mode, **open_kw) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except Exception as err:
+        nicer = output_error(err, path)
+        if nicer is not None:
+            raise nicer from None
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def write_atomic(path: str | Path, writer: Callable[[IO], Any], mode: str = "wb", **kw: Any):
+    """``writer(fh)`` into `path` atomically (see `atomic_write`); returns `path`."""
+    with atomic_write(path, mode, **kw) as fh:
+        writer(fh)
+    return Path(path)

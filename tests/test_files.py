@@ -1,0 +1,105 @@
+"""aligner.files: atomic writes and one-line storage errors (a full disk above all)."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+import torch
+
+from aligner.checkpoint import atomic_save, load_checkpoint
+from aligner.files import (
+    OutputError,
+    atomic_write,
+    mount_point,
+    temporary_owner,
+    write_atomic,
+)
+
+
+def test_atomic_write_replaces_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "sub" / "out.txt"
+    write_atomic(path, lambda fh: fh.write("one"), "w", encoding="utf-8")
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.write("two")
+    assert path.read_text() == "two"
+    assert [p.name for p in path.parent.iterdir()] == ["out.txt"]
+
+
+def test_a_failing_writer_keeps_the_old_file(tmp_path):
+    path = tmp_path / "out.bin"
+    path.write_bytes(b"old")
+    with pytest.raises(ZeroDivisionError):
+        with atomic_write(path) as fh:
+            fh.write(b"new")
+            raise ZeroDivisionError
+    assert path.read_bytes() == b"old" and os.listdir(tmp_path) == ["out.bin"]
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (errno.ENOSPC, "no space left on"),
+        (errno.EDQUOT, "disk quota exceeded on"),
+        (errno.EROFS, "is a read-only file system"),
+        (errno.EACCES, "permission denied"),
+    ],
+)
+def test_storage_errors_are_one_line(tmp_path, code, words):
+    path = tmp_path / "out.bin"
+
+    def writer(fh):
+        fh.write(b"x")
+        raise OSError(code, os.strerror(code))
+
+    with pytest.raises(OutputError) as info:
+        write_atomic(path, writer)
+    message = str(info.value)
+    assert words in message and f"while writing {path}" in message and "\n" not in message
+    assert info.value.errno == code and not path.exists() and os.listdir(tmp_path) == []
+
+
+def test_full_disk_in_torch_save_keeps_the_checkpoint(tmp_path, monkeypatch):
+    """torch's serializer may wrap the OSError in a RuntimeError ([enforce fail at
+    inline_container.cc]); both read as a full disk, the old checkpoint intact."""
+    path = tmp_path / "ckpt-00000001.pt"
+    atomic_save({"model": {}, "step": 1, "config": {}}, path)
+
+    def wrapped(obj, fh):
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError as err:
+            raise RuntimeError("[enforce fail at inline_container.cc:664] . unexpected") from err
+
+    for fake in (wrapped, lambda obj, fh: (_ for _ in ()).throw(OSError(errno.ENOSPC, "full"))):
+        monkeypatch.setattr(torch, "save", fake)
+        with pytest.raises(OutputError, match=f"no space left on .* while writing {path}"):
+            atomic_save({"model": {}, "step": 2, "config": {}}, path)
+        assert load_checkpoint(path)["step"] == 1
+        assert os.listdir(tmp_path) == [path.name]
+
+
+def test_torch_write_failure_without_errno_on_a_full_disk(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10, 10, 0))
+
+    def failing(obj, fh):
+        raise RuntimeError("[enforce fail at inline_container.cc:778] . PytorchStreamWriter "
+                           "failed writing file data/0: file write failed")  # fmt: skip
+
+    monkeypatch.setattr(torch, "save", failing)
+    with pytest.raises(OutputError, match="no space left"):
+        atomic_save({}, tmp_path / "a.pt")
+
+
+def test_other_errors_pass_through_and_helpers(tmp_path):
+    with pytest.raises(OSError) as info:
+        write_atomic(tmp_path / "a", lambda fh: (_ for _ in ()).throw(OSError(errno.EIO, "io")))
+    assert not isinstance(info.value, OutputError)
+    assert temporary_owner(tmp_path / ".ckpt.pt.tmp-1234") == 1234
+    assert temporary_owner(tmp_path / "ckpt.pt") is None
+    assert os.path.ismount(mount_point(tmp_path / "not" / "yet"))
