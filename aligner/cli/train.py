@@ -35,23 +35,40 @@ import click
 )
 @click.option("--resume", is_flag=True, help="Continue from the latest checkpoint in --out.")
 @click.option(
-    "--force", is_flag=True, help="Delete the checkpoints and logs in --out and start over."
+    "--restart",
+    is_flag=True,
+    help="DELETE the checkpoints and TensorBoard logs in --out and start over.",
 )
+@click.option("--force", is_flag=True, hidden=True, help="Old name of --restart.")
 def train(
     recipe: Path,
     data_dir: Path,
     out_dir: Path,
     overrides: tuple[str, ...],
     resume: bool,
+    restart: bool,
     force: bool,
 ) -> None:
-    """Train a model from RECIPE.yaml on --data, writing checkpoints and logs to --out."""
+    """Train a model from RECIPE.yaml on --data, writing checkpoints and logs to --out.
+
+    Ctrl-C or SIGTERM saves a checkpoint first (a second Ctrl-C stops at once); continue
+    with --resume. One run at a time per --out."""
+    import signal
+    import sys
+
     from aligner.train.run import RunError, run
 
+    if force:
+        click.echo("note: `train --force` is now `train --restart` (it deletes the run in "
+                   "--out); --force will stop working in a later version", err=True)  # fmt: skip
     try:
-        run(recipe, data_dir, out_dir, overrides, resume, force, say=click.echo)
+        result = run(recipe, data_dir, out_dir, overrides, resume, restart or force, click.echo)
     except RunError as err:
-        raise click.ClickException(str(err)) from None
+        exc = click.ClickException(str(err))
+        exc.exit_code = err.exit_code
+        raise exc from None
+    if result.signal:  # interrupted: the conventional status of a process killed by it
+        sys.exit(128 + signal.Signals[result.signal].value)
 
 
 @click.command()

@@ -28,9 +28,10 @@ class TrainingDiverged(TrainingError):
 class FitResult:
     step: int
     epoch: int
-    reason: str  # "max_steps" | "max_minutes"
+    reason: str  # "max_steps" | "max_minutes" | "interrupted"
     best_loss: float
     checkpoint: Path | None
+    signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
 
 
 def to_device(batch: Any, device: torch.device) -> Any:
@@ -83,3 +84,19 @@ def make_loader(
         generator=torch.Generator().manual_seed(seed),
         persistent_workers=False,
     )
+
+
+def validation_batches(task: Any, cfg: Any, device: torch.device) -> Any:
+    """The validation batches of `task` on `device` (at most ``cfg.valid_batches``).
+
+    A capped validation takes the same random batches each time (fixed seed); the
+    unshuffled sampler would give the shortest items."""
+    capped = bool(cfg.valid_batches)
+    sampler = make_batch_sampler(
+        task.lengths(task.valid_set), cfg.batch_size, capped, 0, ddp.DistInfo()
+    )
+    loader = make_loader(task.valid_set, sampler, task.collate, cfg.num_workers, cfg.seed)
+    batches = (to_device(b, device) for b in loader)
+    if capped:
+        batches = (b for b, _ in zip(batches, range(cfg.valid_batches)))
+    return batches

@@ -3,6 +3,7 @@ for exact resume. Reading and writing the files is `aligner.checkpoint`'s."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 import torch
 
 from aligner.checkpoint import atomic_save, list_checkpoints
+from aligner.files import process_alive, temporary_owner
 
 
 def seed_everything(seed: int) -> None:
@@ -73,11 +75,18 @@ class CheckpointManager:
         """The ``ckpt-*.pt`` files, oldest step first."""
         return list_checkpoints(self.folder)
 
-    def remove_stale_temporaries(self) -> None:
-        """Delete temporary files left by a process killed while writing a checkpoint."""
+    def remove_stale_temporaries(self) -> list[Path]:
+        """Delete temporary files left by a process killed while writing a checkpoint; a
+        file of a live process (another run writing now) is left alone. Returns those
+        deleted."""
+        stale = []
         if self.folder.is_dir():
             for tmp in self.folder.glob(".*.pt.tmp-*"):
-                tmp.unlink(missing_ok=True)
+                owner = temporary_owner(tmp)
+                if owner is None or (owner != os.getpid() and not process_alive(owner)):
+                    tmp.unlink(missing_ok=True)
+                    stale.append(tmp)
+        return stale
 
     def latest(self) -> Path | None:
         ckpts = self.checkpoints()

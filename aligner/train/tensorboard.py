@@ -46,6 +46,7 @@ class Logger:
     def __init__(self, log_dir: str | Path, enabled: bool = True) -> None:
         self.log_dir = Path(log_dir)
         self.writer = None
+        self.described: set[str] = set()
         if enabled:
             from torch.utils.tensorboard import SummaryWriter
 
@@ -56,13 +57,48 @@ class Logger:
         return self.writer is not None
 
     def scalar(self, tag: str, value: float, step: int) -> None:
-        if self.writer is not None:
+        """A scalar; the first value of a tag carries its description (see
+        `aligner.train.descriptions`), shown by TensorBoard next to the chart."""
+        if self.writer is None:
+            return
+        if tag in self.described:
             self.writer.add_scalar(tag, float(value), step)
+            return
+        from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata
+
+        from aligner.train.descriptions import describe
+
+        self.described.add(tag)
+        meta = SummaryMetadata(summary_description=describe(tag))
+        value = Summary.Value(tag=tag, simple_value=float(value), metadata=meta)
+        self.writer._get_file_writer().add_summary(Summary(value=[value]), step)
 
     def scalars(self, values: Mapping[str, float], step: int, prefix: str = "") -> None:
-        """Each ``name: value`` as scalar ``prefix/name`` (or ``name`` with no prefix)."""
+        """Each ``name: value`` as scalar ``prefix/name`` (``name`` with no prefix, or when
+        it holds a ``/`` already: ``infer/focus_rate``)."""
         for name, value in values.items():
-            self.scalar(f"{prefix}/{name}" if prefix else name, value, step)
+            self.scalar(f"{prefix}/{name}" if prefix and "/" not in name else name, value, step)
+
+    def text(self, tag: str, markdown: str, step: int) -> None:
+        """Markdown for TensorBoard's Text dashboard."""
+        if self.writer is not None:
+            self.writer.add_text(tag, markdown, step)
+
+    def run_text(self, out_dir: Path, config: Mapping, step: int) -> None:
+        """The run's name, host and start, and its recipe (config YAML), as text."""
+        if self.writer is None:
+            return
+        import os
+        import socket
+
+        import yaml
+
+        recipe = yaml.safe_dump(dict(config), sort_keys=False)
+        started = time.strftime("%Y-%m-%d %H:%M:%S")
+        self.text("run/name", f"**{Path(out_dir).resolve().name}**: `{Path(out_dir)}`, "
+                  f"started {started} on {socket.gethostname()} (pid {os.getpid()}) "
+                  f"at step {step}", step)  # fmt: skip
+        self.text("run/recipe", "    " + recipe.replace("\n", "\n    "), step)
 
     def image(self, tag: str, image: np.ndarray, step: int) -> None:
         """An ``(H, W, 3)`` uint8 image."""
@@ -96,6 +132,27 @@ class Logger:
         if self.writer is not None:
             w = torch.as_tensor(_numpy(wav)).clamp(-1.0, 1.0).reshape(1, -1)
             self.writer.add_audio(tag, w, step, sample_rate=sample_rate)
+
+    def curve(self, tag: str, values: ArrayLike, step: int, threshold: float | None = None):
+        """A line plot of `values` (e.g. the stop probability per decoder step) as an image,
+        with a dashed horizontal line at `threshold`."""
+        if self.writer is None:
+            return
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(4, 2), dpi=80)
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        ax.plot(_numpy(values).reshape(-1))
+        if threshold is not None:
+            ax.axhline(threshold, color="gray", linestyle="--", linewidth=0.8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("decoder step")
+        fig.tight_layout()
+        fig.canvas.draw()
+        image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
+        self.image(tag, image, step)
 
     def flush(self) -> None:
         if self.writer is not None:

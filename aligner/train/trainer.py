@@ -19,7 +19,6 @@ from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Sampler
-from tqdm.auto import tqdm
 
 from aligner.checkpoint import CheckpointError, load_checkpoint
 from aligner.config import TrainConfig, to_dict
@@ -33,8 +32,11 @@ from aligner.train.batches import (
     make_batch_sampler,
     make_loader,
     to_device,
+    validation_batches,
 )
 from aligner.train.manager import CheckpointManager, rng_state, seed_everything, set_rng_state
+from aligner.train.progress import Progress
+from aligner.train.safety import Interrupts
 from aligner.train.schedule import build_optimizer
 from aligner.train.tensorboard import Logger, RunningMeans
 
@@ -76,6 +78,7 @@ class Trainer:
         self.best_loss = math.inf
         self.resumed = False
         self.logger: Logger | None = None
+        self.progress: Progress | None = None
 
     # ----------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:
@@ -117,7 +120,14 @@ class Trainer:
         if path is None:
             return None
         try:
-            self.load_state_dict(load_checkpoint(path, map_location="cpu"))
+            state = load_checkpoint(path, map_location="cpu")
+            theirs, ours = state["config"].get("task"), self.config.get("task")
+            if theirs and ours and theirs != ours:
+                raise CheckpointError(
+                    f"{path} is a checkpoint of task {theirs!r}, the recipe trains {ours!r}; "
+                    "give that run's recipe (its config.yaml) or another --out"
+                )
+            self.load_state_dict(state)
         except (KeyError, ValueError, RuntimeError) as err:
             if isinstance(err, CheckpointError):
                 raise
@@ -150,11 +160,8 @@ class Trainer:
             self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
         if not finite:
-            return (
-                None
-                if not self.scaler.is_enabled()
-                else {"loss": float(loss.detach()), "overflow": 1.0}
-            )
+            overflow = {"loss": float(loss.detach()), "overflow": 1.0}
+            return overflow if self.scaler.is_enabled() else None
         lr = self.scheduler.get_last_lr()[0]
         self.scheduler.step()
         return {"loss": float(loss.detach()), **parts, "grad_norm": grad_norm, "lr": lr}
@@ -164,19 +171,7 @@ class Trainer:
         metrics: dict[str, float] = {}
         if self.info.is_main:
             saved = rng_state()
-            # A capped validation (valid_batches) takes the same random batches each
-            # time (fixed seed); the unshuffled sampler would give the shortest items.
-            sampler = make_batch_sampler(
-                self.task.lengths(self.task.valid_set),
-                self.cfg.batch_size,
-                bool(self.cfg.valid_batches),
-                0,
-                ddp.DistInfo(),
-            )
-            loader = self._loader(self.task.valid_set, sampler)
-            batches = (to_device(b, self.device) for b in loader)
-            if self.cfg.valid_batches:
-                batches = (b for b, _ in zip(batches, range(self.cfg.valid_batches)))
+            batches = validation_batches(self.task, self.cfg, self.device)
             model = ddp.unwrap_model(self.model)
             model.eval()
             with torch.no_grad(), self._autocast():
@@ -199,63 +194,66 @@ class Trainer:
 
     # ----------------------------------------------------------------- loop
     def fit(self) -> FitResult:
-        """Train until `max_steps` or `max_minutes`; see the module docstring for resume."""
+        """Train until `max_steps` or `max_minutes`, or until SIGINT/SIGTERM (then save a
+        checkpoint and stop; a second signal stops at once); see the module docstring."""
         cfg, info = self.cfg, self.info
         if not self.resumed:  # a fresh run: the same seed gives the same run
             seed_everything(cfg.seed + info.rank)
         if info.is_main:
             self.checkpoints.remove_stale_temporaries()
         self.logger = Logger(self.out_dir / "tb", enabled=info.is_main)
-        start, window = time.monotonic(), RunningMeans()
-        bar = tqdm(
-            total=cfg.max_steps,
-            initial=self.step,
-            disable=not (info.is_main and cfg.progress),
-            dynamic_ncols=True,
-            desc="train",
-        )
-        reason = "max_steps"
-        last_saved = self.step if self.resumed else None
         try:
-            while self.step < cfg.max_steps:
-                self.sampler.set_epoch(self.epoch)  # after a resume it skips the done batches
-                loader = self._loader(self.task.train_set, self.sampler)
-                if len(loader) == 0:
-                    raise TrainingError(
-                        f"the training set gives no batch of size {cfg.batch_size}; "
-                        "add data or lower train.batch_size"
-                    )
-                for batch in loader:
-                    saved = self._one_step(batch, window, bar)
-                    last_saved = saved if saved is not None else last_saved
-                    timeout = cfg.max_minutes is not None and (
-                        time.monotonic() - start > 60 * cfg.max_minutes
-                    )
-                    if ddp.any_true(timeout, info):
-                        reason = "max_minutes"
-                        break
-                    if self.step >= cfg.max_steps:
-                        break
+            self.logger.run_text(self.out_dir, self.config, self.step)
+            start = time.monotonic()
+            self.progress = Progress(cfg, self.step, info.is_main and cfg.progress, start)
+            last_saved = self.step if self.resumed else None
+            with Interrupts() as interrupts:
+                try:
+                    reason, last_saved = self._loop(start, interrupts, last_saved)
+                finally:
+                    self.progress.close()
+                if self.step != last_saved:
+                    path = self.save()
                 else:
-                    self.epoch, self.batches_done = self.epoch + 1, 0
-                    continue
-                break
+                    path = self.checkpoints.latest() if info.is_main else None
         finally:
-            bar.close()
-        if self.step != last_saved:
-            path = self.save()
-        else:
-            path = self.checkpoints.latest() if info.is_main else None
-        self.logger.close()
-        return FitResult(self.step, self.epoch, reason, self.best_loss, path)
+            self.logger.close()
+        return FitResult(
+            self.step, self.epoch, reason, self.best_loss, path, interrupts.signal_name
+        )
 
-    def _one_step(self, batch: dict[str, Any], window: RunningMeans, bar: tqdm) -> int | None:
+    def _loop(
+        self, start: float, interrupts: Interrupts, last_saved: int | None
+    ) -> tuple[str, int | None]:
+        """The epochs of `fit`; (why it stopped, the last step saved)."""
+        cfg, window = self.cfg, RunningMeans()
+        while self.step < cfg.max_steps:
+            self.sampler.set_epoch(self.epoch)  # after a resume it skips the done batches
+            loader = self._loader(self.task.train_set, self.sampler)
+            if len(loader) == 0:
+                raise TrainingError(
+                    f"the training set gives no batch of size {cfg.batch_size}; "
+                    "add data or lower train.batch_size"
+                )
+            for batch in loader:
+                saved = self._one_step(batch, window)
+                last_saved = saved if saved is not None else last_saved
+                timeout = cfg.max_minutes is not None and (
+                    time.monotonic() - start > 60 * cfg.max_minutes
+                )
+                if ddp.any_true(timeout or interrupts.signal_name is not None, self.info):
+                    return ("interrupted" if interrupts.signal_name else "max_minutes"), last_saved
+                if self.step >= cfg.max_steps:
+                    return "max_steps", last_saved
+            self.epoch, self.batches_done = self.epoch + 1, 0
+        return "max_steps", last_saved
+
+    def _one_step(self, batch: dict[str, Any], window: RunningMeans) -> int | None:
         """Train on `batch`, then log/validate/checkpoint as due; the step saved, if any."""
         cfg = self.cfg
         out = self.train_step(batch)
         self.step += 1
         self.batches_done += 1
-        bar.update(1)
         if out is None:
             self.nonfinite_in_row += 1
             self.logger.scalar("train/nonfinite_skipped", 1.0, self.step)
@@ -265,26 +263,31 @@ class Trainer:
         else:
             self.nonfinite_in_row = 0
             window.add(out)
-            bar.set_postfix(loss=f"{out['loss']:.4f}", refresh=False)
+        self.progress.update(self.step, out["loss"] if out else None)
         if self.step % cfg.log_every == 0 and window.count:
             self.logger.scalars(window.means(), self.step, prefix="train")
             self.logger.scalar("train/steps_per_s", window.rate(), self.step)
             window.reset()
-        saved = None
         if self.step % cfg.eval_every == 0:
-            loss = self.validate().get("loss", math.inf)
-            is_best = bool(ddp.any_true(loss < self.best_loss, self.info))
-            if is_best:
-                self.best_loss = loss
-            if self.step % cfg.checkpoint_every == 0:
-                self.save(is_best=is_best)
-                saved = self.step
-            elif is_best:
-                self.save(only_best=True)
-        elif self.step % cfg.checkpoint_every == 0:
+            return self._validate_and_save()
+        if self.step % cfg.checkpoint_every == 0:
             self.save()
-            saved = self.step
-        return saved
+            return self.step
+        return None
+
+    def _validate_and_save(self) -> int | None:
+        metrics = self.validate()
+        self.progress.validation(self.step, metrics)
+        loss = metrics.get("loss", math.inf)
+        is_best = bool(ddp.any_true(loss < self.best_loss, self.info))
+        if is_best:
+            self.best_loss = loss
+        if self.step % self.cfg.checkpoint_every == 0:
+            self.save(is_best=is_best)
+            return self.step
+        if is_best:
+            self.save(only_best=True)
+        return None
 
     def _diverged(self) -> None:
         path = self.save()
