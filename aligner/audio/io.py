@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,6 +13,8 @@ import numpy as np
 import soundfile as sf
 import torch
 import torchaudio.functional as AF
+
+from aligner.files import OutputError, atomic_write, mount_point
 
 
 class AudioError(ValueError):
@@ -106,16 +110,23 @@ def save_audio(
     if data.dim() != 1:
         raise ValueError(f"save_audio expects a mono waveform (L,), got shape {tuple(data.shape)}")
     data = data.clamp(-1.0, 1.0).numpy()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fmt = path.suffix.lstrip(".").upper()
     fmt = fmt if fmt in sf.available_formats() else "WAV"
     subtype = "PCM_16" if sf.check_format(fmt, "PCM_16") else None
     try:
-        sf.write(str(tmp), data, sample_rate, subtype=subtype, format=fmt)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+        with atomic_write(path) as fh:
+            sf.write(fh, data, sample_rate, subtype=subtype, format=fmt)
+    except (sf.LibsndfileError, RuntimeError) as err:
+        # libsndfile reports a failed write as a "System error": a full disk when the
+        # folder has less room than the samples being written
+        if shutil.disk_usage(mount_point(path)).free < 2 * data.size + (1 << 16):
+            raise OutputError(
+                f"no space left on {mount_point(path)} while writing {path}; "
+                "free some space or write elsewhere",
+                path,
+                errno.ENOSPC,
+            ) from None
+        raise OutputError(f"could not write {path} ({err})", path) from None
 
 
 def join_waves(

@@ -8,10 +8,13 @@ the work is done by the library. Errors the user can fix are raised as
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
 from aligner import __version__
+from aligner.cli.errors import describe_os_error
+from aligner.files import OutputError
 
 # name -> "module:attribute"; a module is imported only when its command runs.
 COMMANDS: dict[str, str] = {
@@ -48,6 +51,23 @@ class LazyGroup(click.Group):
                 return None
             raise
         return getattr(module, attr, None)
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; an operating-system error (a full disk, a read-only folder) or
+        exhausted memory that no command caught becomes one line, never a traceback."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # `aligner g2p ... | head`: the reader left
+            sys.stderr.close()
+            raise click.exceptions.Exit(1) from None
+        except OSError as err:
+            raise click.ClickException(describe_os_error(err)) from None
+        except OutputError as err:
+            raise click.ClickException(str(err)) from None
+        except MemoryError:
+            raise click.ClickException(
+                "out of memory: use a smaller --batch-size or shorter inputs"
+            ) from None
 
     @staticmethod
     def _available(name: str) -> bool:

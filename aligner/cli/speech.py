@@ -10,6 +10,17 @@ from pathlib import Path
 
 import click
 
+from aligner.cli.options import (
+    MAX_PAUSE_SECONDS,
+    batch_size_option,
+    checkpoint_option,
+    device_option,
+    force_option,
+    griffin_lim_option,
+    max_length_ratio_option,
+    parse_window,
+)
+
 
 @contextmanager
 def user_errors() -> Iterator[None]:
@@ -24,39 +35,47 @@ def user_errors() -> Iterator[None]:
         raise click.ClickException(str(err)) from None
 
 
-def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
-    """``"back,front"`` -> (back, front) ints >= 0."""
-    if value is None:
-        return None
-    try:
-        back, front = (int(v) for v in value.split(","))
-    except ValueError:
-        raise click.BadParameter(
-            f"expected two integers BACK,FRONT (e.g. 1,3), got {value!r}"
-        ) from None
-    if back < 0 or front < 0:
-        raise click.BadParameter(f"both must be >= 0, got {value!r}")
-    return back, front
-
-
 def report(run, what: str) -> None:
+    """Warnings, then `what`; every bad item of a batch on its own line and exit 1."""
     for line in run.warnings:
         click.echo(f"warning: {line}", err=True)
     click.echo(what)
+    bad = getattr(run, "bad", [])
+    for line in bad:
+        click.echo(f"Error: {line}", err=True)
+    if bad:
+        click.echo(f"Error: {len(bad)} bad input(s) skipped (listed above)", err=True)
+        raise click.exceptions.Exit(1)
 
 
-checkpoint_option = click.option(
-    "--checkpoint",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="A .pt file from EXP/checkpoints (best.pt or ckpt-STEP.pt).",
-)
-force_option = click.option("--force", is_flag=True, help="Overwrite existing outputs.")
+def read_text_file(path: Path) -> str:
+    """The UTF-8 text of --text-file; one line for a missing, binary or non-UTF-8 file."""
+    if not path.is_file():
+        raise click.ClickException(f"--text-file {path} does not exist")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise click.ClickException(f"--text-file {path} is a binary file, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise click.ClickException(
+            f"--text-file {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
+            "convert it, e.g. iconv -f latin1 -t utf-8"
+        ) from None
+
+
 seed_option = click.option(
     "--seed",
     default=0,
     show_default=True,
     help="Seed (the prenet keeps dropout on, as Tacotron 2).",
+)
+save_mel_option = click.option(
+    "--save-mel",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write each predicted mel spectrogram as NAME.npy (log-mel, frames x mels; "
+    "see docs/commands.md) into this folder, for a neural vocoder.",
 )
 
 
@@ -64,54 +83,51 @@ seed_option = click.option(
 @click.command()
 @checkpoint_option
 @click.option("--text", help="Text to say (long text is split into sentences).")
-@click.option("--text-file", type=click.Path(path_type=Path), help="Read the text from a file.")
+@click.option("--text-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Read the text from this UTF-8 file instead.")  # fmt: skip
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Output WAV (sentences joined with --pause seconds of silence).")  # fmt: skip
+              help="Output WAV file (sentences joined with --pause seconds of silence).")  # fmt: skip
 @click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path),
-              help="Heatmap PNG of the alignment (sentences one after another).")  # fmt: skip
-@click.option(
-    "--max-length-ratio",
-    default=10.0,
-    show_default=True,
-    help="Stop a sentence after this many mel frames per input token (reported when hit).",
-)
-@click.option(
-    "--window", callback=parse_window, help="Monotonic attention window BACK,FRONT (e.g. 1,3)."
-)
-@click.option("--batch-size", default=8, show_default=True, help="Sentences decoded at once.")
-@click.option("--pause", default=0.25, show_default=True, help="Seconds between sentences.")
-@click.option("--griffin-lim-iters", default=60, show_default=True)
-@click.option("--device", default="cpu", show_default=True)
+              help="Alignment heatmap PNG file (one panel per sentence).")  # fmt: skip
+@save_mel_option
+@max_length_ratio_option(default=10.0, per="mel frames per input token")
+@click.option("--window", callback=parse_window,
+              help="Monotonic attention window BACK,FRONT around the last focus (e.g. 1,3).")  # fmt: skip
+@batch_size_option(what="Sentences decoded at once.")
+@click.option("--pause", default=0.25, show_default=True,
+              type=click.FloatRange(0.0, MAX_PAUSE_SECONDS),
+              help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).")  # fmt: skip
+@griffin_lim_option
+@device_option
 @seed_option
 @force_option
-def synthesize(
-    checkpoint: Path,
-    text: str | None,
-    text_file: Path | None,
-    out: Path,
-    alignment: Path | None,
-    max_length_ratio: float,
-    window: tuple[int, int] | None,
-    batch_size: int,
-    pause: float,
-    griffin_lim_iters: int,
-    device: str,
-    seed: int,
-    force: bool,
-) -> None:
-    """Text to speech with a TTS checkpoint (Griffin-Lim vocoder)."""
+def synthesize(checkpoint: Path, text: str | None, text_file: Path | None, out: Path,
+               alignment: Path | None, save_mel: Path | None, max_length_ratio: float,
+               window: tuple[int, int] | None, batch_size: int, pause: float,
+               griffin_lim_iters: int, device: str, seed: int, force: bool) -> None:  # fmt: skip
+    """Text to speech with a TTS checkpoint (Griffin-Lim vocoder).
+
+    Prints how the text was normalized and split into sentences.
+
+    \b
+    Examples:
+      aligner synthesize --checkpoint demo/exp --text "Hello there." --out hello.wav
+      aligner synthesize --checkpoint exp/tts/checkpoints/best.pt --text-file book.txt \\
+          --out book.wav --save-mel mels/
+    """
     from aligner.inference.synthesis import Decoding
     from aligner.inference.synthesis import synthesize as run
 
     if (text is None) == (text_file is None):
         raise click.ClickException("give the text with exactly one of --text or --text-file")
     if text_file is not None:
-        if not text_file.is_file():
-            raise click.ClickException(f"--text-file {text_file} does not exist")
-        text = text_file.read_text(encoding="utf-8")
+        text = read_text_file(text_file)
     decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
     with user_errors():
-        result = run(checkpoint, text or "", out, alignment, decoding, pause, device, force)
+        result = run(checkpoint, text or "", out, alignment, decoding, pause, device, force,
+                     save_mel=save_mel)  # fmt: skip
+    for i, sentence in enumerate(result.names, 1):
+        click.echo(f"sentence {i}: {sentence}")
     report(result, f"wrote {out} ({result.frames} frames, {len(result.names)} sentence(s), "
            f"{checkpoint} at step {result.step})")  # fmt: skip
 
@@ -122,37 +138,38 @@ def synthesize(
 @click.option("--in", "src", required=True, type=click.Path(path_type=Path),
               help="Source audio: a file, a folder of audio files, or a manifest (.jsonl).")  # fmt: skip
 @click.option("--out", required=True, type=click.Path(path_type=Path),
-              help="OUT.wav for one file, a folder for several.")  # fmt: skip
+              help="A WAV file for one input file; a folder for a folder or a manifest.")  # fmt: skip
 @click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path),
-              help="Heatmap PNG (one input file only).")  # fmt: skip
-@click.option("--max-length-ratio", default=3.0, show_default=True,
-              help="Stop after this many output frames per source frame (reported when hit).")  # fmt: skip
-@click.option("--window", callback=parse_window, help="Monotonic window BACK,FRONT.")
-@click.option("--batch-size", default=8, show_default=True)
-@click.option("--griffin-lim-iters", default=60, show_default=True)
-@click.option("--device", default="cpu", show_default=True)
+              help="Alignment heatmap PNG file (one input file only).")  # fmt: skip
+@save_mel_option
+@max_length_ratio_option(default=3.0, per="output frames per source frame")
+@click.option("--window", callback=parse_window, help="Monotonic window BACK,FRONT (e.g. 1,3).")
+@batch_size_option(what="Pieces of audio decoded at once.")
+@griffin_lim_option
+@device_option
 @seed_option
 @force_option
-def convert(
-    checkpoint: Path,
-    src: Path,
-    out: Path,
-    alignment: Path | None,
-    max_length_ratio: float,
-    window: tuple[int, int] | None,
-    batch_size: int,
-    griffin_lim_iters: int,
-    device: str,
-    seed: int,
-    force: bool,
-) -> None:
-    """Voice conversion of one file, a folder or a manifest with a VC checkpoint."""
+def convert(checkpoint: Path, src: Path, out: Path, alignment: Path | None,
+            save_mel: Path | None, max_length_ratio: float, window: tuple[int, int] | None,
+            batch_size: int, griffin_lim_iters: int, device: str, seed: int,
+            force: bool) -> None:  # fmt: skip
+    """Voice conversion of one file, a folder or a manifest with a VC checkpoint.
+
+    A batch converts every readable input, names each bad one (also in OUT/summary.json)
+    and then exits with status 1. Recordings longer than 20 s are converted in pieces cut
+    at silences.
+
+    \b
+    Examples:
+      aligner convert --checkpoint exp/vc --in src.wav --out converted.wav
+      aligner convert --checkpoint exp/vc/checkpoints/best.pt --in data/test.jsonl --out conv/
+    """
+    from aligner.inference.conversion import convert as run
     from aligner.inference.synthesis import Decoding
-    from aligner.inference.synthesis import convert as run
 
     decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
     with user_errors():
-        result = run(checkpoint, src, out, alignment, decoding, device, force)
+        result = run(checkpoint, src, out, alignment, decoding, device, force, save_mel=save_mel)
     report(
         result, f"wrote {len(result.outputs)} file(s) to {out} ({checkpoint} at step {result.step})"
     )
@@ -161,10 +178,12 @@ def convert(
 # ---------------------------------------------------------------------- align
 @click.command()
 @checkpoint_option
-@click.option("--manifest", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--batch-size", default=8, show_default=True)
-@click.option("--min-focus", default=0.4, show_default=True,
+@click.option("--manifest", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="A JSON Lines manifest (id, audio, text; VC: target_audio).")  # fmt: skip
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder (per-utterance files and summary.json).")  # fmt: skip
+@batch_size_option(what="Utterances aligned at once.")
+@click.option("--min-focus", default=0.4, show_default=True, type=click.FloatRange(0.0, 1.0),
               help="Flag alignments whose mean focus rate is below this.")  # fmt: skip
 @click.option("--no-png", is_flag=True, help="Skip the heatmap PNGs (faster).")
 @click.option("--durations", type=click.Choice(["search", "argmax"]), default="search",
@@ -172,7 +191,7 @@ def convert(
               help="search: the best monotonic path through the attention spread to frames "
               "(frame resolution); argmax: the most attended token of each decoder step "
               "(multiples of r frames).")  # fmt: skip
-@click.option("--device", default="cpu", show_default=True)
+@device_option
 @force_option
 def align(
     checkpoint: Path,
@@ -185,28 +204,36 @@ def align(
     device: str,
     force: bool,
 ) -> None:
-    """Teacher-forced alignments of a manifest's audio + text (TTS) or audio pairs (VC):
-    durations JSON, Praat TextGrid, heatmap and metrics per utterance, and a summary
-    (summary.json) flagging suspect alignments: skipped or repeated tokens, or a mean
-    focus rate below --min-focus."""
+    """Alignments of a manifest: durations, TextGrids, heatmaps and a summary.
+
+    With a TTS or VC checkpoint (teacher-forced) or an alignment model's: per utterance
+    a durations JSON, a Praat TextGrid (words, phones, tokens), durations/ID.npy, the
+    weights and a heatmap; summary.json flags suspect alignments (skipped or repeated
+    tokens, mean focus rate below --min-focus). Items that cannot be aligned are named
+    and counted; the others are aligned, then the command exits with status 1.
+
+    \b
+    Examples:
+      aligner align --checkpoint exp/align --manifest data/test.jsonl --out align/
+      aligner score-alignment --reference data/test.jsonl --predicted align/
+    """
     from aligner.inference.align import align_manifest
 
+    if out.exists() and not out.is_dir():
+        raise click.ClickException(f"--out {out} is a file; give a folder")
     if out.exists() and any(out.iterdir()) and not force:
         raise click.ClickException(f"{out} is not empty; pass --force to overwrite its files")
     with user_errors():
-        summary = align_manifest(
-            checkpoint,
-            manifest,
-            out,
-            batch_size,
-            min_focus,
-            not no_png,
-            device,
-            force,
-            durations=durations,
-        )
+        summary = align_manifest(checkpoint, manifest, out, batch_size, min_focus, not no_png,
+                                 device, force, durations=durations)  # fmt: skip
     click.echo(summary.table())
     click.echo(f"wrote {out}/summary.json and per-utterance files")
+    for bad in summary.bad:
+        click.echo(f"Error: {bad['id']}: {bad['reason']}", err=True)
+    if summary.bad:
+        click.echo(f"Error: {len(summary.bad)} item(s) not aligned (listed above and in "
+                   f"{out}/summary.json)", err=True)  # fmt: skip
+        raise click.exceptions.Exit(1)
 
 
 # ---------------------------------------------------------------------- plot
@@ -216,7 +243,12 @@ def align(
 @click.option("--title", default=None)
 @force_option
 def plot(alignment: Path, out: Path, title: str | None, force: bool) -> None:
-    """Heatmap PNG of an alignment saved as .npy ((T_dec, T_enc), or (1, T_dec, T_enc))."""
+    """Heatmap PNG of an alignment saved as .npy ((T_dec, T_enc), or (1, T_dec, T_enc)).
+
+    \b
+    Example:
+      aligner plot align/u0.npy --out u0.png
+    """
     from aligner.attention.plot import plot_npy
 
     try:

@@ -23,6 +23,13 @@ class ManifestError(ValueError):
     """A manifest that cannot be read; the message names the file, the line and the fix."""
 
 
+class ManifestNotFoundError(ManifestError, FileNotFoundError):
+    """The manifest file does not exist."""
+
+
+TEXT_KEYS: tuple[str, ...] = ("text", "source", "target")
+
+
 def read_manifest(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Read a JSON Lines manifest; audio paths are returned absolute.
 
@@ -32,12 +39,13 @@ def read_manifest(path: str | os.PathLike) -> list[dict[str, Any]]:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: manifest not found; run `aligner prepare` first")
+        raise ManifestNotFoundError(f"{path}: manifest not found; run `aligner prepare` first")
     root = path.parent.resolve()
     items: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            line = _decode(raw, path, lineno)
             if not line.strip():
                 continue
             item = _parse_line(line, path, lineno)
@@ -49,6 +57,16 @@ def read_manifest(path: str | os.PathLike) -> list[dict[str, Any]]:
             seen[item["id"]] = lineno
             items.append(_resolve_paths(item, root))
     return items
+
+
+def _decode(raw: bytes, path: Path, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError as err:
+        raise ManifestError(
+            f"{path}:{lineno}: not UTF-8 (byte {raw[err.start]:#x} at column {err.start + 1}); "
+            "manifests are UTF-8: convert the file, e.g. iconv -f latin1 -t utf-8"
+        ) from None
 
 
 def _parse_line(line: str, path: Path, lineno: int) -> dict[str, Any]:
@@ -70,6 +88,12 @@ def _parse_line(line: str, path: Path, lineno: int) -> dict[str, Any]:
     for key in PATH_KEYS:
         if key in item and not isinstance(item[key], str):
             raise ManifestError(f"{path}:{lineno}: field {key!r} must be a path string")
+    for key in TEXT_KEYS:
+        if key in item and not isinstance(item[key], str):
+            raise ManifestError(
+                f"{path}:{lineno}: field {key!r} must be a string, got "
+                f"{type(item[key]).__name__} {json.dumps(item[key])[:40]}"
+            )
     return item
 
 

@@ -15,8 +15,9 @@ Text (`aligner.inference.text`, `.text_io`)::
 
 from aligner.inference.align import align_manifest
 from aligner.inference.common import InferenceError
+from aligner.inference.conversion import convert
 from aligner.inference.speech import Generated, SpeechModel, load_speech_model
-from aligner.inference.synthesis import Decoding, convert, synthesize, synthesize_text
+from aligner.inference.synthesis import Decoding, synthesize, synthesize_text
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 from aligner.inference.text_io import Search, decode_inputs
 

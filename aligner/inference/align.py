@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
     Summary,
     SuspectThresholds,
@@ -17,12 +18,8 @@ from aligner.inference.alignment_files import (
     utterance_metrics,
     write_utterance,
 )
-from aligner.inference.common import InferenceError
+from aligner.inference.common import InferenceError, manifest_items, output_names
 from aligner.inference.speech import load_speech_model
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "item"
 
 
 def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -67,18 +64,18 @@ def _utterance(
     m = utterance_metrics(weights[None], torch.tensor([steps]), torch.tensor([n]), required)
     cfg = speech.mel_cfg
     return UtteranceAlignment(
-        _safe(name), tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
+        name, tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
         cfg.sample_rate, m[0], kind, method, item.get("text") if kind != "positions" else None,
     )  # fmt: skip
 
 
-def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict | None:
+def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict:
     """VC with reference timings of both voices: the mean absolute error (ms) of the
     source-to-target mapping the alignment implies at the phone boundaries (the word
     boundaries when the two voices' phones differ in number): ``mapping_ms``, and
-    ``mapping_tier``. None for TTS or without timings."""
+    ``mapping_tier``. Empty for TTS or without timings."""
     if speech.task != "vc" or not (item.get("timings") and item.get("target_timings")):
-        return None
+        return {}
     from aligner.audio.timings import Timings, mapping_errors
 
     cfg = speech.mel_cfg
@@ -95,7 +92,7 @@ def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict | 
                 "mapping_ms": round(1000 * float(np.mean(np.abs(errors))), 3),
                 "mapping_tier": tier,
             }
-    return None
+    return {}
 
 
 def align_manifest(
@@ -113,21 +110,20 @@ def align_manifest(
     """Alignment of every item of `manifest` with a TTS or VC checkpoint (teacher-forced)
     or an alignment model's (its soft alignment, one row per frame: ``r = 1``).
 
-    Per item (files named after its id): durations JSON, TextGrid, weights .npy, heatmap
-    PNG; then ``summary.json``. TTS aligns text tokens with the audio's frames; VC aligns
-    source-mel positions (after the encoder's time reduction) with the target's frames.
-    Items are processed `chunk` at a time, so memory does not grow with the manifest.
-    `durations`: ``search`` (frame resolution) or ``argmax`` (multiples of r), see
-    `aligner.inference.alignment_files`.
+    Per item (files named after its id, confined to `out_dir`): durations JSON,
+    TextGrid, weights .npy, heatmap PNG; then ``summary.json``. An item that cannot be
+    aligned (no audio, unreadable audio, no text) is listed with its reason in
+    ``Summary.bad`` and the others are aligned. TTS aligns tokens with frames; VC source
+    positions (after the encoder's time reduction) with the target's frames. Items go `chunk` at a time: memory does not grow with the manifest. `durations`:
+    ``search`` (frames) or ``argmax`` (multiples of r), see `.alignment_files`.
     """
     if durations not in ("search", "argmax"):
         raise InferenceError(f"durations must be search or argmax, got {durations!r}")
     from tqdm import tqdm
 
-    from aligner.data.manifest import read_manifest
-
+    items = manifest_items(Path(manifest), "--manifest")
+    names = output_names([it["id"] for it in items], str(manifest))
     speech = load_speech_model(checkpoint, None, device)
-    items = read_manifest(manifest)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     # the aligner's frame-level argmax flickers at boundaries: no suspect repeats
@@ -135,15 +131,27 @@ def align_manifest(
     summary = Summary(SuspectThresholds(min_focus=min_focus, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):
-            part = items[start : start + chunk]
-            names = [str(it.get("id", start + k)) for k, it in enumerate(part)]
-            feats = [_features(speech, it, f"{manifest} item {n}") for it, n in zip(part, names)]
-            weights = speech.teacher_force([f[0] for f in feats], [f[1] for f in feats], batch_size)
-            for it, name, (source, target), w in zip(part, names, feats, weights):
-                utt = _utterance(speech, it, name, source, len(target), w, durations)
+            part = _readable(speech, items[start : start + chunk], manifest, summary)
+            sources, targets = [f[0] for _, f in part], [f[1] for _, f in part]
+            weights = speech.teacher_force(sources, targets, batch_size)
+            for (k, (source, target)), w in zip(part, weights):
+                it = items[start + k]
+                utt = _utterance(speech, it, names[start + k], source, len(target), w, durations)
                 record = write_utterance(utt, out, png=png, force=force)
-                mapping = _mapping_ms(speech, it, record["frames"])
-                summary.add(name, utt.metrics if mapping is None else {**utt.metrics, **mapping})
-                bar.update(1)
-    (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=1) + "\n")
+                summary.add(it["id"], {**utt.metrics, **_mapping_ms(speech, it, record["frames"])})
+            bar.update(len(items[start : start + chunk]))
+    text = json.dumps(summary.to_dict(), indent=1) + "\n"
+    write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary
+
+
+def _readable(speech: Any, part: list[dict], manifest: str | Path, summary: Summary) -> list:
+    """[(index in `part`, (source, target))] of the items whose features can be made; each
+    other one goes to ``summary.bad`` with its reason."""
+    out = []
+    for k, it in enumerate(part):
+        try:
+            out.append((k, _features(speech, it, f"{manifest} item {it['id']}")))
+        except (InferenceError, ValueError) as err:  # AudioError is a ValueError
+            summary.add_bad(it["id"], str(err))
+    return out

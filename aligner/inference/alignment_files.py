@@ -19,6 +19,7 @@ focus rate below a threshold; see :class:`SuspectThresholds`.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ import numpy as np
 import torch
 
 from aligner.attention import metrics, search
+from aligner.files import output_error, temporary_name, write_atomic
 from aligner.text.tiers import frame_bounds, optional_tokens, token_tiers
 
 SPACE_LABEL = "sp"
@@ -167,7 +169,14 @@ def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
             entries = [(s, e, label) for s, e, label in record[name] if e > s]
             tg.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
     tg.addTier(textgrid.IntervalTier("tokens", intervals, 0.0, end))
-    tg.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
+    tmp = temporary_name(Path(path))
+    try:  # praatio writes by name: a temporary name, then the rename (atomic)
+        tg.save(str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
+        os.replace(tmp, path)
+    except OSError as err:
+        raise (output_error(err, path) or err) from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def utterance_metrics(
@@ -200,11 +209,11 @@ def write_utterance(
             raise FileExistsError(f"{path} exists; pass --force to overwrite it")
     record = durations_record(utt)
     record["metrics"] = dict(utt.metrics)
-    (out_dir / f"{utt.id}.durations.json").write_text(json.dumps(record, indent=1) + "\n")
-    write_textgrid(record, out_dir / f"{utt.id}.TextGrid")
-    np.save(out_dir / f"{utt.id}.npy", utt.weights.astype(np.float32))
-    paths[-1].parent.mkdir(exist_ok=True)
-    np.save(paths[-1], np.asarray(record["frames"], dtype=np.int64))
+    text = json.dumps(record, indent=1) + "\n"
+    write_atomic(paths[0], lambda fh: fh.write(text), "w", encoding="utf-8")
+    write_textgrid(record, paths[1])
+    write_atomic(paths[2], lambda fh: np.save(fh, utt.weights.astype(np.float32)))
+    write_atomic(paths[3], lambda fh: np.save(fh, np.asarray(record["frames"], dtype=np.int64)))
     if png:
         labels = [_label(t) for t in utt.tokens] if len(utt.tokens) <= 80 else None
         path = out_dir / f"{utt.id}.png"
@@ -218,9 +227,14 @@ class Summary:
 
     thresholds: SuspectThresholds
     utterances: list[dict[str, Any]] = field(default_factory=list)
+    bad: list[dict[str, str]] = field(default_factory=list)
 
     def add(self, utt_id: str, m: dict[str, float]) -> None:
         self.utterances.append({"id": utt_id, **m, "suspect": self.thresholds.reasons(m)})
+
+    def add_bad(self, utt_id: str, reason: str) -> None:
+        """An item that could not be aligned (it has no files), with the reason."""
+        self.bad.append({"id": utt_id, "reason": reason})
 
     @property
     def suspects(self) -> list[dict[str, Any]]:
@@ -244,11 +258,14 @@ class Summary:
             "thresholds": asdict(self.thresholds),
             "mean": self.means(),
             "items": self.utterances,
+            "bad": len(self.bad),
+            "bad_items": self.bad,
         }
 
     def table(self, limit: int = 20) -> str:
         """A plain-text table: the means, then up to `limit` suspect utterances."""
-        lines = [f"{len(self.utterances)} utterances, {len(self.suspects)} suspect"]
+        lines = [f"{len(self.utterances)} utterances, {len(self.suspects)} suspect"
+                 + (f", {len(self.bad)} bad (not aligned)" if self.bad else "")]  # fmt: skip
         mean = self.means()
         lines.append("mean: " + "  ".join(f"{k} {v:.3f}" for k, v in mean.items()))
         if self.suspects:

@@ -30,3 +30,28 @@ def manifest_items(
             more = f"; {hint}" if hint else ""
             raise InferenceError(f"{path}: items without '{key}': {', '.join(bad[:5])}{more}")
     return items
+
+
+def safe_name(item_id: object) -> str:
+    """A file name for an item id that stays inside the output folder: every character
+    but letters, digits, ``-``, ``_`` and ``.`` becomes ``_`` (so ``../x`` and ``/abs/x``
+    cannot leave it), without leading dots (no hidden files, no ``..``)."""
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(item_id))
+    return name.lstrip(".") or "item"
+
+
+def output_names(ids: list[object], source: str) -> list[str]:
+    """`safe_name` of each id; InferenceError (naming both ids) when two of them would
+    write the same files (equal names, also when they differ only in case, as on
+    case-insensitive file systems)."""
+    names = [safe_name(i) for i in ids]
+    seen: dict[str, object] = {}
+    for item_id, name in zip(ids, names):
+        key = name.casefold()
+        if key in seen:
+            raise InferenceError(
+                f"{source}: items {seen[key]!r} and {item_id!r} would both be written as "
+                f"{name!r}; give them distinct ids (letters, digits, - _ .)"
+            )
+        seen[key] = item_id
+    return names

@@ -1,5 +1,5 @@
-"""`aligner synthesize` and `aligner convert` as library calls: text or audio in, WAV files
-(and an alignment heatmap) out.
+"""`aligner synthesize` as a library call: text in, a WAV file (and an alignment heatmap)
+out; what it shares with `aligner convert` (`aligner.inference.conversion`).
 
     speech = load_speech_model("exp/tts/checkpoints/best.pt", "tts")
     wave, results = synthesize_text(speech, "Hello there. How are you?")
@@ -7,17 +7,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import torch
 
 from aligner.inference.common import InferenceError
 from aligner.inference.speech import Generated, SpeechModel, load_speech_model
-
-AUDIO_EXTS = (".wav", ".flac", ".ogg", ".mp3")
 
 
 @dataclass(frozen=True)
@@ -43,6 +40,7 @@ class SpeechRun:
     names: list[str]
     step: int
     warnings: list[str] = field(default_factory=list)
+    bad: list[str] = field(default_factory=list)
 
     @property
     def frames(self) -> int:
@@ -62,6 +60,16 @@ def length_warnings(names: Sequence[str], results: Sequence[Generated], ratio: f
     return out
 
 
+def split_text(text: str) -> list[str]:
+    """The sentences `synthesize_text` says; InferenceError for a text without any."""
+    from aligner.text.sentences import split_sentences
+
+    sentences = split_sentences(text)
+    if not sentences:
+        raise InferenceError("the text is empty: give some words to say")
+    return sentences
+
+
 def synthesize_text(
     speech: SpeechModel, text: str, decoding: Decoding = Decoding(), pause: float = 0.25
 ) -> tuple[torch.Tensor, list[Generated], list[str]]:
@@ -69,11 +77,8 @@ def synthesize_text(
     the sentences): split into sentences, decoded in batches, vocoded, joined with
     `pause` seconds of silence."""
     from aligner.audio.io import join_waves
-    from aligner.text.sentences import split_sentences
 
-    sentences = split_sentences(text)
-    if not sentences:
-        raise InferenceError("the text is empty: give some words to say")
+    sentences = split_text(text)
     ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
     d = decoding
     results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window)
@@ -82,9 +87,44 @@ def synthesize_text(
 
 
 def refuse_existing(paths: Sequence[Path | None], force: bool) -> None:
+    """InferenceError for the first path that exists (without `force`) or is a folder."""
     for path in paths:
-        if path is not None and path.exists() and not force:
+        if path is None:
+            continue
+        if path.is_dir():
+            raise InferenceError(f"{path} is a folder; name a file to write")
+        if path.exists() and not force:
             raise InferenceError(f"{path} exists; pass --force to overwrite it")
+
+
+def mel_paths(folder: Path | None, names: Sequence[str]) -> list[Path]:
+    """``FOLDER/NAME.npy`` for each name, plus ``FOLDER/mel_config.json``; [] without a
+    folder. InferenceError when `folder` is a file."""
+    if folder is None:
+        return []
+    if folder.exists() and not folder.is_dir():
+        raise InferenceError(f"--save-mel {folder} is a file; give a folder")
+    return [folder / f"{n}.npy" for n in names] + [folder / "mel_config.json"]
+
+
+def write_mel(path: Path, mel: torch.Tensor) -> None:
+    """One predicted log-mel ``(T, n_mels)`` float32 (natural log, not normalized)."""
+    import numpy as np
+
+    from aligner.files import write_atomic
+
+    write_atomic(path, lambda fh: np.save(fh, mel.float().numpy()))
+
+
+def save_mel_config(folder: Path, speech: SpeechModel) -> None:
+    """The feature settings of the saved mels (``mel_config.json``), for a vocoder."""
+    import json
+
+    from aligner.files import write_atomic
+
+    settings = {**speech.mel_cfg.to_dict(), "layout": "frames x n_mels", "log": "natural"}
+    text = json.dumps(settings, indent=1) + "\n"
+    write_atomic(folder / "mel_config.json", lambda fh: fh.write(text), "w", encoding="utf-8")
 
 
 def synthesize(
@@ -96,88 +136,31 @@ def synthesize(
     pause: float = 0.25,
     device: str = "cpu",
     force: bool = False,
+    save_mel: Path | None = None,
 ) -> SpeechRun:
-    """Synthesize `text` with a TTS checkpoint into the WAV `out` (and the alignment
-    heatmap PNG `alignment`, sentences one after another)."""
+    """Synthesize `text` with a TTS checkpoint into the WAV `out` (the alignment heatmap
+    PNG `alignment`: one panel per sentence; the predicted mels ``sentence-K.npy`` in the
+    folder `save_mel`). Every output is checked before the model is loaded."""
     from aligner.audio.io import save_audio
 
-    refuse_existing([out, alignment], force)
+    sentences = split_text(text)
+    mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
+    refuse_existing([out, alignment, *mels], force)
     torch.manual_seed(decoding.seed)  # the prenet keeps dropout on at inference
     speech = load_speech_model(checkpoint, "tts", device)
     wave, results, sentences = synthesize_text(speech, text, decoding, pause)
-    out.parent.mkdir(parents=True, exist_ok=True)
     save_audio(out, wave, speech.mel_cfg.sample_rate)
     if alignment is not None:
-        _save_png(torch.block_diag(*[r.alignment.float() for r in results]), alignment, force)
+        _save_png([r.alignment.float() for r in results], alignment, force)
+    for path, r in zip(mels, results):
+        write_mel(path, r.mel)
+    if mels:
+        save_mel_config(mels[-1].parent, speech)
     warnings = length_warnings(sentences, results, decoding.max_length_ratio)
     return SpeechRun([out], results, sentences, speech.step, warnings)
 
 
-def _save_png(weights: Any, path: Path, force: bool) -> None:
+def _save_png(weights: list[torch.Tensor], path: Path, force: bool) -> None:
     from aligner.attention.plot import save_alignment_png
 
-    save_alignment_png(weights, path, force=force)
-
-
-def conversion_inputs(src: Path) -> tuple[list[dict], bool]:
-    """(items with ``id`` and ``audio``, several?) for an audio file, a folder of audio
-    files or a JSON Lines manifest."""
-    from aligner.data.manifest import read_manifest
-
-    if not src.exists():
-        raise InferenceError(f"--in {src} does not exist")
-    if src.is_dir():
-        files = sorted(p for p in src.iterdir() if p.suffix.lower() in AUDIO_EXTS)
-        if not files:
-            raise InferenceError(f"--in {src} holds no audio files ({', '.join(AUDIO_EXTS)})")
-        return [{"id": p.stem, "audio": str(p)} for p in files], True
-    if src.suffix in (".jsonl", ".json"):
-        items = read_manifest(src)
-        missing = [str(i.get("id", n)) for n, i in enumerate(items) if "audio" not in i]
-        if missing:
-            raise InferenceError(f"{src}: items without 'audio': {', '.join(missing[:5])}")
-        return items, True
-    return [{"id": src.stem, "audio": str(src)}], False
-
-
-def convert(
-    checkpoint: Path,
-    src: Path,
-    out: Path,
-    alignment: Path | None = None,
-    decoding: Decoding = Decoding(max_length_ratio=3.0),
-    device: str = "cpu",
-    force: bool = False,
-    on_item: Callable[[], None] | None = None,
-) -> SpeechRun:
-    """Convert one audio file (to the WAV `out`), or a folder or manifest of them (into the
-    folder `out`, with a ``manifest.jsonl`` of the results), with a VC checkpoint."""
-    from aligner.audio.io import load_audio, save_audio
-    from aligner.data.manifest import write_manifest
-
-    items, many = conversion_inputs(src)
-    if many and alignment is not None:
-        raise InferenceError("--alignment needs a single input file; omit it for folders")
-    outs = [out / f"{it['id']}.wav" for it in items] if many else [out]
-    refuse_existing([*outs, alignment, out / "manifest.jsonl" if many else None], force)
-    torch.manual_seed(decoding.seed)
-    speech = load_speech_model(checkpoint, "vc", device)
-    sr = speech.mel_cfg.sample_rate
-    mels = [speech.source_mel(load_audio(it["audio"], sr)[0]) for it in items]
-    d = decoding
-    results = speech.generate(mels, d.batch_size, d.max_length_ratio, d.window)
-    for r, path in zip(results, outs):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_audio(path, speech.vocode(r.mel, d.griffin_lim_iters), sr)
-        if on_item is not None:
-            on_item()
-    if alignment is not None:
-        _save_png(results[0].alignment, alignment, force)
-    if many:
-        converted = [
-            {**it, "audio": str(p), "source_audio": it["audio"]} for it, p in zip(items, outs)
-        ]
-        write_manifest(out / "manifest.jsonl", converted)
-    names = [str(it["id"]) for it in items]
-    warnings = length_warnings(names, results, d.max_length_ratio)
-    return SpeechRun(outs, results, names, speech.step, warnings)
+    save_alignment_png(torch.block_diag(*weights), path, force=force)

@@ -277,10 +277,25 @@ def test_align_vc_and_bad_items(ckpts, tmp_path):
                "--out", tmp_path / "vc", "--no-png")  # fmt: skip
     assert r.exit_code == 0, r.output
     assert not list((tmp_path / "vc").glob("*.png"))
+    # a batch with bad items aligns the good ones, names every bad one and exits 1
+    tts = ckpts["root"] / "data_tts"
+    good = [json.loads(line) for line in (tts / "test.jsonl").read_text().splitlines()]
+    lines = [{**good[0], "audio": str(tts / good[0]["audio"])},
+             {"id": "x", "audio": str(tts / "u0.wav")},  # no text
+             {"id": "y", "audio": str(tmp_path / "gone.wav"), "text": "hi"},  # no audio file
+             {**good[1], "audio": str(tts / good[1]["audio"])}]  # fmt: skip
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"id": "x", "audio": str(data / "u0.wav")}) + "\n")
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", bad, "--out", tmp_path / "b")
-    assert_clean_failure(r, "item x", "no text")
+    bad.write_text("".join(json.dumps(it) + "\n" for it in lines))
+    out = tmp_path / "b"
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", bad, "--out", out)
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    errors = [ln for ln in r.output.splitlines() if ln.startswith("Error:")]
+    assert "x" in errors[0] and "no text" in errors[0]
+    assert "y" in errors[1] and "gone.wav" in errors[1] and "2 item(s)" in errors[2]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["utterances"] == 2 and summary["bad"] == 2
+    assert [b["id"] for b in summary["bad_items"]] == ["x", "y"]
+    assert (out / "u0.TextGrid").exists() and (out / "u1.TextGrid").exists()
 
 
 # ------------------------------------------------------------------ plot

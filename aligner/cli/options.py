@@ -1,0 +1,135 @@
+"""Options shared by several commands, spelled and checked one way: a bad value stops the
+command at the command line with one line naming the option, before any work starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+# Largest accepted values: beyond them an option asks for absurd memory or time.
+MAX_PAUSE_SECONDS = 10.0
+MAX_WINDOW = 10_000
+MAX_BATCH_SIZE = 4096
+MAX_GRIFFIN_LIM_ITERS = 10_000
+
+
+def parse_device(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``cpu``, ``cuda``, ``cuda:N`` or ``mps``, and present on this machine."""
+    if value is None:
+        return None
+    import torch
+
+    try:
+        device = torch.device(value)
+    except (RuntimeError, ValueError):
+        raise click.BadParameter(f"{value!r} is not a device; use cpu, cuda or cuda:N") from None
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise click.BadParameter(f"{value!r}: no CUDA GPU is visible here; use --device cpu")
+        if device.index is not None and device.index >= count:
+            raise click.BadParameter(f"{value!r}: this machine has {count} GPU(s), cuda:0 to "
+                                     f"cuda:{count - 1}")  # fmt: skip
+    elif device.type == "mps":
+        if not torch.backends.mps.is_available():
+            raise click.BadParameter(f"{value!r}: MPS is not available here; use --device cpu")
+    elif device.type != "cpu":
+        raise click.BadParameter(f"{value!r}: use cpu, cuda, cuda:N or mps")
+    return value
+
+
+def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
+    """``"back,front"`` -> (back, front) ints in [0, MAX_WINDOW]."""
+    if value is None:
+        return None
+    try:
+        back, front = (int(v) for v in value.split(","))
+    except ValueError:
+        raise click.BadParameter(
+            f"expected two integers BACK,FRONT (e.g. 1,3), got {value!r}"
+        ) from None
+    if not (0 <= back <= MAX_WINDOW and 0 <= front <= MAX_WINDOW):
+        raise click.BadParameter(f"both must be between 0 and {MAX_WINDOW}, got {value!r}")
+    return back, front
+
+
+def resolve_checkpoint(ctx: click.Context, param: click.Parameter, value):
+    """A checkpoint file, or an experiment folder (or its ``checkpoints/``): its
+    ``best.pt``; a folder without one is named with the checkpoints it holds."""
+    if value is None:
+        return None
+    values = value if isinstance(value, tuple) else (value,)
+    resolved = tuple(_checkpoint_file(Path(v)) for v in values)
+    return resolved if isinstance(value, tuple) else resolved[0]
+
+
+def _checkpoint_file(path: Path) -> Path:
+    if not path.is_dir():
+        return path
+    folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+    if (folder / "best.pt").is_file():
+        return folder / "best.pt"
+    found = sorted(p.name for p in folder.glob("*.pt"))
+    listed = f"it holds {', '.join(found[-5:])}" if found else "it holds no .pt file"
+    raise click.BadParameter(f"{path} is a folder without best.pt ({listed}); name the file")
+
+
+def device_option(func):
+    return click.option(
+        "--device",
+        default="cpu",
+        show_default=True,
+        callback=parse_device,
+        help="Where to run: cpu, cuda, cuda:N or mps.",
+    )(func)
+
+
+def batch_size_option(default: int = 8, what: str = "Items decoded at once."):
+    """The --batch-size decorator (at least 1)."""
+    return click.option(
+        "--batch-size",
+        default=default,
+        show_default=True,
+        type=click.IntRange(1, MAX_BATCH_SIZE),
+        help=what,
+    )
+
+
+def griffin_lim_option(func):
+    return click.option(
+        "--griffin-lim-iters",
+        default=60,
+        show_default=True,
+        type=click.IntRange(1, MAX_GRIFFIN_LIM_ITERS),
+        help="Griffin-Lim iterations of the vocoder (more: cleaner phase, slower).",
+    )(func)
+
+
+def max_length_ratio_option(default: float, per: str):
+    """The --max-length-ratio decorator (old spelling --max-len-ratio still accepted)."""
+    return click.option(
+        "--max-length-ratio",
+        "--max-len-ratio",
+        "max_length_ratio",
+        default=default,
+        show_default=True,
+        type=click.FloatRange(0.0, 1000.0, min_open=True),
+        help=f"Stop an output after this many {per} (reported when hit).",
+    )
+
+
+def checkpoint_option(func):
+    return click.option(
+        "--checkpoint",
+        required=True,
+        type=click.Path(path_type=Path),
+        callback=resolve_checkpoint,
+        help="A .pt file from EXP/checkpoints, or the experiment folder EXP (its best.pt).",
+    )(func)
+
+
+def force_option(func):
+    return click.option(
+        "--force", is_flag=True, help="Overwrite existing output files (nothing is deleted)."
+    )(func)
