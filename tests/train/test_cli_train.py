@@ -65,7 +65,7 @@ def test_train_writes_checkpoints_and_refuses_to_overwrite(recipe, tmp_path):
     assert load_checkpoint(exp / "checkpoints" / "ckpt-00000006.pt")["step"] == 6
 
     res = run(
-        "train", recipe, "--data", tmp_path, "--out", exp, "--force", "--set", "train.max_steps=2"
+        "train", recipe, "--data", tmp_path, "--out", exp, "--restart", "--set", "train.max_steps=2"
     )
     assert res.exit_code == 0
     assert sorted(p.name for p in (exp / "checkpoints").glob("ckpt-*")) == ["ckpt-00000002.pt"]
