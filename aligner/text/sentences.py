@@ -1,40 +1,53 @@
-"""Splitting a text to synthesize into sentences (and over-long sentences into chunks)."""
+"""Splitting a text to synthesize into sentences (and over-long sentences into chunks).
+
+A sentence ends at ``.``, ``!`` or ``?`` (with any closing quotes or brackets) followed by
+whitespace, and at a blank line. A single period after an abbreviation is judged by
+`aligner.text.abbreviations.ends_sentence`:
+
+- after a prefix (``Mr.``, ``Dr.``, ``St.``, ``e.g.``, ``vs.``, ``approx.``), an initial
+  (``J. Smith``) or a capitals initialism (``U.S.``) it never ends the sentence;
+- after ``No.``, ``Fig.``, ``p.`` it does not when a number follows (``No. 5``);
+- after a terminal abbreviation (``etc.``, ``Inc.``, ``Jr.``, ``Jan.``, ``Mon.``,
+  ``p.m.``, a unit after a number ``5 min.``) it ends the sentence only when the next
+  word starts with a capital letter: ``Jan. 5th`` stays whole, ``at 5 p.m. Then we left``
+  is two sentences;
+- after any other word it ends the sentence.
+"""
 
 from __future__ import annotations
 
 import re
 
-# Words ending in "." that do not end a sentence (case-insensitive).
-ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st jr sr prof gen col capt lt sgt rev hon vs etc no fig approx e.g i.e".split()
-)
+from aligner.text.abbreviations import ends_sentence
+
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n\s*\n")
-_DOTTED = re.compile(r"[a-z](\.[a-z])*")  # an initial (J.) or dotted abbreviation (p.m.)
 _CLAUSE = re.compile(r"(?<=[,;:])\s+")
 
 
-def split_sentences(text: str, max_chars: int = 250) -> list[str]:
-    """Split `text` into sentences at ``. ! ?`` followed by a space and at blank lines.
-
-    A period after a known abbreviation (``Mr.``, ``Dr.``, ``etc.``), a single letter
-    (``J. Smith``) or a dotted abbreviation (``p.m.``) does not end a sentence. A sentence
-    longer than `max_chars` is split further at commas, semicolons and colons, then between
-    words. Empty pieces are dropped.
-    """
+def raw_sentences(text: str) -> list[str]:
+    """The sentences of `text` (rules in the module docstring), whitespace collapsed, empty
+    ones dropped; no length limit."""
     pieces, start = [], 0
     for m in _BOUNDARY.finditer(text):
-        before = text[start : m.start()].split()
-        last = before[-1].lower() if before else ""
-        if m.group().startswith(".") and (last in ABBREVIATIONS or _DOTTED.fullmatch(last)):
-            continue
+        if m.group().rstrip("\"')]") == ".":
+            words = text[start : m.start()].split()
+            last = words[-1] if words else ""
+            previous = words[-2] if len(words) > 1 else ""
+            if last and not ends_sentence(last, previous, text[m.end() : m.end() + 8]):
+                continue
         pieces.append(text[start : m.end()])
         start = m.end()
     pieces.append(text[start:])
-    sentences = [" ".join(p.split()) for p in pieces]
-    return [c for s in sentences if s for c in _split_long(s, max_chars)]
+    return [s for s in (" ".join(p.split()) for p in pieces) if s]
 
 
-def _split_long(sentence: str, max_chars: int) -> list[str]:
+def split_sentences(text: str, max_chars: int = 250) -> list[str]:
+    """Split `text` into sentences (`raw_sentences`); a sentence longer than `max_chars` is
+    split further at commas, semicolons and colons, then between words."""
+    return [c for s in raw_sentences(text) for c in chunk_sentence(s, max_chars)]
+
+
+def chunk_sentence(sentence: str, max_chars: int) -> list[str]:
     """Greedily pack the clauses of `sentence` into chunks of at most `max_chars`; a clause
     that is itself too long is packed word by word (a single longer word stays whole)."""
     if len(sentence) <= max_chars:

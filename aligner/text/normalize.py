@@ -1,0 +1,73 @@
+"""Text normalization for synthesis: English written forms to spoken forms, sentence by
+sentence (what `aligner synthesize` says and prints).
+
+    >>> normalize_and_split("Dr. Smith arrived on Jan. 5th at 10:30 am. Call 555-1234!")
+    ['Doctor Smith arrived on January fifth at ten thirty a m.',
+     'Call five five five, one two three four!']
+
+The order: times and digit strings (phone numbers, ZIP codes) first, so that their digits
+are not read as plain numbers; units after numbers; abbreviations (`aligner.text.
+abbreviations`); dates (``January 5`` -> "January fifth"); then every other number
+(`aligner.text.numbers`). Case is kept (expansions are lowercase, or capitalized where
+the abbreviation was); the model's cleaner lowercases as it was trained to.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from aligner.text.abbreviations import MONTHS, expand_abbreviations, expand_units
+from aligner.text.numbers import (
+    expand_decades,
+    expand_digit_strings,
+    expand_numbers,
+    expand_times,
+    ordinal_words,
+)
+from aligner.text.sentences import chunk_sentence, raw_sentences
+
+_WHITESPACE = re.compile(r"\s+")
+_MONTH_NAMES = "|".join(sorted(set(MONTHS.values())) + ["May"])
+_DATE = re.compile(rf"\b({_MONTH_NAMES})\s+(\d{{1,2}})(?![\d:.,]\d|\s*%|st|nd|rd|th)\b")
+_DASH = re.compile(r"(?<=\d)\s?[–—]\s?(?=\d)")
+_HASH = re.compile(r"#(?=\d)")
+_AMPERSAND = re.compile(r"\s*&\s*")
+
+
+def _date(m: re.Match[str]) -> str:
+    day = int(m.group(2))
+    return f"{m.group(1)} {ordinal_words(day)}" if 1 <= day <= 31 else m.group(0)
+
+
+def normalize_text(text: str) -> str:
+    """English written forms spelled out as said (one text, any number of sentences):
+    ``"Jan. 5th at 10:30"`` -> "January fifth at ten thirty". Whitespace collapsed."""
+    text = unicodedata.normalize("NFC", text)
+    text = _DASH.sub("-", text)
+    text = expand_times(text)
+    text = expand_digit_strings(text)
+    text = expand_units(text)
+    text = expand_abbreviations(text)
+    text = _HASH.sub("number ", text)
+    text = _AMPERSAND.sub(" and ", text)
+    text = _DATE.sub(_date, text)
+    text = expand_decades(text)
+    text = expand_numbers(text)
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def normalize_and_split(text: str, max_chars: int = 250, cleaner: str = "english") -> list[str]:
+    """The sentences of `text`, each normalized (`normalize_text`), in order; a sentence
+    longer than `max_chars` once normalized is cut at clauses, then between words.
+
+    Sentences are split first (on the written text, where abbreviations are still
+    visible; see `aligner.text.sentences`). With a `cleaner` other than ``english`` (a
+    model of another language) the sentences are only split, with whitespace collapsed.
+    """
+    english = cleaner == "english"
+    out = []
+    for sentence in raw_sentences(text):
+        said = normalize_text(sentence) if english else _WHITESPACE.sub(" ", sentence).strip()
+        out.extend(chunk_sentence(said, max_chars) if said else [])
+    return out
