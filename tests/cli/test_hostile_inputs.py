@@ -1,0 +1,227 @@
+"""What careless or hostile input does to `synthesize`, `convert` and `align`: one line
+(no traceback) for bad option values, bad encodings, wrong output kinds and a full disk;
+outputs confined to --out; batches that finish the good items; long recordings in pieces."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aligner.audio.trim import split_at_silences
+from aligner.inference import conversion
+from aligner.inference.synthesis import Decoding
+
+from .test_speech_cli import SR, assert_clean_failure, invoke, make_checkpoint, write_wav
+
+
+@pytest.fixture(scope="module")
+def ckpts(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("hostile")
+    return {"tts": make_checkpoint(tmp, "tts"), "vc": make_checkpoint(tmp, "vc"), "root": tmp}
+
+
+def assert_usage_error(result, *words: str) -> None:
+    """Click's refusal of an option value: exit 2, an 'Error:' line naming it."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    error = [ln for ln in result.output.splitlines() if "Error" in ln]
+    assert len(error) == 1 and all(w in error[0] for w in words), result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--batch-size", "0"), ("--batch-size", "-3"), ("--griffin-lim-iters", "0"),
+     ("--pause", "-1"), ("--pause", "1e9"), ("--window", "99999999999,3"),
+     ("--window", "1"), ("--device", "foo"), ("--device", "cuda:99"),
+     ("--max-length-ratio", "0")],
+)  # fmt: skip
+def test_synthesize_refuses_bad_option_values_before_any_work(ckpts, tmp_path, option, value):
+    out = tmp_path / "o.wav"
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", out,
+               option, value)  # fmt: skip
+    assert_usage_error(r, option)
+    assert not out.exists()
+
+
+def test_device_without_a_gpu_is_one_line(ckpts, tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", tmp_path, "--out", tmp_path / "o",
+               "--device", "cuda")  # fmt: skip
+    assert_usage_error(r, "--device", "no CUDA GPU")
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", tmp_path / "m.jsonl",
+               "--out", tmp_path / "a", "--batch-size", "0")  # fmt: skip
+    assert_usage_error(r, "--batch-size")
+
+
+def test_text_files_that_are_not_utf8(ckpts, tmp_path):
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("first line\nna\xefve caf\xe9\n".encode("latin-1"))
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text-file", latin,
+               "--out", tmp_path / "o.wav")  # fmt: skip
+    assert_clean_failure(r, "latin.txt", "line 2", "UTF-8")
+    binary = tmp_path / "blob.txt"
+    binary.write_bytes(bytes(range(256)))
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text-file", binary,
+               "--out", tmp_path / "o.wav")  # fmt: skip
+    assert_clean_failure(r, "blob.txt", "binary")
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [(b'{"id": "a", "audio": "x.wav", "text": "caf\xe9"}', ["m.jsonl:1", "UTF-8"]),
+     (b'{"id": "a", "audio": "x.wav", "text": 42}', ["m.jsonl:1", "'text'", "int"]),
+     (b'{"id": "a", "audio": "x.wav", "text": ["a", "b"]}', ["m.jsonl:1", "'text'", "list"])],
+)  # fmt: skip
+def test_align_manifests_with_bad_text(ckpts, tmp_path, line, words):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_bytes(line + b"\n")
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", manifest, "--out",
+               tmp_path / "al")  # fmt: skip
+    assert_clean_failure(r, *words)
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", tmp_path / "none.jsonl",
+               "--out", tmp_path / "al")  # fmt: skip
+    assert_clean_failure(r, "none.jsonl", "does not exist")
+
+
+def test_convert_checks_the_kind_of_out_before_working(ckpts, tmp_path):
+    data = ckpts["root"] / "data_vc"
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "u0.wav", "--out", folder,
+               "--force")  # fmt: skip
+    assert_clean_failure(r, "dir", "folder", "file name")
+    afile = tmp_path / "f.wav"
+    afile.write_bytes(b"keep")
+    for extra in ([], ["--force"]):
+        r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl",
+                   "--out", afile, *extra)  # fmt: skip
+        assert_clean_failure(r, "f.wav", "is a file")
+    assert afile.read_bytes() == b"keep"
+
+
+def test_convert_ids_stay_inside_out(ckpts, tmp_path):
+    data = ckpts["root"] / "data_vc"
+    items = [{"id": "../../escape", "audio": str(data / "u0.wav")},
+             {"id": str(tmp_path / "abs"), "audio": str(data / "u1.wav")}]  # fmt: skip
+    manifest = tmp_path / "in" / "list.jsonl"
+    manifest.parent.mkdir()
+    manifest.write_text("".join(json.dumps(i) + "\n" for i in items))
+    out = tmp_path / "deep" / "er" / "out"
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", manifest, "--out", out,
+               "--griffin-lim-iters", "1", "--max-length-ratio", "0.5")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.wav"))
+    assert all(str(p).startswith("deep/er/out/") for p in written), written
+    assert len(written) == 2 and not (tmp_path / "abs.wav").exists()
+
+
+def test_colliding_names_are_refused(ckpts, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_wav(folder / "a.wav", 0.3, 1)
+    write_wav(folder / "a.flac", 0.3, 2)
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", folder, "--out", tmp_path / "o")
+    assert_clean_failure(r, "'a'", "distinct ids")
+    assert not (tmp_path / "o").exists()
+    wav = ckpts["root"] / "data_tts" / "u0.wav"
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps({"id": i, "audio": str(wav), "text": "hi"}) + "\n"
+                                for i in ("a/b", "a_b")))  # fmt: skip
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", manifest, "--out",
+               tmp_path / "al")  # fmt: skip
+    assert_clean_failure(r, "'a/b'", "'a_b'")
+
+
+def test_convert_folder_finishes_the_good_files_and_names_the_bad(ckpts, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(3):
+        write_wav(folder / f"good{i}.wav", 0.3, i)
+    (folder / "empty.wav").write_bytes(b"")
+    (folder / "junk.wav").write_bytes(b"RIFF....WAVEjunk")
+    out = tmp_path / "out"
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", folder, "--out", out,
+               "--griffin-lim-iters", "1", "--max-length-ratio", "0.5")  # fmt: skip
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert sorted(p.name for p in out.glob("*.wav")) == ["good0.wav", "good1.wav", "good2.wav"]
+    errors = [ln for ln in r.output.splitlines() if ln.startswith("Error:")]
+    assert any("empty" in e for e in errors) and any("junk" in e for e in errors)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["converted"] == 3 and summary["bad"] == 2
+
+
+def full_disk(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_temporary(ckpts, tmp_path, monkeypatch):
+    monkeypatch.setattr("aligner.audio.io.sf.write", full_disk)
+    out = tmp_path / "o.wav"
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", out,
+               "--griffin-lim-iters", "1", "--max-length-ratio", "1")  # fmt: skip
+    assert_clean_failure(r, "no space left on", "o.wav")
+    assert list(tmp_path.iterdir()) == []
+    data = ckpts["root"] / "data_vc"
+    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl", "--out",
+               tmp_path / "c", "--griffin-lim-iters", "1", "--max-length-ratio", "0.5")  # fmt: skip
+    assert_clean_failure(r, "no space left on", "u0.wav")
+
+
+def test_align_on_a_full_disk(ckpts, tmp_path, monkeypatch):
+    monkeypatch.setattr("aligner.inference.alignment_files.np.save", full_disk)
+    data = ckpts["root"] / "data_tts"
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", data / "test.jsonl",
+               "--out", tmp_path / "al", "--no-png")  # fmt: skip
+    assert_clean_failure(r, "no space left on", "u0.npy")
+    assert not [p for p in (tmp_path / "al").rglob("*") if ".tmp" in p.name]
+
+
+# ------------------------------------------------------------------ long recordings
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.05, 4.0), st.floats(0.0, 1.0)), min_size=1, max_size=12),
+       st.floats(0.5, 5.0))  # fmt: skip
+def test_pieces_cover_the_recording_and_respect_the_limit(parts, max_seconds):
+    sr = 1000
+    rng = np.random.default_rng(0)
+    wav = np.concatenate(
+        [np.concatenate([0.5 * rng.standard_normal(int(s * sr)), np.zeros(int(g * sr))])
+         for s, g in parts]  # fmt: skip
+    ).astype(np.float32)
+    if len(wav) == 0:
+        return
+    pieces = split_at_silences(torch.from_numpy(wav), sr, max_seconds)
+    assert pieces[0][0] == 0 and pieces[-1][1] == len(wav)
+    assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:]))
+    assert all(0 < e - s <= max(1, int(max_seconds * sr)) for s, e in pieces)
+
+
+def test_a_long_recording_is_converted_in_bounded_pieces(ckpts, tmp_path, monkeypatch):
+    """Speech bursts with pauses, 30 s: decoded in pieces of at most 4 s, joined in order."""
+    sr, rng = SR, np.random.default_rng(1)
+    bursts = [np.concatenate([0.3 * np.sin(np.arange(int(sr * rng.uniform(0.4, 1.5))) * 0.2),
+                              np.zeros(int(sr * 0.3))]) for _ in range(25)]  # fmt: skip
+    wav = np.concatenate(bursts)[: 30 * sr].astype(np.float32)
+    src = tmp_path / "long.wav"
+    sf.write(src, wav, sr)
+    seen: list[int] = []
+    real = conversion.SpeechModel.generate
+
+    def spy(self, sources, *args, **kwargs):
+        seen.extend(len(s) for s in sources)
+        return real(self, sources, *args, **kwargs)
+
+    monkeypatch.setattr(conversion.SpeechModel, "generate", spy)
+    run = conversion.convert(ckpts["vc"], src, tmp_path / "o.wav",
+                             decoding=Decoding(4, 0.3, None, 1, 0), max_piece_seconds=4.0)  # fmt: skip
+    assert len(seen) >= 8 and max(seen) <= 4 * sr // 64 + 2
+    assert sum(seen) == pytest.approx(len(wav) / 64, abs=2 * len(seen))
+    assert run.outputs == [tmp_path / "o.wav"] and sf.info(tmp_path / "o.wav").frames > 0
