@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -28,17 +28,29 @@ from aligner.models.tacotron import (
     TacotronOutput,
     old_attention_keys,
 )
+from aligner.tasks.free_running import log_free_running, texts_markdown
 from aligner.tasks.speech_losses import TacotronLossConfig, tacotron_loss
+
+DEFAULT_INFER_TEXTS = [
+    "Seven quiet violins drifted above the harbour at dawn.",
+    "A curious otter juggled three pebbles beside the frozen waterfall.",
+]
 
 
 @dataclass
 class SpeechLog:
-    """What validation draws for the fixed first ``plot_items`` validation items."""
+    """What validation draws for the fixed first ``plot_items`` validation items, and the
+    free-running synthesis of ``infer_items`` inputs (TTS: the first of ``infer_texts``
+    that are not training texts; VC: the first validation items), each decoded for at most
+    ``infer_max_steps`` decoder steps (see `aligner.tasks.free_running`; 0 items: off)."""
 
     plot_items: int = 4
     audio_items: int = 1
     griffin_lim_iters: int = 32
     min_focus: float = 0.4
+    infer_items: int = 2
+    infer_texts: list[str] = field(default_factory=lambda: list(DEFAULT_INFER_TEXTS))
+    infer_max_steps: int = 200
 
 
 def model_config(
@@ -141,6 +153,7 @@ class SpeechTask:
         )
         self.r = model.config.r
         self._vocoder: GriffinLim | None = None
+        self._texts_logged = False
 
     # -- subclass hooks ------------------------------------------------------------
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -150,6 +163,14 @@ class SpeechTask:
     def source_labels(self, batch: dict[str, Any], index: int) -> list[str] | None:
         """Labels of the memory positions of item ``index`` (None: numbered)."""
         return None
+
+    def infer_text(self, name: str) -> str:
+        """What free-running input `name` says (for the Text dashboard)."""
+        return name
+
+    def infer_sources(self) -> list[tuple[str, torch.Tensor, list[str] | None]]:
+        """(name, source, labels) of the free-running inputs (see ``SpeechLog``)."""
+        return []
 
     # -- Task protocol -------------------------------------------------------------
     def lengths(self, dataset: Dataset) -> Sequence[int]:
@@ -188,6 +209,8 @@ class SpeechTask:
         result.update(truth.means())
         if logger is not None and getattr(logger, "enabled", True):
             self.log_fixed_items(model, step, logger)
+        if self.log.infer_items > 0:
+            result.update(log_free_running(self, model, step, logger))
         return result
 
     # -- helpers -------------------------------------------------------------------
@@ -226,6 +249,13 @@ class SpeechTask:
         if self.log.plot_items < 1:
             return
         batch = self.fixed_batch(next(model.parameters()).device)
+        if not self._texts_logged:  # once per run: what the fixed items and inputs say
+            self._texts_logged = True
+            texts = {str(it["id"]): str(it.get("text", "")) for it in self.valid_set.items}
+            rows = [(str(i), texts.get(str(i), "")) for i in batch["ids"]]
+            logger.text("fixed/items", texts_markdown(rows), step)
+            inputs = [(name, self.infer_text(name)) for name, _, _ in self.infer_sources()]
+            logger.text("infer/inputs", texts_markdown(inputs), step)
         out = self.forward(model, batch)
         per_item = self.alignment_metrics(out, batch)
         logger.scalars(summarize(per_item, self.log.min_focus), step, prefix="fixed")

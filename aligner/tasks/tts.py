@@ -14,6 +14,7 @@ The checkpoint's ``symbols`` hold everything inference needs besides the weights
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -103,9 +104,14 @@ def compute_stats(mels: Any, count: int, limit: int) -> MelStats:
 class TTSTask(SpeechTask):
     """Text -> mel Tacotron training."""
 
-    def __init__(self, *args: Any, table: SymbolTable, kind: str = "chars", **kw: Any) -> None:
+    def __init__(
+        self, *args: Any, table: SymbolTable, kind: str = "chars", tokenizer: Any = None,
+        add_eos: bool = True, **kw: Any,
+    ) -> None:  # fmt: skip
         super().__init__(*args, **kw)
-        self.table, self.kind = table, kind
+        self.table, self.kind, self.tokenizer, self.add_eos = table, kind, tokenizer, add_eos
+        self._infer: list[tuple[str, torch.Tensor, list[str]]] | None = None
+        self._infer_texts: dict[str, str] = {}
         self.references = {
             str(it["id"]): Timings.from_dict(it["timings"])
             for it in self.valid_set.items
@@ -132,6 +138,34 @@ class TTSTask(SpeechTask):
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["tokens"], batch["token_lengths"]
+
+    def infer_sources(self) -> list[tuple[str, torch.Tensor, list[str]]]:
+        """The first ``log.infer_items`` of ``log.infer_texts`` that are no training text
+        and that the symbol table can spell, as token ids (computed once)."""
+        if self._infer is None:
+            self._infer = []
+            seen = {" ".join(str(it["text"]).lower().split()) for it in self.train_set.items}
+            for text in self.log.infer_texts:
+                if len(self._infer) >= self.log.infer_items or self.tokenizer is None:
+                    break
+                if " ".join(text.lower().split()) in seen:
+                    continue
+                try:
+                    ids = self.table.encode(self.tokenizer.tokenize(text))
+                except ValueError as err:  # UnknownSymbolError: another alphabet
+                    print(f"note: data.log.infer_texts: {text!r} skipped ({err})", file=sys.stderr)
+                    continue
+                ids = [*ids, self.table.eos_id] if self.add_eos else ids
+                name = f"sentence{len(self._infer) + 1}"
+                self._infer.append((name, torch.tensor(ids), self.table.decode(ids)))
+                self._infer_texts[name] = text
+        return self._infer
+
+    def infer_text(self, name: str) -> str:
+        return self._infer_texts.get(name, name)
+
+    def infer_required(self, src: torch.Tensor) -> torch.Tensor:
+        return self.table.text_positions(src)
 
     def required_positions(self, batch: dict[str, Any]) -> torch.Tensor:
         """Every text token; not the ``</s>`` marker appended to the text (no frames)."""
@@ -202,6 +236,7 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
     task = TTSTask(
         model, corpus.train_set, corpus.valid_set, loss_cfg, corpus.mel_cfg, corpus.stats,
         corpus.data.log, table=corpus.table, kind=corpus.data.tokenizer,
+        tokenizer=corpus.tokenizer, add_eos=corpus.data.add_eos,
     )  # fmt: skip
     task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
     return task

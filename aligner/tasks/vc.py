@@ -32,6 +32,12 @@ class VCTask(SpeechTask):
     def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         return collate_vc(examples)
 
+    def infer_sources(self) -> list[tuple[str, torch.Tensor, None]]:
+        """The source mels of the first ``log.infer_items`` validation items."""
+        n = min(self.log.infer_items, len(self.valid_set))
+        items = (self.valid_set[i] for i in range(n))
+        return [(item["id"], item["src_mel"], None) for item in items]
+
 
 def build(cfg: Any, data_dir: Path) -> VCTask:
     """The VC task of an ``ExperimentConfig`` from parallel manifests under ``data_dir``."""

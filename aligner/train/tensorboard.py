@@ -70,6 +70,7 @@ class Logger:
 
         self.described.add(tag)
         meta = SummaryMetadata(summary_description=describe(tag))
+        meta.plugin_data.plugin_name = "scalars"
         value = Summary.Value(tag=tag, simple_value=float(value), metadata=meta)
         self.writer._get_file_writer().add_summary(Summary(value=[value]), step)
 
@@ -133,9 +134,11 @@ class Logger:
             w = torch.as_tensor(_numpy(wav)).clamp(-1.0, 1.0).reshape(1, -1)
             self.writer.add_audio(tag, w, step, sample_rate=sample_rate)
 
-    def curve(self, tag: str, values: ArrayLike, step: int, threshold: float | None = None):
-        """A line plot of `values` (e.g. the stop probability per decoder step) as an image,
-        with a dashed horizontal line at `threshold`."""
+    def curve(
+        self, tag: str, values: ArrayLike, step: int, threshold: float | None = None, title=""
+    ) -> None:
+        """A line plot of `values` in [0, 1] (e.g. the stop probability per decoder step) as
+        an image, with a dashed horizontal line at `threshold`."""
         if self.writer is None:
             return
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -149,6 +152,7 @@ class Logger:
             ax.axhline(threshold, color="gray", linestyle="--", linewidth=0.8)
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("decoder step")
+        ax.set_title(title, fontsize=9)
         fig.tight_layout()
         fig.canvas.draw()
         image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
