@@ -36,12 +36,7 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
         run_cli("train", str(recipe), "--data", str(data), "--out", str(exp), *resume,
                 "--set", f"train.max_minutes={minutes}")  # fmt: skip
         (exp / ".done").touch()
-    ckpts = sorted((exp / "checkpoints").glob("ckpt-*.pt"))
-    if not ckpts:
-        raise click.ClickException(
-            f"no checkpoint in {exp / 'checkpoints'}; delete {exp} and re-run"
-        )
-    ckpt = ckpts[-1]  # the most trained one
+    ckpt = chosen_checkpoint(exp)
     sentence = new_sentence(data)
     click.secho(f"[3/5] synthesizing a sentence not in the corpus: {sentence!r}", bold=True)
     run_cli("synthesize", "--checkpoint", str(ckpt), "--text", sentence, "--force",
@@ -56,11 +51,33 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     else:
         click.secho("      ... against the reference timings eSpeak NG reported", bold=True)
         score_alignment(data, out_dir)
+    from aligner.train.run import tensorboard_command
+
     click.echo(
         f"\nDone. Listen to {out_dir / 'demo.wav'}; look at {out_dir / 'demo_alignment.png'} and "
         f"{out_dir / 'evolution.gif'}.\nTensorBoard logs: {exp / 'tb'}\n"
-        f"  open them with: tensorboard --logdir {exp / 'tb'}   (then browse http://localhost:6006)"
+        f"  open them with: {tensorboard_command(exp / 'tb', 'demo')}   "
+        "(then browse http://localhost:6006)"
     )
+
+
+def chosen_checkpoint(exp: Path) -> Path:
+    """best.pt (the lowest validation loss) when the run has one, else the latest
+    checkpoint; says which and why."""
+    from aligner.checkpoint import list_checkpoints, load_checkpoint
+
+    ckpts, best = list_checkpoints(exp / "checkpoints"), exp / "checkpoints" / "best.pt"
+    if best.is_file():
+        step = load_checkpoint(best)["step"]
+        last = f" (the last is step {int(ckpts[-1].stem.split('-')[1])})" if ckpts else ""
+        click.echo(f"using {best}: the lowest validation loss, at step {step}{last}")
+        return best
+    if not ckpts:
+        raise click.ClickException(
+            f"no checkpoint in {exp / 'checkpoints'}; delete {exp} and re-run"
+        )
+    click.echo(f"using {ckpts[-1]}: the latest checkpoint (no best.pt: no validation yet)")
+    return ckpts[-1]
 
 
 def has_timings(manifest: Path) -> bool:

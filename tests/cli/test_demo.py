@@ -1,0 +1,36 @@
+"""aligner demo's choices: which checkpoint it synthesizes with, and the TensorBoard command."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from aligner.checkpoint import atomic_save
+from aligner.cli.demo import chosen_checkpoint
+from aligner.train.run import tensorboard_command
+
+
+def _save(path: Path, step: int) -> None:
+    atomic_save({"model": {}, "step": step, "config": {}}, path)
+
+
+def test_best_checkpoint_is_used_and_named(tmp_path, capsys):
+    folder = tmp_path / "checkpoints"
+    _save(folder / "ckpt-00000300.pt", 300)
+    assert chosen_checkpoint(tmp_path) == folder / "ckpt-00000300.pt"
+    assert "the latest checkpoint (no best.pt" in capsys.readouterr().out
+    _save(folder / "best.pt", 200)
+    assert chosen_checkpoint(tmp_path) == folder / "best.pt"
+    assert "lowest validation loss, at step 200 (the last is step 300)" in capsys.readouterr().out
+    with pytest.raises(click.ClickException, match="no checkpoint in"):
+        chosen_checkpoint(tmp_path / "empty")
+
+
+def test_tensorboard_command_is_next_to_this_python():
+    command = tensorboard_command("demo/exp/tb", "demo")
+    program = Path(sys.executable).parent / "tensorboard"
+    expected = str(program) if program.is_file() else "tensorboard"
+    assert command == f"{expected} --logdir_spec demo:demo/exp/tb"
