@@ -48,3 +48,22 @@ def test_logged_events(tmp_path):
     assert acc.Images("valid/alignment/0")[0].step == 3
     audio = acc.Audio("valid/audio/0")[0]
     assert audio.sample_rate == 8000 and audio.length_frames == 800
+
+
+def test_scalars_carry_descriptions_and_run_text(tmp_path):
+    log = Logger(tmp_path)
+    log.scalars({"skipped": 1.0, "infer/stopped": 0.5}, step=1, prefix="valid")
+    log.scalar("valid/skipped", 2.0, 2)
+    log.run_text(tmp_path / "myexp", {"task": "tts", "train": {"lr": 0.001}}, 0)
+    log.close()
+    acc = EventAccumulator(str(tmp_path))
+    acc.Reload()
+    assert [e.value for e in acc.Scalars("valid/skipped")] == [1.0, 2.0]
+    assert acc.Scalars("infer/stopped")[0].value == 0.5  # a name with "/" keeps it
+    skipped = acc.SummaryMetadata("valid/skipped").summary_description
+    assert "never attended" in skipped and "teacher-forced" in skipped
+    assert "stop token" in acc.SummaryMetadata("infer/stopped").summary_description
+    recipe = acc.Tensors("run/recipe/text_summary")[0].tensor_proto.string_val[0].decode()
+    assert "    task: tts" in recipe
+    name = acc.Tensors("run/name/text_summary")[0].tensor_proto.string_val[0].decode()
+    assert name.startswith("**myexp**")
