@@ -42,6 +42,7 @@ class Voice:
                 )
             voice = replace(voice, **{key: int(value)})
         voice.check()
+        check_voice_name(name)
         return voice
 
     def check(self) -> None:
@@ -56,6 +57,17 @@ class Voice:
         """The canonical ``NAME,rate=..,pitch=..,range=..,gap=..`` string."""
         options = ",".join(f"{key}={getattr(self, key)}" for key in PARAM)
         return f"{self.name},{options}"
+
+
+def check_voice_name(name: str) -> None:
+    """ValueError when ``LANGUAGE+VARIANT`` names a timbre variant the wheel's data lacks
+    (eSpeak NG would silently speak without it). The language is checked when the voice
+    is set (`aligner.audio.synth`)."""
+    _, _, variant = name.partition("+")
+    variants = list_voices()[1]
+    if variant and variant.lower() not in {v.lower() for v in variants}:
+        some = ", ".join(v for v in variants if len(v) <= 3)
+        raise ValueError(f"voice {name!r}: unknown variant {variant!r}; one of {some}, ...")
 
 
 def data_path() -> Path:

@@ -35,7 +35,9 @@ def pad(
     return padded, lengths, lengths_to_mask(lengths, padded.shape[1])
 
 
-def length_batches(lengths: Sequence[int], size: int, longest_first: bool = False) -> list[list[int]]:
+def length_batches(
+    lengths: Sequence[int], size: int, longest_first: bool = False
+) -> list[list[int]]:
     """Indices ``0..len(lengths)-1`` grouped into batches of at most `size` items of similar
     length, shortest first (or longest first), each index once; equal lengths keep their
     order. Padding a batch then costs little."""

@@ -89,9 +89,10 @@ def prepare_arctic(
     corpus, out_dir = Path(corpus), Path(out_dir)
     check_outputs(out_dir, force)
     report = BadItemReport()
-    items = check_audio(read_arctic(corpus, source, target, report), report, progress)
+    warnings: list[str] = []
+    items = check_audio(read_arctic(corpus, source, target, report), report, progress, warnings)
     report.check(skip_bad)
-    summary = PrepareSummary("arctic", out_dir, bad=report)
+    summary = PrepareSummary("arctic", out_dir, bad=report, warnings=warnings)
     summary.figures = {
         "speakers": f"{source} -> {target}" if target else source,
         "hours": round(sum(i["duration"] for i in items) / 3600, 4),

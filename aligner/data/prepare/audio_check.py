@@ -1,5 +1,11 @@
 """Validate the audio files of a corpus: each bad file goes to the report, each good one
-gets its duration."""
+gets its duration; a clip that is silent, or far too long for its text, is kept with a
+warning.
+
+Thresholds: silent = peak below ``SILENT_PEAK`` (-60 dBFS); too long = more than
+``MAX_SECONDS_PER_CHAR`` seconds per character of text (read English is about 0.06-0.08
+s per character: LJSpeech 0.07, ARCTIC 0.06; 0.25 leaves room for slow or paused
+speech, while a clip four times too long usually holds other speech or the wrong file)."""
 
 from __future__ import annotations
 
@@ -9,32 +15,60 @@ from typing import Any
 from aligner.data.report import BadItemReport
 
 AUDIO_KEYS = ("audio", "target_audio")
+SILENT_PEAK = 1e-3
+MAX_SECONDS_PER_CHAR = 0.25
 
 
 def audio_duration(path: str) -> float:
     """Seconds of audio in ``path``; raises ``AudioError`` naming the file and the reason."""
+    return audio_stats(path)[0]
+
+
+def audio_stats(path: str) -> tuple[float, float]:
+    """(seconds, peak absolute sample) of ``path``; ``AudioError`` when it cannot be used."""
     from aligner.audio.io import load_audio
 
     wav, sr = load_audio(path)
-    return wav.numel() / sr
+    return wav.numel() / sr, float(wav.abs().max())
+
+
+def clip_warnings(item: dict[str, Any], key: str, seconds: float, peak: float) -> list[str]:
+    """Why the clip `item[key]` looks wrong for its text (silent, far too long), if it does."""
+    where = f"{item[key]} (item {item.get('id')})"
+    out = []
+    if peak < SILENT_PEAK:
+        out.append(f"{where}: silent (peak {peak:.1e}, below -60 dBFS)")
+    text = item.get("text")
+    if isinstance(text, str) and text.strip():
+        per_char = seconds / len(text.strip())
+        if per_char > MAX_SECONDS_PER_CHAR:
+            out.append(f"{where}: {seconds:.1f} s for {len(text.strip())} characters "
+                       f"({per_char:.2f} s/char > {MAX_SECONDS_PER_CHAR}): wrong clip or text?")  # fmt: skip
+    return out
 
 
 def check_audio(
     items: Iterable[dict[str, Any]],
     report: BadItemReport,
     progress: Callable[[int], object] | None = None,
+    warnings: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Keep the items whose audio files all load; add ``duration`` (and
-    ``target_duration``); report every other item with its file and reason."""
+    ``target_duration``); report every other item with its file and reason; append
+    `clip_warnings` to `warnings` when given."""
     from aligner.audio.io import AudioError
 
     good = []
     for item in items:
         try:
-            durations = {key: audio_duration(item[key]) for key in AUDIO_KEYS if key in item}
+            stats = {key: audio_stats(item[key]) for key in AUDIO_KEYS if key in item}
         except AudioError as err:
-            report.add(err.path, err.reason)
+            report.add(err.path, f"{err.reason} (item {item.get('id')})")
         else:
+            durations = {key: seconds for key, (seconds, _) in stats.items()}
+            for key, (seconds, peak) in stats.items():
+                if warnings is not None:
+                    warnings += clip_warnings(item, key, seconds, peak)
             item["duration"] = round(durations["audio"], 4)
             if "target_audio" in durations:
                 item["target_duration"] = round(durations["target_audio"], 4)

@@ -13,22 +13,28 @@ from typing import Any
 
 from aligner.data.manifest import write_manifest
 from aligner.data.report import BadItemReport
+from aligner.files import write_atomic
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 SUMMARY_FILE = "summary.json"
 
 
-def text_lines(path: Path, report: BadItemReport) -> Iterator[tuple[int, str, str]]:
+def text_lines(
+    path: Path, report: BadItemReport, ident: Callable[[bytes], str] | None = None
+) -> Iterator[tuple[int, str, str]]:
     """``(lineno, where, line)`` for each non-blank line of ``path``: ``where`` is
-    ``path:lineno``, ``line`` has no ``\\r``; a line that is not UTF-8 goes to ``report``."""
+    ``path:lineno``, ``line`` has no ``\\r`` (nor a UTF-8 byte-order mark); a line that is
+    not UTF-8 goes to ``report``, named by ``ident(raw line)`` (e.g. its ASCII id) too."""
     for lineno, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
         if not raw.strip():
             continue
         where = f"{path}:{lineno}"
         try:
-            line = raw.decode("utf-8").rstrip("\r")
+            line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r")
         except UnicodeDecodeError as err:
-            report.add(where, f"undecodable line (not UTF-8: {err.reason})")
+            name = ident(raw) if ident is not None else ""
+            report.add(where, f"undecodable line{f' of {name}' if name else ''} (not UTF-8: "
+                       f"{err.reason} at byte {err.start + 1})")  # fmt: skip
             continue
         yield lineno, where, line
 
@@ -71,11 +77,19 @@ def split_items(
     return splits
 
 
+OUTPUT_FOLDERS: tuple[str, ...] = ("wavs", "textgrids")
+
+
 def check_outputs(out_dir: Path, force: bool) -> None:
-    """Refuse (FileExistsError) when ``out_dir`` already holds manifests and not ``force``."""
-    existing = [
-        out_dir / f"{name}.jsonl" for name in SPLITS if (out_dir / f"{name}.jsonl").exists()
-    ]
+    """Refuse (FileExistsError) when ``out_dir`` already holds anything `prepare` writes
+    (manifests, ``summary.json``, a non-empty ``wavs/`` or ``textgrids/``: also the
+    leftovers of an interrupted run) and not ``force``; or when ``out_dir`` is a file."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise FileExistsError(f"{out_dir} is a file; give a folder for the corpus")
+    files = [out_dir / f"{name}.jsonl" for name in SPLITS] + [out_dir / SUMMARY_FILE]
+    folders = [out_dir / name for name in OUTPUT_FOLDERS]
+    existing = [p for p in files if p.exists()]
+    existing += [p for p in folders if p.is_dir() and any(p.iterdir())]
     if existing and not force:
         raise FileExistsError(
             f"{existing[0]} already exists; pass --force to overwrite or choose another folder"
@@ -91,6 +105,7 @@ class PrepareSummary:
     counts: dict[str, int] = field(default_factory=dict)
     bad: BadItemReport = field(default_factory=BadItemReport)
     figures: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -100,6 +115,9 @@ class PrepareSummary:
         if self.bad:
             kinds = ", ".join(f"{n} {kind}" for kind, n in self.bad.counts().items())
             out.append(f"  skipped {len(self.bad)} bad item(s): {kinds}")
+        if self.warnings:
+            out.append(f"  {len(self.warnings)} warning(s) (kept; listed in summary.json):")
+            out += [f"    {w}" for w in self.warnings[:10]]
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -107,6 +125,7 @@ class PrepareSummary:
             "corpus": self.corpus,
             "counts": self.counts,
             "bad_items": [str(item) for item in self.bad.items],
+            "warnings": self.warnings,
             **self.figures,
         }
 
@@ -123,5 +142,6 @@ def write_corpus(
     for name in SPLITS:
         write_manifest(out_dir / f"{name}.jsonl", splits.get(name, []))
     summary.counts = {name: len(splits.get(name, [])) for name in SPLITS}
-    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
+    text = json.dumps(summary.to_dict(), indent=2) + "\n"
+    write_atomic(out_dir / SUMMARY_FILE, lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary

@@ -25,27 +25,41 @@ from aligner.data.report import BadItemReport
 SPEAKER = "LJ"
 
 
+def _line_id(raw: bytes) -> str:
+    """The id of a raw metadata line (its ASCII first field), or ''."""
+    head = raw.split(b"|", 1)[0]
+    return head.decode("ascii") if head.isascii() and head.strip() else ""
+
+
+def _parse(fields: list[str], where: str) -> tuple[str, str] | str:
+    """(id, text) of one line's fields, or the reason it is bad."""
+    uid = fields[0].strip()
+    if len(fields) not in (2, 3) or not uid:
+        named = f" of {uid}" if uid else ""
+        return (f"malformed line{named}: {len(fields)} field(s), expected 3 "
+                "(id|text|normalized text)")  # fmt: skip
+    text = fields[2] if len(fields) > 2 and fields[2].strip() else fields[1]
+    return (uid, text.strip()) if text.strip() else f"empty text for {uid}"
+
+
 def read_metadata(corpus: Path, report: BadItemReport) -> list[dict[str, Any]]:
     """Items from ``metadata.csv``; the normalized text is used (the raw one when the
-    third column is empty). Bad lines go to ``report`` with their line number."""
+    third column is empty). Bad lines go to ``report`` with their line number and id."""
     path = corpus / "metadata.csv"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; give the LJSpeech-1.1 folder")
     items, seen = [], set()
-    for _, where, line in text_lines(path, report):
-        fields = line.split("|")
-        if len(fields) < 2 or not fields[0]:
-            report.add(where, "malformed line (expected id|text|normalized text)")
-            continue
-        uid, text = fields[0], (fields[2] if len(fields) > 2 and fields[2].strip() else fields[1])
-        if not text.strip():
-            report.add(where, f"empty text for {uid}")
-        elif uid in seen:
-            report.add(where, f"duplicate id {uid}")
+    for _, where, line in text_lines(path, report, ident=_line_id):
+        parsed = _parse(line.split("|"), where)
+        if isinstance(parsed, str):
+            report.add(where, parsed)
+        elif parsed[0] in seen:
+            report.add(where, f"duplicate id {parsed[0]}")
         else:
+            uid, text = parsed
             seen.add(uid)
             audio = str(corpus / "wavs" / f"{uid}.wav")
-            items.append({"id": uid, "audio": audio, "text": text.strip(), "speaker": SPEAKER})
+            items.append({"id": uid, "audio": audio, "text": text, "speaker": SPEAKER})
     return items
 
 
@@ -61,8 +75,9 @@ def prepare_ljspeech(
     corpus, out_dir = Path(corpus), Path(out_dir)
     check_outputs(out_dir, force)
     report = BadItemReport()
-    items = check_audio(read_metadata(corpus, report), report, progress)
+    warnings: list[str] = []
+    items = check_audio(read_metadata(corpus, report), report, progress, warnings)
     report.check(skip_bad)
-    summary = PrepareSummary("ljspeech", out_dir, bad=report)
+    summary = PrepareSummary("ljspeech", out_dir, bad=report, warnings=warnings)
     summary.figures = {"hours": round(sum(i["duration"] for i in items) / 3600, 4)}
     return write_corpus(out_dir, split_items(items, seed=seed), summary)
