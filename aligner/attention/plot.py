@@ -1,11 +1,20 @@
-"""Alignment heatmaps: as a uint8 image array (TensorBoard) and as a PNG file.
+"""Alignment heatmaps: as a uint8 image array (TensorBoard), as PNG files, one panel per
+sentence, and evolution strips / animations over training.
 
-Decoder steps run along x, source positions along y (origin at the bottom), as in the
-Tacotron papers; optional token labels annotate the source axis.
+Landscape figures sized to stay legible in a TensorBoard card (640 x 360 px and up):
+tokens on the vertical axis (origin at the bottom, labels thinned to what fits at a
+readable size), time on the horizontal axis (seconds when the hop length and sample rate
+are known, mel frames when r > 1, else decoder steps), a labelled colour bar, the
+sentence as the title. Any alignment is max-pooled to at most
+`aligner.attention.plot_matrix.MAX_PIXELS` cells per axis first, so a huge one (20,000 x
+20,000) draws in bounded memory.
 """
 
 from __future__ import annotations
 
+import math
+import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -14,37 +23,142 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from aligner.attention.plot_evolution import evolution_strip, save_evolution_gif  # noqa: E402
+from aligner.attention.plot_matrix import (  # noqa: E402
+    Timing,
+    display_token,
+    matrix_shape,
+    pooled,
+    read_alignment,
+    thinned_labels,
+)
 
-def _as_matrix(weights) -> np.ndarray:
-    """``(T_dec, T_enc)`` float array from a tensor or array; ValueError otherwise."""
-    if hasattr(weights, "detach"):
-        weights = weights.detach().float().cpu().numpy()
-    array = np.asarray(weights, dtype=np.float32)
-    if array.ndim != 2:
-        raise ValueError(f"alignment: expected shape (T_dec, T_enc), got {array.shape}")
-    return array
+WIDTH, MIN_HEIGHT, MAX_HEIGHT = 6.4, 3.6, 4.8  # inches (at 100 dpi: 640 px wide)
+PANEL_HEIGHT = 3.0  # inches per sentence in a multi-panel figure
+MAX_PANELS = 12  # sentences per multi-panel PNG file
+LABEL_PT, MIN_LABEL_PT = 11.0, 8.0  # token label sizes: preferred, smallest
+TITLE_CHARS = 80
+__all__ = [
+    "alignment_figure", "alignment_image", "alignments_figure", "draw_alignment",
+    "evolution_strip", "figure_image", "plot_npy", "save_alignment_panels",
+    "save_alignment_png", "save_evolution_gif", "text_alignment_figure", "Timing",
+]  # fmt: skip
 
 
-def alignment_figure(weights, tokens: list[str] | None = None, title: str | None = None) -> Figure:
-    """A matplotlib figure of ``weights (T_dec, T_enc)``; close it with ``plt.close(fig)``."""
-    matrix = _as_matrix(weights)
-    if tokens is not None and len(tokens) != matrix.shape[1]:
-        raise ValueError(
-            f"alignment: {len(tokens)} token labels for a source axis of {matrix.shape[1]}"
-        )
-    height = 3 + (0.12 * matrix.shape[1] if tokens else 0)
-    fig, ax = plt.subplots(figsize=(6, min(height, 12)), dpi=100)
-    image = ax.imshow(matrix.T, aspect="auto", origin="lower", interpolation="none", vmin=0)
-    fig.colorbar(image, ax=ax)
-    ax.set_xlabel("decoder step")
-    ax.set_ylabel("source position")
-    if tokens is not None:
-        ax.set_yticks(range(len(tokens)), labels=tokens, fontsize=6)
+def _short(title: str) -> str:
+    return textwrap.shorten(" ".join(str(title).split()), TITLE_CHARS, placeholder=" ...")
+
+
+def _height(n_tokens: int, labelled: bool, low: float = MIN_HEIGHT) -> float:
+    """Figure (or panel) height in inches: grows with the labelled tokens, stays landscape."""
+    return float(np.clip(1.6 + 0.12 * n_tokens, low, MAX_HEIGHT)) if labelled else low
+
+
+def _label_tokens(ax: Axes, tokens: Sequence[str], height_in: float) -> None:
+    """Token labels on the vertical axis: as large as fits (`LABEL_PT` down to
+    `MIN_LABEL_PT`), every k-th one when not all fit at the smallest size."""
+    room_pt = max(36.0, (height_in - 1.1) * 72)  # the axes' height, without title and x axis
+    size = float(np.clip(room_pt / (1.25 * len(tokens)), MIN_LABEL_PT, LABEL_PT))
+    shown = [display_token(t) for t in tokens]
+    positions, labels = thinned_labels(shown, math.floor(room_pt / (1.25 * size)))
+    ax.set_yticks(positions, labels=labels, fontsize=size)
+    step = positions[1] - positions[0] if len(positions) > 1 else 1
+    ax.set_ylabel("token" + (f" (every {step})" if step > 1 else ""), fontsize=10)
+
+
+def draw_alignment(
+    ax: Axes,
+    weights,
+    tokens: Sequence[str] | None = None,
+    title: str | None = None,
+    timing: Timing = Timing(),
+    height_in: float = MIN_HEIGHT,
+) -> None:
+    """Draw ``weights (T_dec, T_enc)`` (tensor or array, any size: max-pooled first) on
+    `ax` with its colour bar; `tokens` (T_enc labels) on the vertical axis, sized for a
+    panel `height_in` inches tall."""
+    steps, n = matrix_shape(weights)
+    if tokens is not None and len(tokens) != n:
+        raise ValueError(f"alignment: {len(tokens)} token labels for a source axis of {n}")
+    matrix = pooled(weights)[0]
+    left, right, xlabel = timing.x_axis(steps)
+    image = ax.imshow(
+        matrix.T,
+        aspect="auto",
+        origin="lower",
+        interpolation="nearest",  # pooled to about the axes' pixels: no cell is dropped
+        vmin=0,
+        extent=(left, right, -0.5, n - 0.5),
+    )
+    ax.set_xlabel(xlabel, fontsize=10)
+    if tokens:
+        _label_tokens(ax, tokens, height_in)
+    else:
+        ax.set_ylabel("source position", fontsize=10)
     if title:
-        ax.set_title(title)
-    fig.tight_layout()
+        ax.set_title(_short(title), fontsize=11)
+    ax.figure.colorbar(image, ax=ax, fraction=0.04, pad=0.015).set_label("attention weight")
+
+
+def alignment_figure(
+    weights,
+    tokens: Sequence[str] | None = None,
+    title: str | None = None,
+    *,
+    r: int = 1,
+    hop_length: int | None = None,
+    sample_rate: int | None = None,
+) -> Figure:
+    """A landscape figure of ``weights (T_dec, T_enc)``: `tokens` on the vertical axis,
+    seconds on the horizontal one when `hop_length` and `sample_rate` are given (frames
+    when ``r > 1``, else decoder steps). Close it with ``plt.close(fig)``."""
+    n = matrix_shape(weights)[1]
+    height = _height(n, bool(tokens))
+    fig, ax = plt.subplots(figsize=(WIDTH, height), dpi=100, layout="constrained")
+    try:
+        draw_alignment(ax, weights, tokens, title, Timing(r, hop_length, sample_rate), height)
+    except Exception:
+        plt.close(fig)
+        raise
+    return fig
+
+
+def alignments_figure(
+    weights: Sequence,
+    tokens: Sequence[Sequence[str] | None] | None = None,
+    titles: Sequence[str | None] | None = None,
+    *,
+    r: int = 1,
+    hop_length: int | None = None,
+    sample_rate: int | None = None,
+    first: int = 1,
+) -> Figure:
+    """One panel per sentence, top to bottom: ``weights[k] (T_dec_k, T_enc_k)`` with the
+    labels ``tokens[k]`` and the title ``"K. titles[k]"`` (K counted from `first`)."""
+    if not weights:
+        raise ValueError("alignment: no sentences to draw")
+    tokens = list(tokens) if tokens is not None else [None] * len(weights)
+    titles = list(titles) if titles is not None else [None] * len(weights)
+    if not len(tokens) == len(titles) == len(weights):
+        raise ValueError(
+            f"alignment: {len(weights)} alignments, {len(tokens)} token lists, {len(titles)} titles"
+        )
+    heights = [_height(matrix_shape(w)[1], bool(t), PANEL_HEIGHT) for w, t in zip(weights, tokens)]
+    fig, axes = plt.subplots(
+        len(weights), 1, figsize=(WIDTH, sum(heights)), dpi=100, layout="constrained",
+        squeeze=False, gridspec_kw={"height_ratios": heights},
+    )  # fmt: skip
+    timing = Timing(r, hop_length, sample_rate)
+    try:
+        for k, (ax, w, tok, title) in enumerate(zip(axes[:, 0], weights, tokens, titles)):
+            name = f"{k + first}. {title}" if title else f"sentence {k + first}"
+            draw_alignment(ax, w, tok, name, timing, heights[k])
+    except Exception:
+        plt.close(fig)
+        raise
     return fig
 
 
@@ -55,10 +169,12 @@ def text_alignment_figure(
     on x and the source token labels on y."""
     fig = alignment_figure(weights, src_labels, title)
     ax = fig.axes[0]
-    ax.set_xticks(range(len(out_labels)), labels=out_labels, fontsize=6, rotation=90)
+    room_pt = (WIDTH - 1.6) * 72
+    size = float(np.clip(room_pt / (1.25 * max(1, len(out_labels))), MIN_LABEL_PT, LABEL_PT))
+    positions, labels = thinned_labels(out_labels, math.floor(room_pt / (1.25 * size)))
+    ax.set_xticks(positions, labels=labels, fontsize=size, rotation=90)
     ax.set_xlabel("output token")
     ax.set_ylabel("source token")
-    fig.tight_layout()
     return fig
 
 
@@ -71,78 +187,93 @@ def figure_image(fig: Figure) -> np.ndarray:
 
 
 def alignment_image(
-    weights, tokens: list[str] | None = None, title: str | None = None
+    weights, tokens: Sequence[str] | None = None, title: str | None = None, **timing
 ) -> np.ndarray:
     """``(H, W, 3)`` uint8 RGB heatmap of ``weights (T_dec, T_enc)`` (for
-    ``SummaryWriter.add_image(..., dataformats="HWC")``)."""
-    return figure_image(alignment_figure(weights, tokens, title))
+    ``SummaryWriter.add_image(..., dataformats="HWC")``); `timing`: `alignment_figure`'s
+    ``r``, ``hop_length``, ``sample_rate``."""
+    return figure_image(alignment_figure(weights, tokens, title, **timing))
+
+
+def _refuse(paths: Sequence[Path], force: bool) -> None:
+    for path in paths if not force else []:
+        if path.exists():
+            raise FileExistsError(f"{path} exists; pass force=True (--force) to overwrite it")
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fig.savefig(path, format="png", dpi=150)
+    finally:
+        plt.close(fig)
+    return path
 
 
 def save_alignment_png(
     weights,
     path: str | Path,
-    tokens: list[str] | None = None,
+    tokens: Sequence[str] | None = None,
     title: str | None = None,
     force: bool = False,
+    **timing,
 ) -> Path:
-    """Write the heatmap of ``weights (T_dec, T_enc)`` to ``path``; an existing file is
-    only replaced with ``force=True`` (FileExistsError otherwise)."""
+    """Write the heatmap of ``weights (T_dec, T_enc)`` to ``path`` (`alignment_figure`, at
+    150 dpi); an existing file is only replaced with ``force=True`` (FileExistsError)."""
     path = Path(path)
-    if path.exists() and not force:
-        raise FileExistsError(f"{path} exists; pass force=True (--force) to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig = alignment_figure(weights, tokens, title)
-    fig.savefig(path, format="png")
-    plt.close(fig)
-    return path
+    _refuse([path], force)
+    return _save(alignment_figure(weights, tokens, title, **timing), path)
 
 
-def plot_npy(npy: str | Path, out: str | Path, title: str | None = None, force: bool = False):
-    """Draw the alignment saved in `npy` (``(T_dec, T_enc)`` or ``(1, T_dec, T_enc)``) to the
-    PNG `out`; ValueError (one line, naming the file) for anything else."""
-    npy = Path(npy)
-    if not npy.is_file():
-        raise ValueError(f"{npy} does not exist")
-    if Path(out).exists() and not force:
-        raise FileExistsError(f"{out} exists; pass --force to overwrite it")
-    try:
-        weights = np.load(npy, allow_pickle=False)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{npy} is not a .npy array ({err})") from None
-    weights = weights.squeeze(0) if weights.ndim == 3 and weights.shape[0] == 1 else weights
-    if weights.ndim != 2 or not np.isfinite(weights).all():
-        raise ValueError(
-            f"{npy}: expected a finite (T_dec, T_enc) matrix, got shape {weights.shape}"
+def panel_paths(path: str | Path, n_sentences: int) -> list[Path]:
+    """The PNG files for `n_sentences` panels, `MAX_PANELS` per file: ``PATH`` for the
+    first ones, then ``STEM-2.png``, ``STEM-3.png``, ..."""
+    path = Path(path)
+    files = max(1, math.ceil(n_sentences / MAX_PANELS))
+    return [path] + [path.with_name(f"{path.stem}-{k}{path.suffix}") for k in range(2, files + 1)]
+
+
+def save_alignment_panels(
+    weights: Sequence,
+    path: str | Path,
+    tokens: Sequence[Sequence[str] | None] | None = None,
+    titles: Sequence[str | None] | None = None,
+    force: bool = False,
+    **timing,
+) -> list[Path]:
+    """One panel per sentence (`alignments_figure`), at most `MAX_PANELS` per file
+    (`panel_paths`); every file is checked before any is written. Returns the files."""
+    paths = panel_paths(path, len(weights))
+    _refuse(paths, force)
+    tokens = list(tokens) if tokens is not None else [None] * len(weights)
+    titles = list(titles) if titles is not None else [None] * len(weights)
+    for k, out in enumerate(paths):
+        part = slice(k * MAX_PANELS, (k + 1) * MAX_PANELS)
+        first = k * MAX_PANELS + 1
+        _save(
+            alignments_figure(weights[part], tokens[part], titles[part], first=first, **timing), out
         )
-    return save_alignment_png(weights, out, title=title or npy.stem, force=force)
+    return paths
 
 
-def evolution_strip(images: list[np.ndarray]) -> np.ndarray:
-    """Concatenate heatmap images ``(H, W, 3)`` (e.g. one per training step) side by side
-    into one ``(H, sum W, 3)`` strip; shorter images are padded with white at the bottom."""
-    if not images:
-        raise ValueError("evolution_strip: no images given")
-    height = max(image.shape[0] for image in images)
-    padded = [
-        np.pad(image, ((0, height - image.shape[0]), (0, 0), (0, 0)), constant_values=255)
-        for image in images
-    ]
-    return np.concatenate(padded, axis=1)
-
-
-def save_evolution_gif(
-    images: list[np.ndarray], path: str | Path, frame_ms: int = 500, force: bool = False
+def plot_npy(
+    npy: str | Path,
+    out: str | Path,
+    title: str | None = None,
+    force: bool = False,
+    durations: str | Path | None = None,
 ) -> Path:
-    """Write heatmap images ``(H, W, 3)`` as an animated GIF (one frame each, looping);
-    an existing file is only replaced with ``force=True``."""
-    from PIL import Image
-
-    path = Path(path)
-    if not images:
-        raise ValueError(f"{path}: no alignment images to animate")
-    if path.exists() and not force:
-        raise FileExistsError(f"{path} exists; pass force=True (--force) to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frames = [Image.fromarray(image) for image in images]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=frame_ms, loop=0)
-    return path
+    """Draw a saved alignment to the PNG `out`: a ``.npy`` (``(T_dec, T_enc)`` or ``(1,
+    T_dec, T_enc)``) or an `aligner align` ``.durations.json``. Token labels, r and
+    seconds come from `durations` or the ``ID.durations.json`` beside ``ID.npy``
+    (`aligner.attention.plot_matrix.read_alignment`); the title defaults to the sentence
+    id. ValueError (one line, naming the file) for anything else."""
+    out = Path(out)
+    _refuse([out], force)
+    found = read_alignment(npy, durations)
+    if not np.isfinite(pooled(found.weights)[0]).all():
+        raise ValueError(f"{npy}: expected a finite (T_dec, T_enc) matrix, found NaN or inf")
+    timing = {"r": found.r, "hop_length": found.hop_length, "sample_rate": found.sample_rate}
+    return save_alignment_png(
+        found.weights, out, found.tokens, title or found.title, True, **timing
+    )
