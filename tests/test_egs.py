@@ -88,6 +88,19 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
     assert again.stdout.count("skipped") == len(expected)
 
 
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_folders_with_spaces(name, tmp_path):
+    """Every variable is quoted: a data or experiment folder with spaces stays one folder."""
+    env = fake_env(tmp_path)
+    extra = [str(tmp_path / "the corpus")] if name in NEEDS_CORPUS else []
+    cmd = ["bash", str(SCRIPTS[name]), *extra, "--data", "my data", "--exp", "my exp"]
+    r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "my data" / "test.jsonl").exists()
+    assert (tmp_path / "my exp" / "checkpoints").is_dir() and (tmp_path / "my exp/.done").exists()
+    assert not (tmp_path / "my").exists() and not (tmp_path / "data").exists()
+
+
 def test_stage_range_and_train_arguments(tmp_path):
     env = {**fake_env(tmp_path), "ALIGNER_TRAIN_ARGS": "--set train.max_steps=2"}
     (tmp_path / "exp/checkpoints").mkdir(parents=True)

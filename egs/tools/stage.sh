@@ -11,21 +11,21 @@ needed() {
 
 # checkpoint: best.pt (lowest validation loss) when validation ran, else the latest one.
 checkpoint() {
-  if [ -f $exp/checkpoints/best.pt ]; then echo $exp/checkpoints/best.pt
-  else ls $exp/checkpoints/ckpt-*.pt | tail -n 1; fi
+  if [ -f "$exp"/checkpoints/best.pt ]; then echo "$exp"/checkpoints/best.pt
+  else ls "$exp"/checkpoints/ckpt-*.pt | tail -n 1; fi
 }
 
 # train_stage: aligner train $recipe, resuming an interrupted run; $exp/.done marks the end.
 train_stage() {
   echo "stage 1: train $recipe"
-  if [ -f $exp/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
+  if [ -f "$exp"/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
     return 0
   fi
   local resume=""
   [ -n "$(ls $exp/checkpoints/ckpt-*.pt 2>/dev/null)" ] && resume=--resume
   # shellcheck disable=SC2086
-  $aligner train "$recipe" --data $data --out $exp $resume $train_args
-  touch $exp/.done
+  $aligner train "$recipe" --data "$data" --out "$exp" $resume $train_args
+  touch "$exp"/.done
 }
 
 # no_arguments "$@": refuse positional arguments (scripts that read no corpus folder).
@@ -36,18 +36,18 @@ no_arguments() {
 # align_stage: aligner align on the test split -> $exp/align/summary.json (focus, skips, repeats).
 align_stage() {
   echo "stage 3: align the test split"
-  if needed $exp/align/summary.json $exp/align; then
-    $aligner align --checkpoint "$(checkpoint)" --manifest $data/test.jsonl --out $exp/align
+  if needed "$exp"/align/summary.json "$exp"/align; then
+    $aligner align --checkpoint "$(checkpoint)" --manifest "$data"/test.jsonl --out "$exp"/align
   fi
 }
 
 # vc_score_stage: aligner score on the converted test split -> $exp/score/test.txt (MCD).
 vc_score_stage() {
   echo "stage 4: score the converted test split (mel-cepstral distortion)"
-  if needed $exp/score/test.txt; then
-    mkdir -p $exp/score
-    $aligner score --task vc --hyp $exp/converted/manifest.jsonl > $exp/score/test.txt.tmp
-    mv $exp/score/test.txt.tmp $exp/score/test.txt; cat $exp/score/test.txt
+  if needed "$exp"/score/test.txt; then
+    mkdir -p "$exp"/score
+    $aligner score --task vc --hyp "$exp"/converted/manifest.jsonl > "$exp"/score/test.txt.tmp
+    mv "$exp"/score/test.txt.tmp "$exp"/score/test.txt; cat "$exp"/score/test.txt
   fi
 }
 
@@ -55,8 +55,8 @@ vc_score_stage() {
 # reference timings -> $exp/score/alignment.json (word and phone boundary errors in ms).
 score_alignment_stage() {
   echo "stage 4: score the test split's alignments against the reference timings"
-  if needed $exp/score/alignment.json; then
-    $aligner score-alignment --reference $data/test.jsonl --predicted $exp/align \
-      --out $exp/score/alignment.json
+  if needed "$exp"/score/alignment.json; then
+    $aligner score-alignment --reference "$data"/test.jsonl --predicted "$exp"/align \
+      --out "$exp"/score/alignment.json
   fi
 }

@@ -35,7 +35,7 @@ root=$(cd "$here/../../.." && pwd)
 
 stage=0
 stop_stage=100
-recipe=$root/recipes/g2p/bigru_bahdanau.yaml
+recipe="$root"/recipes/g2p/bigru_bahdanau.yaml
 data=data
 exp=exp/bigru_bahdanau
 seeds=
@@ -44,33 +44,33 @@ r2l_weight=0.5
 r2l_train_args=
 average=3
 beam=5
-train_args=${ALIGNER_TRAIN_ARGS:-}
-aligner=${ALIGNER:-aligner}
+train_args="${ALIGNER_TRAIN_ARGS:-}"
+aligner="${ALIGNER:-aligner}"
 
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
-[[ $average =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --average needs a count >= 1" >&2; exit 2; }
-[[ $r2l_weight =~ ^(0(\.[0-9]*)?|1(\.0*)?|\.[0-9]+)$ ]] || {
+[[ "$average" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --average needs a count >= 1" >&2; exit 2; }
+[[ "$r2l_weight" =~ ^(0(\.[0-9]*)?|1(\.0*)?|\.[0-9]+)$ ]] || {
   echo "run.sh: --r2l-weight needs one number in [0, 1], got '$r2l_weight'" >&2; exit 2; }
 for s in $seeds $r2l_seeds; do
-  [[ $s =~ ^[0-9]+$ ]] || { echo "run.sh: --seeds/--r2l-seeds take integers, got $s" >&2; exit 2; }
+  [[ "$s" =~ ^[0-9]+$ ]] || { echo "run.sh: --seeds/--r2l-seeds take integers, got $s" >&2; exit 2; }
 done
 
 # runs: the experiment folder of each training run.
 runs() {
-  if [ -z "$seeds" ]; then echo $exp; else for s in $seeds; do echo $exp/seed$s; done; fi
+  if [ -z "$seeds" ]; then echo "$exp"; else for s in $seeds; do echo "$exp"/seed"$s"; done; fi
 }
 
 # r2l_runs: the experiment folder of each right-to-left run.
-r2l_runs() { local s; for s in $r2l_seeds; do echo $exp/r2l_seed$s; done; }
+r2l_runs() { local s; for s in $r2l_seeds; do echo "$exp"/r2l_seed"$s"; done; }
 
 # models [RUN...]: each run's model to decode (avg.pt, else best.pt or the latest
 # checkpoint); the left-to-right runs when no run is given.
 models() {
   local run_dir
   for run_dir in ${@:-$(runs)}; do
-    if [ -f $run_dir/avg.pt ]; then echo $run_dir/avg.pt; else exp=$run_dir checkpoint; fi
+    if [ -f "$run_dir"/avg.pt ]; then echo "$run_dir"/avg.pt; else exp="$run_dir" checkpoint; fi
   done
 }
 # model_args: `--checkpoint M` for each of them (aligner g2p decodes several as an ensemble).
@@ -91,16 +91,16 @@ r2l_args() {
 
 if run 0; then
   echo "stage 0: prepare CMUdict"
-  if needed $data/test.jsonl $data; then $aligner prepare cmudict $data; fi
+  if needed "$data"/test.jsonl "$data"; then $aligner prepare cmudict "$data"; fi
 fi
 
 if run 1; then
   if [ -z "$seeds" ]; then train_stage; fi
   for s in $seeds; do
-    (exp=$exp/seed$s; train_args="$train_args --set train.seed=$s"; train_stage)
+    (exp="$exp"/seed"$s"; train_args="$train_args --set train.seed=$s"; train_stage)
   done
   for s in $r2l_seeds; do
-    (exp=$exp/r2l_seed$s
+    (exp="$exp"/r2l_seed"$s"
      train_args="$train_args --set data.reverse_target=true $r2l_train_args --set train.seed=$s"
      train_stage)
   done
@@ -109,7 +109,7 @@ fi
 if run 2 && [ "$average" -gt 1 ]; then
   echo "stage 2: average the last $average checkpoints of each run"
   for run_dir in $(runs) $(r2l_runs); do
-    if needed $run_dir/avg.pt; then
+    if needed "$run_dir"/avg.pt; then
       $aligner average "$run_dir" --last "$average" --out "$run_dir/avg.pt"
     fi
   done
@@ -118,37 +118,37 @@ fi
 if run 3; then
   echo "stage 3: decode words that are not in CMUdict"
   r2l_args > /dev/null  # every right-to-left run has a model (else: exit 2)
-  out=$exp/decode/words.txt
-  if needed $out; then
-    mkdir -p $exp/decode
+  out="$exp"/decode/words.txt
+  if needed "$out"; then
+    mkdir -p "$exp"/decode
     # shellcheck disable=SC2046
-    $aligner g2p $(model_args) $(r2l_args) --beam $beam --in $here/words.txt > $out.tmp
-    mv $out.tmp $out
+    $aligner g2p $(model_args) $(r2l_args) --beam "$beam" --in "$here"/words.txt > "$out".tmp
+    mv "$out".tmp "$out"
     # shellcheck disable=SC2046
-    $aligner g2p $(model_args) $(r2l_args) --beam $beam --alignment $exp/decode/aligner.png --force aligner > /dev/null
-    cat $out
+    $aligner g2p $(model_args) $(r2l_args) --beam "$beam" --alignment "$exp"/decode/aligner.png --force aligner > /dev/null
+    cat "$out"
   fi
 fi
 
 if run 4; then
   echo "stage 4: decode the test split"
   r2l_args > /dev/null
-  out=$exp/decode/test.txt
-  if needed $out; then
-    mkdir -p $exp/decode
+  out="$exp"/decode/test.txt
+  if needed "$out"; then
+    mkdir -p "$exp"/decode
     # shellcheck disable=SC2046
-    $aligner g2p $(model_args) $(r2l_args) --beam $beam --in $data/test.jsonl > $out.tmp
-    mv $out.tmp $out
+    $aligner g2p $(model_args) $(r2l_args) --beam "$beam" --in "$data"/test.jsonl > "$out".tmp
+    mv "$out".tmp "$out"
   fi
 fi
 
 if run 5; then
   echo "stage 5: score the test split (PER/WER)"
-  out=$exp/score/test.txt
-  if needed $out; then
-    mkdir -p $exp/score
-    $aligner score --task g2p --hyp $exp/decode/test.txt --ref $data/test.jsonl > $out.tmp
-    mv $out.tmp $out
+  out="$exp"/score/test.txt
+  if needed "$out"; then
+    mkdir -p "$exp"/score
+    $aligner score --task g2p --hyp "$exp"/decode/test.txt --ref "$data"/test.jsonl > "$out".tmp
+    mv "$out".tmp "$out"
   fi
-  cat $out
+  cat "$out"
 fi

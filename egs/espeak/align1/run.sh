@@ -23,18 +23,18 @@ root=$(cd "$here/../../.." && pwd)
 stage=0
 stop_stage=100
 utterances=1000
-recipe=$root/recipes/align/aligner_espeak.yaml
+recipe="$root"/recipes/align/aligner_espeak.yaml
 data=data
 exp=exp/aligner_espeak
-train_args=${ALIGNER_TRAIN_ARGS:-}
-aligner=${ALIGNER:-aligner}
+train_args="${ALIGNER_TRAIN_ARGS:-}"
+aligner="${ALIGNER:-aligner}"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
 
 if run 0; then
   echo "stage 0: prepare the eSpeak NG corpus ($utterances utterances)"
-  if needed $data/test.jsonl $data; then $aligner prepare espeak $data --utterances "$utterances"; fi
+  if needed "$data"/test.jsonl "$data"; then $aligner prepare espeak "$data" --utterances "$utterances"; fi
 fi
 
 if run 1; then train_stage; fi

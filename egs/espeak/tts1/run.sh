@@ -22,28 +22,28 @@ root=$(cd "$here/../../.." && pwd)
 stage=0
 stop_stage=100
 utterances=1000
-recipe=$root/recipes/tts/tacotron_dca_small.yaml
+recipe="$root"/recipes/tts/tacotron_dca_small.yaml
 data=data
 exp=exp/tacotron_dca_small
-train_args=${ALIGNER_TRAIN_ARGS:-}
-aligner=${ALIGNER:-aligner}
+train_args="${ALIGNER_TRAIN_ARGS:-}"
+aligner="${ALIGNER:-aligner}"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
 
 if run 0; then
   echo "stage 0: prepare the eSpeak NG corpus ($utterances utterances)"
-  if needed $data/test.jsonl $data; then $aligner prepare espeak $data --utterances "$utterances"; fi
+  if needed "$data"/test.jsonl "$data"; then $aligner prepare espeak "$data" --utterances "$utterances"; fi
 fi
 
 if run 1; then train_stage; fi
 
 if run 2; then
   echo "stage 2: synthesize sentences.txt"
-  out=$exp/synth/sentences.wav
-  if needed $out; then
-    $aligner synthesize --checkpoint "$(checkpoint)" --text-file $here/sentences.txt --out $out \
-      --alignment $exp/synth/sentences.png
+  out="$exp"/synth/sentences.wav
+  if needed "$out"; then
+    $aligner synthesize --checkpoint "$(checkpoint)" --text-file "$here"/sentences.txt --out "$out" \
+      --alignment "$exp"/synth/sentences.png
   fi
 fi
 

@@ -19,30 +19,30 @@ root=$(cd "$here/../../.." && pwd)
 
 stage=0
 stop_stage=100
-recipe=$root/recipes/tts/tacotron_lsa.yaml
+recipe="$root"/recipes/tts/tacotron_lsa.yaml
 data=data
 exp=exp/tacotron_lsa
-train_args=${ALIGNER_TRAIN_ARGS:-}
-aligner=${ALIGNER:-aligner}
+train_args="${ALIGNER_TRAIN_ARGS:-}"
+aligner="${ALIGNER:-aligner}"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
-corpus=${1:-}
+corpus="${1:-}"
 [ -n "$corpus" ] || { echo "run.sh: give the LJSpeech-1.1 folder: ./run.sh DATA_DIR" >&2; exit 2; }
 shift; no_arguments "$@"
 
 if run 0; then
   echo "stage 0: prepare LJSpeech from $corpus"
-  if needed $data/test.jsonl $data; then $aligner prepare ljspeech "$corpus" $data; fi
+  if needed "$data"/test.jsonl "$data"; then $aligner prepare ljspeech "$corpus" "$data"; fi
 fi
 
 if run 1; then train_stage; fi
 
 if run 2; then
   echo "stage 2: synthesize ../../espeak/tts1/sentences.txt"
-  out=$exp/synth/sentences.wav
-  if needed $out; then
-    $aligner synthesize --checkpoint "$(checkpoint)" --text-file $root/egs/espeak/tts1/sentences.txt \
-      --out $out --alignment $exp/synth/sentences.png
+  out="$exp"/synth/sentences.wav
+  if needed "$out"; then
+    $aligner synthesize --checkpoint "$(checkpoint)" --text-file "$root"/egs/espeak/tts1/sentences.txt \
+      --out "$out" --alignment "$exp"/synth/sentences.png
   fi
 fi
 
