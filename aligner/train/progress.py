@@ -24,10 +24,19 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+# left out of the one-line summary (TensorBoard has them all)
+QUIET = {"entropy", "repeated", "longest_hold", "items_with_repeats", "truth_unmatched",
+         "word_bias_ms", "phone_bias_ms"}  # fmt: skip
+INFER_SHOWN = ("infer/stopped", "infer/focus_rate", "infer/skipped")
+
+
 def format_metrics(metrics: dict[str, float]) -> str:
-    """``loss 0.5123, focus_rate 0.81, ...`` with 4 significant digits, loss first."""
-    order = sorted(metrics, key=lambda k: (k != "loss", "/" in k))
-    return ", ".join(f"{k} {metrics[k]:.4g}" for k in order)
+    """``loss 0.512, focus_rate 0.81, ...`` (4 significant digits): the loss first, then
+    the task's metrics (alignment, truth errors) and the free-running ones; the details
+    (entropy, repeats, biases) are left to TensorBoard."""
+    keys = [k for k in metrics if "/" not in k and k not in QUIET]
+    keys = sorted(keys, key=lambda k: k != "loss") + [k for k in INFER_SHOWN if k in metrics]
+    return ", ".join(f"{k} {metrics[k]:.4g}" for k in keys)
 
 
 class Progress:

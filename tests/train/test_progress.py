@@ -57,4 +57,5 @@ def test_a_line_per_validation(tmp_path, capsys):
 
 
 def test_format_metrics_puts_loss_first():
-    assert format_metrics({"b": 1.0, "infer/x": 2.0, "loss": 3.0}) == "loss 3, b 1, infer/x 2"
+    metrics = {"b": 1.0, "infer/x": 2.0, "entropy": 1.0, "loss": 3.0, "infer/stopped": 0.5}
+    assert format_metrics(metrics) == "loss 3, b 1, infer/stopped 0.5"
