@@ -92,7 +92,7 @@ def run(
         raise RunError(f"{how}; {where}", exit_code=130) from None
     finally:
         lock.release()
-        if created and out_dir.is_dir() and not any(out_dir.iterdir()):
+        if created and info.is_main and out_dir.is_dir() and not any(out_dir.iterdir()):
             out_dir.rmdir()  # a run that failed before writing anything leaves no folder
         ddp.cleanup()
 
