@@ -44,7 +44,7 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     click.secho("[4/5] alignment evolution during training", bold=True)
     run_cli("evolution", str(exp), "--out", str(out_dir / "evolution.gif"), "--force")
     click.secho("[5/5] alignment quality on the validation split", bold=True)
-    run_cli("align", "--checkpoint", str(ckpt), "--manifest", str(data / "valid.jsonl"),
+    run_cli("align", "--checkpoint", str(ckpt), "--in", str(data / "valid.jsonl"),
             "--out", str(out_dir / "valid_alignments"), "--no-png", "--force")  # fmt: skip
     if not has_timings(data / "valid.jsonl"):
         click.echo(f"{data} has no reference timings (an older corpus): boundary errors skipped")

@@ -3,6 +3,7 @@ command at the command line with one line naming the option, before any work sta
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
@@ -107,11 +108,9 @@ def griffin_lim_option(func):
 
 
 def max_length_ratio_option(default: float, per: str):
-    """The --max-length-ratio decorator (old spelling --max-len-ratio still accepted)."""
+    """The --max-length-ratio decorator."""
     return click.option(
         "--max-length-ratio",
-        "--max-len-ratio",
-        "max_length_ratio",
         default=default,
         show_default=True,
         type=click.FloatRange(0.0, 1000.0, min_open=True),
@@ -133,3 +132,23 @@ def force_option(func):
     return click.option(
         "--force", is_flag=True, help="Overwrite existing output files (nothing is deleted)."
     )(func)
+
+
+def renamed(old: str, new: str, dest: str, **option_kw):
+    """Decorator: accept the old spelling `old` of the option `new` (stored in `dest`) for
+    a while, hidden from the help, with a note on stderr when it is used."""
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            value = kwargs.pop(f"old_{dest}")
+            if value is not None:
+                click.echo(f"note: {old} is now spelled {new}; the old spelling will go in a "
+                           "later release", err=True)  # fmt: skip
+                if kwargs.get(dest) is None:
+                    kwargs[dest] = value
+            return func(*args, **kwargs)
+
+        return click.option(old, f"old_{dest}", hidden=True, default=None, **option_kw)(wrapper)
+
+    return decorate

@@ -84,7 +84,7 @@ def score_alignment(reference: Path, predicted: Path, out: Path | None, force: b
     (no prediction, no tier, another number of words or phones) are listed.
 
     \b
-    aligner align --checkpoint exp/tts/checkpoints/best.pt --manifest data/valid.jsonl --out ali
+    aligner align --checkpoint exp/tts/checkpoints/best.pt --in data/valid.jsonl --out ali
     aligner score-alignment --reference data/valid.jsonl --predicted ali
     aligner score-alignment --reference data/valid.jsonl --predicted mfa_output/
     """

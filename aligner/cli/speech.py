@@ -19,6 +19,7 @@ from aligner.cli.options import (
     griffin_lim_option,
     max_length_ratio_option,
     parse_window,
+    renamed,
 )
 
 
@@ -49,18 +50,18 @@ def report(run, what: str) -> None:
 
 
 def read_text_file(path: Path) -> str:
-    """The UTF-8 text of --text-file; one line for a missing, binary or non-UTF-8 file."""
+    """The UTF-8 text of --in FILE; one line for a missing, binary or non-UTF-8 file."""
     if not path.is_file():
-        raise click.ClickException(f"--text-file {path} does not exist")
+        raise click.ClickException(f"--in {path} does not exist")
     data = path.read_bytes()
     if b"\x00" in data:
-        raise click.ClickException(f"--text-file {path} is a binary file, not text")
+        raise click.ClickException(f"--in {path} is a binary file, not text")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise click.ClickException(
-            f"--text-file {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
+            f"--in {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
             "convert it, e.g. iconv -f latin1 -t utf-8"
         ) from None
 
@@ -83,8 +84,9 @@ save_mel_option = click.option(
 @click.command()
 @checkpoint_option
 @click.option("--text", help="Text to say (long text is split into sentences).")
-@click.option("--text-file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--in", "text_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Read the text from this UTF-8 file instead.")  # fmt: skip
+@renamed("--text-file", "--in", "text_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Output WAV file (sentences joined with --pause seconds of silence).")  # fmt: skip
 @click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path),
@@ -112,14 +114,14 @@ def synthesize(checkpoint: Path, text: str | None, text_file: Path | None, out: 
     \b
     Examples:
       aligner synthesize --checkpoint demo/exp --text "Hello there." --out hello.wav
-      aligner synthesize --checkpoint exp/tts/checkpoints/best.pt --text-file book.txt \\
+      aligner synthesize --checkpoint exp/tts/checkpoints/best.pt --in book.txt \\
           --out book.wav --save-mel mels/
     """
     from aligner.inference.synthesis import Decoding
     from aligner.inference.synthesis import synthesize as run
 
     if (text is None) == (text_file is None):
-        raise click.ClickException("give the text with exactly one of --text or --text-file")
+        raise click.ClickException("give the text with exactly one of --text or --in FILE")
     if text_file is not None:
         text = read_text_file(text_file)
     decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
@@ -178,8 +180,9 @@ def convert(checkpoint: Path, src: Path, out: Path, alignment: Path | None,
 # ---------------------------------------------------------------------- align
 @click.command()
 @checkpoint_option
-@click.option("--manifest", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A JSON Lines manifest (id, audio, text; VC: target_audio).")  # fmt: skip
+@click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path),
+              help="A JSON Lines manifest (id, audio, text; VC: target_audio).  [required]")  # fmt: skip
+@renamed("--manifest", "--in", "manifest", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (per-utterance files and summary.json).")  # fmt: skip
 @batch_size_option(what="Utterances aligned at once.")
@@ -214,11 +217,13 @@ def align(
 
     \b
     Examples:
-      aligner align --checkpoint exp/align --manifest data/test.jsonl --out align/
+      aligner align --checkpoint exp/align --in data/test.jsonl --out align/
       aligner score-alignment --reference data/test.jsonl --predicted align/
     """
     from aligner.inference.align import align_manifest
 
+    if manifest is None:
+        raise click.UsageError("Missing option '--in' (the manifest to align).")
     if out.exists() and not out.is_dir():
         raise click.ClickException(f"--out {out} is a file; give a folder")
     if out.exists() and any(out.iterdir()) and not force:
@@ -239,20 +244,27 @@ def align(
 # ---------------------------------------------------------------------- plot
 @click.command()
 @click.argument("alignment", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--title", default=None)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Output PNG file.")  # fmt: skip
+@click.option("--durations", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Tokens, r and seconds from an `aligner align` .durations.json [default: "
+              "ID.durations.json beside ID.npy].")  # fmt: skip
+@click.option("--title", default=None, help="Figure title [default: the sentence or the id].")
 @force_option
-def plot(alignment: Path, out: Path, title: str | None, force: bool) -> None:
-    """Heatmap PNG of an alignment saved as .npy ((T_dec, T_enc), or (1, T_dec, T_enc)).
+def plot(alignment: Path, out: Path, durations: Path | None, title: str | None,
+         force: bool) -> None:  # fmt: skip
+    """Heatmap PNG of a saved alignment: an .npy ((T_dec, T_enc) or (1, T_dec, T_enc))
+    or an `aligner align` .durations.json.
 
     \b
-    Example:
-      aligner plot align/u0.npy --out u0.png
+    Examples:
+      aligner plot align/u0.npy --out u0.png      # labels from align/u0.durations.json
+      aligner plot align/u0.durations.json --out u0_hard.png
     """
     from aligner.attention.plot import plot_npy
 
     try:
-        plot_npy(alignment, out, title, force)
+        plot_npy(alignment, out, title, force, durations=durations)
     except (ValueError, FileExistsError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"wrote {out}")

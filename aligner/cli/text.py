@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from aligner.cli.options import renamed, resolve_checkpoint
+
 
 def run(task: str, words=(), in_file=None, alignment=None, force=False, **search) -> None:
     """Decode with `decode_inputs` and print its lines; bad inputs are named on stderr and
@@ -36,8 +38,20 @@ def run(task: str, words=(), in_file=None, alignment=None, force=False, **search
 
 
 SEARCH_OPTIONS = [
-    click.option("--beam", default=5, show_default=True, help="Beam size (1 = greedy)."),
-    click.option("--nbest", default=1, show_default=True, help="Outputs per input."),
+    click.option(
+        "--beam",
+        default=5,
+        show_default=True,
+        type=click.IntRange(1, 1000),
+        help="Beam size (1 = greedy).",
+    ),  # fmt: skip
+    click.option(
+        "--nbest",
+        default=1,
+        show_default=True,
+        type=click.IntRange(1, 1000),
+        help="Outputs per input (at most --beam).",
+    ),  # fmt: skip
     click.option(
         "--alpha",
         type=float,
@@ -46,8 +60,9 @@ SEARCH_OPTIONS = [
         "[default: the recipe's model.length_penalty].",
     ),
     click.option(
-        "--max-len-ratio",
-        type=float,
+        "--max-length-ratio",
+        "max_len_ratio",
+        type=click.FloatRange(0.0, 1000.0, min_open=True),
         default=None,
         help="Stop an output at this many tokens per input token "
         "[default: the recipe's model.max_len_ratio].",
@@ -80,7 +95,9 @@ SEARCH_OPTIONS = [
         required=True,
         multiple=True,
         type=click.Path(path_type=Path),
-        help="A checkpoint (.pt) from EXP/checkpoints; repeat it to decode an ensemble "
+        callback=resolve_checkpoint,
+        help="A checkpoint (.pt) from EXP/checkpoints or the folder EXP (its best.pt); "
+        "repeat it to decode an ensemble "
         "(probabilities averaged per step) of models trained on the same data.",
     ),
     click.option(
@@ -94,8 +111,9 @@ SEARCH_OPTIONS = [
 
 
 def search_options(func):
-    """--beam, --nbest, --alpha, --max-len-ratio, --alignment, --force, --r2l, --r2l-weight,
-    --checkpoint, --in."""
+    """--beam, --nbest, --alpha, --max-length-ratio, --alignment, --force, --r2l,
+    --r2l-weight, --checkpoint, --in (and the old spelling --max-len-ratio)."""
+    func = renamed("--max-len-ratio", "--max-length-ratio", "max_len_ratio", type=float)(func)
     for option in reversed(SEARCH_OPTIONS):
         func = option(func)
     return func
@@ -105,10 +123,15 @@ def search_options(func):
 @click.argument("words", nargs=-1)
 @search_options
 def g2p(words, in_file, **search):
-    """Convert WORD... (or the words of --in FILE) to ARPAbet phonemes.
+    """Convert words (arguments or the lines of --in FILE) to ARPAbet phonemes.
 
     Prints `word<TAB>phonemes` (with --nbest N: `word<TAB>rank<TAB>score<TAB>phonemes`;
     with --r2l the score is the reranking's interpolated one).
+
+    \b
+    Examples:
+      aligner g2p --checkpoint exp/g2p aligner toolkit
+      aligner g2p --checkpoint exp/g2p --in words.txt --beam 10 --nbest 3
     """
     run("g2p", words, in_file, **search)
 
@@ -120,5 +143,10 @@ def translate(text, in_file, **search):
     """Translate --text or each line of --in FILE with an NMT checkpoint.
 
     Prints one translation a line (with --nbest N: `input<TAB>rank<TAB>score<TAB>output`).
+
+    \b
+    Examples:
+      aligner translate --checkpoint exp/nmt --text "Where is the station?"
+      aligner translate --checkpoint exp/nmt/checkpoints/best.pt --in data/test.jsonl
     """
     run("nmt", (text,) if text is not None else (), in_file, **search)

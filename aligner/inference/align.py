@@ -121,7 +121,7 @@ def align_manifest(
         raise InferenceError(f"durations must be search or argmax, got {durations!r}")
     from tqdm import tqdm
 
-    items = manifest_items(Path(manifest), "--manifest")
+    items = manifest_items(Path(manifest), "--in")
     names = output_names([it["id"] for it in items], str(manifest))
     speech = load_speech_model(checkpoint, None, device)
     out = Path(out_dir)

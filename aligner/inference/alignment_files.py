@@ -215,9 +215,10 @@ def write_utterance(
     write_atomic(paths[2], lambda fh: np.save(fh, utt.weights.astype(np.float32)))
     write_atomic(paths[3], lambda fh: np.save(fh, np.asarray(record["frames"], dtype=np.int64)))
     if png:
-        labels = [_label(t) for t in utt.tokens] if len(utt.tokens) <= 80 else None
-        path = out_dir / f"{utt.id}.png"
-        save_alignment_png(utt.weights, path, tokens=labels, title=utt.id, force=force)
+        save_alignment_png(utt.weights, out_dir / f"{utt.id}.png",
+                           tokens=[_label(t) for t in utt.tokens], title=utt.text or utt.id,
+                           force=force, r=utt.r, hop_length=utt.hop_length,
+                           sample_rate=utt.sample_rate)  # fmt: skip
     return record
 
 

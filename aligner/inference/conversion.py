@@ -176,7 +176,7 @@ def convert(
         save_mel_config(save_mel, speech)
     done = sorted(converter.done, key=lambda p: p.index)
     if alignment is not None and done:
-        _save_alignments(done[0].alignments, alignment, force)
+        _save_alignments(speech, done[0].alignments, alignment, force)
     if many:
         _write_batch_files(out, [items[p.index] for p in done], [p.path for p in done], bad)
     names = [str(items[p.index]["id"]) for p in done]
@@ -184,10 +184,16 @@ def convert(
     return SpeechRun([p.path for p in done], [], names, speech.step, warnings, bad=bad)
 
 
-def _save_alignments(alignments: list[torch.Tensor], path: Path, force: bool) -> None:
-    from aligner.attention.plot import save_alignment_png
+def _save_alignments(
+    speech: SpeechModel, alignments: list[torch.Tensor], path: Path, force: bool
+) -> None:
+    """One panel per piece of the recording (a short one has one)."""
+    from aligner.attention.plot import save_alignment_panels
 
-    save_alignment_png(torch.block_diag(*alignments), path, force=force)
+    titles = [f"piece {k}" for k in range(1, len(alignments) + 1)] if len(alignments) > 1 else None
+    cfg = speech.mel_cfg
+    save_alignment_panels(alignments, path, titles=titles, force=force, r=speech.r,
+                          hop_length=cfg.hop_length, sample_rate=cfg.sample_rate)  # fmt: skip
 
 
 def _write_batch_files(out: Path, items: list[dict], paths: list[Path], bad: list[str]) -> None:

@@ -1,6 +1,6 @@
 """``aligner score``: outputs of `aligner g2p` / `aligner translate` against a manifest's
 references (PER/WER for G2P, BLEU/chrF for translation), and the audio of `aligner
-convert` against its targets (mel-cepstral distortion for VC)."""
+convert` against its targets (VC: mel-cepstral distortion, F0 and duration errors)."""
 
 from __future__ import annotations
 
@@ -66,38 +66,28 @@ def score_nmt(hyp: Path, ref: Path, lowercase: bool = False) -> dict[str, float]
 
 
 def score_vc(hyp: Path) -> dict[str, float]:
-    """DTW mel-cepstral distortion (dB, `aligner.audio.distortion`) of converted audio
-    against the target voice, and of the source itself (no conversion) for comparison.
+    """Scores of converted audio against the target voice, and of the source itself (no
+    conversion) for comparison, as VC papers report them (`aligner.inference.vc_eval`):
+    MCD in dB (SPTK mel-cepstra of WORLD envelopes, c0 excluded, DTW-aligned), F0 RMSE
+    (Hz) and correlation on frames voiced in both, V/UV error, the mean absolute duration
+    difference (s) and the mean duration ratio (converted / target).
 
     `hyp` is the ``manifest.jsonl`` that `aligner convert --in MANIFEST --out DIR` writes:
     its items hold the converted ``audio``, the ``source_audio`` and the ``target_audio``.
-    Log-mels use the default feature settings (`MelConfig()`: 22,050 Hz, 80 bands)."""
+    Keys: ``items``, ``closer_than_source`` (share of items whose MCD is below the
+    source's) and ``KEY_converted`` / ``KEY_source`` for KEY in mcd, mcd_std, f0_rmse_hz,
+    f0_corr, vuv_error, duration_abs_diff, duration_ratio."""
     import numpy as np
 
-    from aligner.audio.distortion import mcd_dtw
-    from aligner.audio.features import MelConfig, log_mel
-    from aligner.audio.io import load_audio
+    from aligner.inference.vc_eval import score_systems
 
-    keys = ("audio", "source_audio", "target_audio")
-    items = manifest_items(hyp, "--hyp", keys, "give the manifest.jsonl of aligner convert")
-    if not items:
-        raise InferenceError(f"{hyp} holds no items")
-    cfg = MelConfig()
-
-    def mel(path: str) -> np.ndarray:
-        return log_mel(load_audio(path, cfg.sample_rate)[0], cfg).numpy()
-
-    converted, source = [], []
-    for item in items:
-        target = mel(item["target_audio"])
-        converted.append(mcd_dtw(mel(item["audio"]), target))
-        source.append(mcd_dtw(mel(item["source_audio"]), target))
-    conv, src = np.array(converted), np.array(source)
-    return {
-        "items": len(items),
-        "mcd_converted": float(conv.mean()),
-        "mcd_converted_std": float(conv.std()),
-        "mcd_source": float(src.mean()),
-        "mcd_source_std": float(src.std()),
-        "closer_than_source": float((conv < src).mean()),
-    }
+    table = score_systems({"converted": hyp})
+    conv, src = table.items["converted"], table.items["source"]
+    out: dict[str, float] = {"items": len(conv)}
+    keys = ("mcd", "mcd_std", "f0_rmse_hz", "f0_corr", "vuv_error", "duration_abs_diff",
+            "duration_ratio")  # fmt: skip
+    for name in ("converted", "source"):
+        out.update({f"{k}_{name}": table.totals[name][k] for k in keys})
+    closer = np.array([c["mcd"] < s["mcd"] for c, s in zip(conv, src)])
+    out["closer_than_source"] = float(closer.mean())
+    return out

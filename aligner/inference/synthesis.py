@@ -60,25 +60,31 @@ def length_warnings(names: Sequence[str], results: Sequence[Generated], ratio: f
     return out
 
 
-def split_text(text: str) -> list[str]:
-    """The sentences `synthesize_text` says; InferenceError for a text without any."""
-    from aligner.text.sentences import split_sentences
+def split_text(speech: SpeechModel, text: str) -> list[str]:
+    """The sentences `synthesize_text` says: split where sentences end (not after
+    abbreviations), then normalized for the model's cleaner (numbers, times, units and
+    abbreviations spelled out; `aligner.text.normalize`). InferenceError for a text
+    without any."""
+    from aligner.text.normalize import normalize_and_split
 
-    sentences = split_sentences(text)
+    sentences = normalize_and_split(text, cleaner=speech.tokenizer.cleaner)
     if not sentences:
         raise InferenceError("the text is empty: give some words to say")
     return sentences
 
 
 def synthesize_text(
-    speech: SpeechModel, text: str, decoding: Decoding = Decoding(), pause: float = 0.25
+    speech: SpeechModel,
+    text: str | Sequence[str],
+    decoding: Decoding = Decoding(),
+    pause: float = 0.25,
 ) -> tuple[torch.Tensor, list[Generated], list[str]]:
-    """Text -> (waveform (L,) at the model's sample rate, one `Generated` per sentence,
-    the sentences): split into sentences, decoded in batches, vocoded, joined with
-    `pause` seconds of silence."""
+    """Text (or its sentences from `split_text`) -> (waveform (L,) at the model's sample
+    rate, one `Generated` per sentence, the sentences): decoded in batches, vocoded,
+    joined with `pause` seconds of silence."""
     from aligner.audio.io import join_waves
 
-    sentences = split_text(text)
+    sentences = split_text(speech, text) if isinstance(text, str) else list(text)
     ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
     d = decoding
     results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window)
@@ -140,18 +146,21 @@ def synthesize(
 ) -> SpeechRun:
     """Synthesize `text` with a TTS checkpoint into the WAV `out` (the alignment heatmap
     PNG `alignment`: one panel per sentence; the predicted mels ``sentence-K.npy`` in the
-    folder `save_mel`). Every output is checked before the model is loaded."""
+    folder `save_mel`). Every output is checked before decoding starts."""
+    from aligner.attention.plot import panel_paths
     from aligner.audio.io import save_audio
 
-    sentences = split_text(text)
-    mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
-    refuse_existing([out, alignment, *mels], force)
+    refuse_existing([out], force)
     torch.manual_seed(decoding.seed)  # the prenet keeps dropout on at inference
     speech = load_speech_model(checkpoint, "tts", device)
-    wave, results, sentences = synthesize_text(speech, text, decoding, pause)
+    sentences = split_text(speech, text)
+    mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
+    pngs = panel_paths(alignment, len(sentences)) if alignment is not None else []
+    refuse_existing([*pngs, *mels], force)
+    wave, results, sentences = synthesize_text(speech, sentences, decoding, pause)
     save_audio(out, wave, speech.mel_cfg.sample_rate)
     if alignment is not None:
-        _save_png([r.alignment.float() for r in results], alignment, force)
+        _save_panels(speech, sentences, results, alignment, force)
     for path, r in zip(mels, results):
         write_mel(path, r.mel)
     if mels:
@@ -160,7 +169,14 @@ def synthesize(
     return SpeechRun([out], results, sentences, speech.step, warnings)
 
 
-def _save_png(weights: list[torch.Tensor], path: Path, force: bool) -> None:
-    from aligner.attention.plot import save_alignment_png
+def _save_panels(
+    speech: SpeechModel, sentences: list[str], results: list[Generated], path: Path, force: bool
+) -> None:
+    """One alignment panel per sentence, its tokens on the vertical axis, seconds across."""
+    from aligner.attention.plot import save_alignment_panels
 
-    save_alignment_png(torch.block_diag(*weights), path, force=force)
+    tokens = [speech.symbols.decode(speech.encode_text(s).tolist()) for s in sentences]
+    cfg = speech.mel_cfg
+    save_alignment_panels([r.alignment.float() for r in results], path, tokens, sentences,
+                          force, r=speech.r, hop_length=cfg.hop_length,
+                          sample_rate=cfg.sample_rate)  # fmt: skip

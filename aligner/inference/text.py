@@ -77,7 +77,7 @@ class TextModel:
         alpha = recipe["length_penalty"] if alpha is None else alpha
         ratio = recipe["max_len_ratio"] if max_len_ratio is None else max_len_ratio
         if ratio <= 0:
-            raise InferenceError(f"need --max-len-ratio > 0, got {ratio}")
+            raise InferenceError(f"need --max-length-ratio > 0, got {ratio}")
         return alpha, ratio
 
     def decode(

@@ -37,7 +37,7 @@ no_arguments() {
 align_stage() {
   echo "stage 3: align the test split"
   if needed "$exp"/align/summary.json "$exp"/align; then
-    $aligner align --checkpoint "$(checkpoint)" --manifest "$data"/test.jsonl --out "$exp"/align
+    $aligner align --checkpoint "$(checkpoint)" --in "$data"/test.jsonl --out "$exp"/align
   fi
 }
 

@@ -57,7 +57,7 @@ def test_device_without_a_gpu_is_one_line(ckpts, tmp_path):
     r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", tmp_path, "--out", tmp_path / "o",
                "--device", "cuda")  # fmt: skip
     assert_usage_error(r, "--device", "no CUDA GPU")
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", tmp_path / "m.jsonl",
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", tmp_path / "m.jsonl",
                "--out", tmp_path / "a", "--batch-size", "0")  # fmt: skip
     assert_usage_error(r, "--batch-size")
 
@@ -65,12 +65,12 @@ def test_device_without_a_gpu_is_one_line(ckpts, tmp_path):
 def test_text_files_that_are_not_utf8(ckpts, tmp_path):
     latin = tmp_path / "latin.txt"
     latin.write_bytes("first line\nna\xefve caf\xe9\n".encode("latin-1"))
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text-file", latin,
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--in", latin,
                "--out", tmp_path / "o.wav")  # fmt: skip
     assert_clean_failure(r, "latin.txt", "line 2", "UTF-8")
     binary = tmp_path / "blob.txt"
     binary.write_bytes(bytes(range(256)))
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text-file", binary,
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--in", binary,
                "--out", tmp_path / "o.wav")  # fmt: skip
     assert_clean_failure(r, "blob.txt", "binary")
 
@@ -84,10 +84,10 @@ def test_text_files_that_are_not_utf8(ckpts, tmp_path):
 def test_align_manifests_with_bad_text(ckpts, tmp_path, line, words):
     manifest = tmp_path / "m.jsonl"
     manifest.write_bytes(line + b"\n")
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", manifest, "--out",
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out",
                tmp_path / "al")  # fmt: skip
     assert_clean_failure(r, *words)
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", tmp_path / "none.jsonl",
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", tmp_path / "none.jsonl",
                "--out", tmp_path / "al")  # fmt: skip
     assert_clean_failure(r, "none.jsonl", "does not exist")
 
@@ -136,7 +136,7 @@ def test_colliding_names_are_refused(ckpts, tmp_path):
     manifest = tmp_path / "m.jsonl"
     manifest.write_text("".join(json.dumps({"id": i, "audio": str(wav), "text": "hi"}) + "\n"
                                 for i in ("a/b", "a_b")))  # fmt: skip
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", manifest, "--out",
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out",
                tmp_path / "al")  # fmt: skip
     assert_clean_failure(r, "'a/b'", "'a_b'")
 
@@ -179,7 +179,7 @@ def test_a_full_disk_is_one_line_and_leaves_no_temporary(ckpts, tmp_path, monkey
 def test_align_on_a_full_disk(ckpts, tmp_path, monkeypatch):
     monkeypatch.setattr("aligner.inference.alignment_files.np.save", full_disk)
     data = ckpts["root"] / "data_tts"
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", data / "test.jsonl",
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl",
                "--out", tmp_path / "al", "--no-png")  # fmt: skip
     assert_clean_failure(r, "no space left on", "u0.npy")
     assert not [p for p in (tmp_path / "al").rglob("*") if ".tmp" in p.name]
@@ -193,8 +193,10 @@ def test_pieces_cover_the_recording_and_respect_the_limit(parts, max_seconds):
     sr = 1000
     rng = np.random.default_rng(0)
     wav = np.concatenate(
-        [np.concatenate([0.5 * rng.standard_normal(int(s * sr)), np.zeros(int(g * sr))])
-         for s, g in parts]  # fmt: skip
+        [
+            np.concatenate([0.5 * rng.standard_normal(int(s * sr)), np.zeros(int(g * sr))])
+            for s, g in parts
+        ]  # fmt: skip
     ).astype(np.float32)
     if len(wav) == 0:
         return

@@ -172,8 +172,8 @@ def test_synthesize_writes_audio_and_reports_length_hits(ckpts, tmp_path):
     [
         (["--text", "   "], ["empty"]),
         (["--text", "hello ~ world"], ["unknown symbol", "'~'"]),
-        (["--text", "hi", "--text-file", "x.txt"], ["exactly one"]),
-        (["--text-file", "missing.txt"], ["missing.txt", "does not exist"]),
+        (["--text", "hi", "--in", "x.txt"], ["exactly one"]),
+        (["--in", "missing.txt"], ["missing.txt", "does not exist"]),
     ],
 )
 def test_synthesize_bad_text(ckpts, tmp_path, args, words):
@@ -247,9 +247,7 @@ def test_convert_failures(ckpts, tmp_path):
 def test_align_writes_consistent_files(ckpts, tmp_path):
     data = ckpts["root"] / "data_tts"
     out = tmp_path / "al"
-    r = invoke(
-        "align", "--checkpoint", ckpts["tts"], "--manifest", data / "test.jsonl", "--out", out
-    )
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", out)
     assert r.exit_code == 0, r.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["utterances"] == 3 and len(summary["items"]) == 3
@@ -265,15 +263,13 @@ def test_align_writes_consistent_files(ckpts, tmp_path):
         assert weights.shape == (-(-frames // 2), len(rec["tokens"]))
         assert np.allclose(weights.sum(1), 1.0, atol=1e-4)
         assert (out / f"u{i}.TextGrid").exists() and (out / f"u{i}.png").exists()
-    again = invoke(
-        "align", "--checkpoint", ckpts["tts"], "--manifest", data / "test.jsonl", "--out", out
-    )
+    again = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", out)
     assert_clean_failure(again, "not empty", "--force")
 
 
 def test_align_vc_and_bad_items(ckpts, tmp_path):
     data = ckpts["root"] / "data_vc"
-    r = invoke("align", "--checkpoint", ckpts["vc"], "--manifest", data / "test.jsonl",
+    r = invoke("align", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl",
                "--out", tmp_path / "vc", "--no-png")  # fmt: skip
     assert r.exit_code == 0, r.output
     assert not list((tmp_path / "vc").glob("*.png"))
@@ -287,7 +283,7 @@ def test_align_vc_and_bad_items(ckpts, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(json.dumps(it) + "\n" for it in lines))
     out = tmp_path / "b"
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--manifest", bad, "--out", out)
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", bad, "--out", out)
     assert r.exit_code == 1 and "Traceback" not in r.output
     errors = [ln for ln in r.output.splitlines() if ln.startswith("Error:")]
     assert "x" in errors[0] and "no text" in errors[0]

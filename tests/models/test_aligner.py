@@ -127,7 +127,7 @@ def aligner_ckpt(tmp_path_factory) -> Path:
 def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, tmp_path):
     manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
     out = tmp_path / "ali"
-    res = CliRunner().invoke(main, ["align", "--checkpoint", str(aligner_ckpt), "--manifest",
+    res = CliRunner().invoke(main, ["align", "--checkpoint", str(aligner_ckpt), "--in",
                                     str(manifest), "--out", str(out), "--no-png"])  # fmt: skip
     assert res.exit_code == 0, res.output
     speech = load_speech_model(aligner_ckpt)

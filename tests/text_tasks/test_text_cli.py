@@ -254,11 +254,16 @@ def test_decoding_defaults_come_from_the_recipe_and_options_override_them(g2p_di
     assert result.exit_code == 0, result.output
     assert result.output.strip() == library(0.6, 0.5)
     assert len(result.output.split("\t")[1].split()) <= 2  # ceil(0.5 * 6) tokens with </s>
-    args = ["--beam", "3", "--alpha", "0", "--max-len-ratio", "3", "abcdeo"]
+    args = ["--beam", "3", "--alpha", "0", "--max-length-ratio", "3", "abcdeo"]
     result = invoke("g2p", "--checkpoint", str(ckpt), *args)
     assert result.exit_code == 0 and result.output.strip() == library(0.0, 3.0)
-    result = invoke("g2p", "--checkpoint", str(ckpt), "--max-len-ratio", "0", "ab")
-    assert result.exit_code == 1 and "--max-len-ratio > 0" in result.output
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--max-length-ratio", "0", "ab")
+    assert result.exit_code == 2 and "--max-length-ratio" in result.output
+    # the old spelling still works, with a note on stderr
+    old = CliRunner().invoke(main, ["g2p", "--checkpoint", str(ckpt), "--beam", "3", "--alpha",
+                                    "0", "--max-len-ratio", "3", "abcdeo"])  # fmt: skip
+    assert old.exit_code == 0 and old.stdout.strip() == library(0.0, 3.0)
+    assert "--max-len-ratio is now spelled --max-length-ratio" in old.stderr
 
 
 def test_python_api_converts_as_the_command_line_does(g2p_ckpt):
