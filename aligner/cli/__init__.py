@@ -69,6 +69,18 @@ class LazyGroup(click.Group):
                 "out of memory: use a smaller --batch-size or shorter inputs"
             ) from None
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list with each command's whole first paragraph (click cuts it at
+        about 45 characters)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, " ".join((cmd.help or "").split("\n\n")[0].split())))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows, col_max=16)
+
     @staticmethod
     def _available(name: str) -> bool:
         module_name = COMMANDS[name].split(":")[0]

@@ -22,8 +22,9 @@ def average(sources: tuple[Path, ...], out: Path, last: int, force: bool) -> Non
     result has no optimizer state: it is for inference, not --resume.
 
     \b
-    aligner average exp/g2p --last 3 --out exp/g2p/avg.pt
-    aligner average exp/g2p/checkpoints/ckpt-00007000.pt exp/g2p/checkpoints/ckpt-00008000.pt --out avg.pt
+    Examples:
+      aligner average exp/g2p --last 3 --out exp/g2p/avg.pt
+      aligner average exp/g2p/checkpoints/ckpt-00007000.pt exp/g2p/checkpoints/ckpt-00008000.pt --out avg.pt
     """
     from aligner.checkpoint import CheckpointError, write_average
 

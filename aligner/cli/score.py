@@ -31,9 +31,10 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
     the converted and of the source audio against the target.
 
     \b
-    aligner g2p --checkpoint exp/g2p/avg.pt --in data/test.jsonl > test.txt
-    aligner score --task g2p --hyp test.txt --ref data/test.jsonl
-    aligner score --task vc --hyp exp/vc/converted/manifest.jsonl
+    Examples:
+      aligner g2p --checkpoint exp/g2p/avg.pt --in data/test.jsonl > test.txt
+      aligner score --task g2p --hyp test.txt --ref data/test.jsonl
+      aligner score --task vc --hyp exp/vc/converted/manifest.jsonl
     """
     from aligner.inference.common import InferenceError
     from aligner.inference.scoring import score_g2p, score_nmt, score_vc
@@ -84,9 +85,10 @@ def score_alignment(reference: Path, predicted: Path, out: Path | None, force: b
     (no prediction, no tier, another number of words or phones) are listed.
 
     \b
-    aligner align --checkpoint exp/tts/checkpoints/best.pt --in data/valid.jsonl --out ali
-    aligner score-alignment --reference data/valid.jsonl --predicted ali
-    aligner score-alignment --reference data/valid.jsonl --predicted mfa_output/
+    Examples:
+      aligner align --checkpoint exp/tts/checkpoints/best.pt --in data/valid.jsonl --out ali
+      aligner score-alignment --reference data/valid.jsonl --predicted ali
+      aligner score-alignment --reference data/valid.jsonl --predicted mfa_output/
     """
     from aligner.inference.alignment_score import score_alignments, table
     from aligner.inference.common import InferenceError

@@ -253,8 +253,10 @@ def align(
 @force_option
 def plot(alignment: Path, out: Path, durations: Path | None, title: str | None,
          force: bool) -> None:  # fmt: skip
-    """Heatmap PNG of a saved alignment: an .npy ((T_dec, T_enc) or (1, T_dec, T_enc))
-    or an `aligner align` .durations.json.
+    """Heatmap PNG of a saved alignment (.npy or .durations.json).
+
+    The .npy holds (T_dec, T_enc) or (1, T_dec, T_enc) weights; a .durations.json from
+    `aligner align` is drawn as its hard alignment.
 
     \b
     Examples:

@@ -52,7 +52,14 @@ def train(
     """Train a model from RECIPE.yaml on --data, writing checkpoints and logs to --out.
 
     Ctrl-C or SIGTERM saves a checkpoint first (a second Ctrl-C stops at once); continue
-    with --resume. One run at a time per --out."""
+    with --resume. One run at a time per --out.
+
+    \b
+    Examples:
+      aligner train recipes/tts/tacotron_dca_small.yaml --data data/espeak --out exp/dca
+      aligner train recipes/tts/tacotron_dca_small.yaml --data data/espeak --out exp/dca \\
+          --resume --set train.max_minutes=30
+    """
     import signal
     import sys
 
@@ -85,13 +92,20 @@ def train(
     default=None,
     help="GIF to write (default EXP/evolution.gif); the PNG strip goes next to it.",
 )
-@click.option("--frame-ms", default=400, show_default=True, help="Duration of each GIF frame.")
-@click.option("--strip-frames", default=8, show_default=True, help="Frames in the PNG strip.")
+@click.option("--frame-ms", default=400, show_default=True, type=click.IntRange(1, 60_000),
+              help="Duration of each GIF frame, in milliseconds.")  # fmt: skip
+@click.option("--strip-frames", default=8, show_default=True, type=click.IntRange(1, 100),
+              help="Frames (training steps) in the PNG strip.")  # fmt: skip
 @click.option("--force", is_flag=True, help="Overwrite existing output files.")
 def evolution(
     exp: Path, tag: str | None, out_path: Path | None, frame_ms: int, strip_frames: int, force: bool
 ) -> None:
-    """Stitch the logged alignments of one item over training into a GIF and a PNG strip."""
+    """Stitch the logged alignments of one item over training into a GIF and a PNG strip.
+
+    \b
+    Example:
+      aligner evolution exp/dca --strip-frames 6
+    """
     from aligner.train.evolution import EvolutionError, evolution_of
 
     try:
