@@ -1,86 +1,83 @@
-"""Mel-cepstral distortion of a voice-conversion model: converted vs target and source vs
-target, each DTW-aligned, in dB.
+"""Voice conversion scored as VC papers score it, for the source itself (no conversion)
+and each converted system, against the target voice (`aligner.inference.vc_eval`):
 
-    python scripts/eval_vc.py --checkpoint exp/vc_small/checkpoints/best.pt \
-        --data data/espeak_vc [--manifest valid.jsonl] [--limit 50]
+- MCD (dB): SPTK mel-cepstra of WORLD spectral envelopes (pyworld + pysptk, order 24,
+  all-pass constant 0.455 at 22,050 Hz, c0 excluded, 5 ms frames), silent frames
+  (< -20 dB) dropped, exact DTW, mean over the path;
+- F0 RMSE (Hz and cents) and correlation on the DTW pairs voiced in both, V/UV error;
+- the duration difference (speech seconds, silence trimmed) and ratio, converted/target;
+- mapping ms: mean distance of the source-to-target time mapping from the reference
+  phone (or word) boundaries of the target voice (the source: its own timing).
 
-Mel-cepstra are the orthonormal DCT-II of the natural-log mel spectrum (the features the
-model predicts, denormalized); c0 (energy) is excluded. Per frame pair,
-MCD = 10 * sqrt(2) / ln(10) * ||c - c'||; an utterance's MCD is the mean over the DTW path
-(librosa.sequence.dtw, Euclidean cost). A converted output closer to the target voice than
-the source is has the lower MCD.
+    python scripts/eval_vc.py --system seq2seq=exp/vc/converted/manifest.jsonl \
+        --system baseline=exp/baseline/converted/manifest.jsonl \
+        --alignment seq2seq=exp/vc/align/summary.json --alignment baseline=source \
+        [--limit 20] [--verbose] [--json exp/vc/score/table.json]
+
+Each manifest is what `aligner convert --in data/test.jsonl --out DIR` (or
+`scripts/vc_baseline.py convert`) writes; ``--alignment NAME=SUMMARY`` takes a system's
+mapping error from `aligner align`'s summary.json, ``NAME=source`` marks a system that
+keeps the source's timing.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
-import numpy as np
-import torch
-
-from aligner.audio.distortion import MCD_CONST, mcd_dtw, mel_cepstra  # noqa: F401
 
 
-def _log_mel(path: str, mel_cfg) -> torch.Tensor:
-    from aligner.audio.features import log_mel
-    from aligner.audio.io import load_audio
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise click.ClickException(f"{option} {value!r}: write NAME=PATH")
+        out[name] = path
+    return out
 
-    wav, _ = load_audio(path, mel_cfg.sample_rate)
-    return log_mel(wav, mel_cfg)
 
-
-def evaluate(checkpoint: Path, manifest: Path, limit: int, max_ratio: float) -> list[dict]:
-    """Per-item MCDs (converted vs target, source vs target) of the first ``limit`` items;
-    conversion as ``aligner convert`` does it (length-sorted batches)."""
-    from aligner.data.manifest import read_manifest
-    from aligner.inference import load_speech_model
-
-    speech = load_speech_model(checkpoint, task="vc")
-    items = read_manifest(manifest)[: limit or None]
-    sources = [_log_mel(item["audio"], speech.mel_cfg) for item in items]
-    converted = speech.generate(
-        [speech.src_stats.normalize(src) for src in sources], max_length_ratio=max_ratio
-    )
-    results = []
-    for item, src, conv in zip(items, sources, converted):
-        tgt = _log_mel(item["target_audio"], speech.mel_cfg)
-        results.append({
-            "id": item["id"],
-            "converted": mcd_dtw(conv.mel.numpy(), tgt.numpy()),
-            "source": mcd_dtw(src.numpy(), tgt.numpy()),
-            "hit_max": conv.hit_max,
-        })  # fmt: skip
-    return results
+def _progress(done: int, total: int) -> None:
+    if done == total or done % 10 == 0:
+        click.echo(f"  analysed {done}/{total}", err=True)
 
 
 @click.command()
-@click.option("--checkpoint", type=click.Path(path_type=Path), required=True)
-@click.option("--data", type=click.Path(path_type=Path), required=True, help="Corpus folder.")
-@click.option("--manifest", default="valid.jsonl", show_default=True, help="Under --data.")
+@click.option("--system", "systems", multiple=True, required=True,
+              help="NAME=MANIFEST: the manifest.jsonl of a conversion (repeatable).")  # fmt: skip
+@click.option("--alignment", "alignments", multiple=True,
+              help="NAME=SUMMARY: aligner align's summary.json for that system, or NAME=source.")  # fmt: skip
 @click.option("--limit", default=0, show_default=True, help="First N items (0 = all).")
-@click.option("--max-length-ratio", default=3.0, show_default=True, help="Output/input frames.")
 @click.option("--verbose", is_flag=True, help="Print every item.")
-def main(
-    checkpoint: Path, data: Path, manifest: str, limit: int, max_length_ratio: float, verbose: bool
-) -> None:
-    """Print DTW mel-cepstral distortion (dB): converted vs target and source vs target."""
-    path = data / manifest
-    if not path.is_file():
-        raise click.ClickException(f"{path} does not exist; give --data DIR holding {manifest}")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write per-item scores and totals as JSON.")  # fmt: skip
+def main(systems, alignments, limit: int, verbose: bool, json_out: Path | None) -> None:
+    """Print MCD, F0 and duration scores of the source and each system (Markdown table)."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.vc_eval import markdown, score_systems, set_mapping
+
+    manifests = {name: Path(path) for name, path in _pairs(systems, "--system").items()}
+    if "source" in manifests:
+        raise click.ClickException("--system source=...: 'source' names the unconverted row")
     try:
-        rows = evaluate(checkpoint, path, limit, max_length_ratio)
-    except ValueError as err:  # CheckpointError, AudioError, bad manifest: one line
-        raise click.ClickException(str(err).splitlines()[0]) from None
+        table = score_systems(manifests, limit=limit, progress=_progress)
+        for name, alignment in _pairs(alignments, "--alignment").items():
+            set_mapping(table, name, alignment)
+    except InferenceError as err:
+        raise click.ClickException(str(err)) from None
     if verbose:
-        for r in rows:
-            click.echo(f"{r['id']}\tconverted {r['converted']:.2f}\tsource {r['source']:.2f}")
-    conv, src = np.array([r["converted"] for r in rows]), np.array([r["source"] for r in rows])
-    hits = sum(r["hit_max"] for r in rows)
-    click.echo(f"items: {len(rows)} (length limit hit: {hits})")
-    click.echo(f"MCD converted vs target: {conv.mean():.2f} +- {conv.std():.2f} dB")
-    click.echo(f"MCD source    vs target: {src.mean():.2f} +- {src.std():.2f} dB")
-    click.echo(f"converted closer than source on {(conv < src).mean() * 100:.0f}% of items")
+        for name, rows in table.items.items():
+            for r in rows:
+                click.echo(
+                    f"{name}\t{r['id']}\tMCD {r['mcd']:.2f}\tF0 RMSE {r['f0_rmse_hz']:.1f} Hz"
+                    f"\tdur {r['seconds']:.2f}/{r['target_seconds']:.2f} s"
+                )
+    click.echo(markdown(table))
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps({"totals": table.totals, "items": table.items}, indent=1))
+        click.echo(f"wrote {json_out}")
 
 
 if __name__ == "__main__":

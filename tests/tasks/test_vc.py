@@ -5,9 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import numpy as np
 import pytest
-import scipy.fft
 import torch
 
 from aligner.config import ConfigError, ExperimentConfig
@@ -63,83 +61,3 @@ def test_vc_statistics_per_voice(corpus: Path) -> None:
 def test_vc_rejects_text_encoder(corpus: Path) -> None:
     with pytest.raises(ConfigError, match="encoder.kind"):
         build_task(_cfg(kind="text"), corpus)
-
-
-def _eval_vc():
-    import importlib.util
-
-    path = Path(__file__).parents[2] / "scripts" / "eval_vc.py"
-    spec = importlib.util.spec_from_file_location("eval_vc", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_mcd_by_hand() -> None:
-    ev = _eval_vc()
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal((20, 16))
-    assert ev.mcd_dtw(a, a) == pytest.approx(0.0, abs=1e-9)
-    # a constant log-gain lives in c0 only, which MCD excludes
-    assert ev.mcd_dtw(a, a + 3.0) == pytest.approx(0.0, abs=1e-9)
-    # DTW absorbs a time stretch: every frame repeated twice
-    assert ev.mcd_dtw(np.repeat(a, 2, axis=0), a) == pytest.approx(0.0, abs=1e-9)
-    # shifting cepstral coefficient c1 by d on every frame gives 10 sqrt(2) / ln 10 * |d|
-    basis = scipy.fft.idct(np.eye(16)[1], norm="ortho")
-    expected = 10 * np.sqrt(2) / np.log(10) * 0.5
-    assert ev.mcd_dtw(a, a + 0.5 * basis) == pytest.approx(expected, rel=1e-6)
-
-
-def test_eval_vc_script_runs_on_a_checkpoint(corpus: Path, tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    task = build_task(_cfg(), corpus)
-    ckpt = tmp_path / "vc.pt"
-    torch.save(
-        {"model": task.model.state_dict(), "step": 0, "config": {}, "symbols": task.symbols}, ckpt
-    )
-    args = [
-        "--checkpoint",
-        str(ckpt),
-        "--data",
-        str(corpus),
-        "--max-length-ratio",
-        "1.5",
-        "--verbose",
-    ]
-    result = CliRunner().invoke(_eval_vc().main, args)
-    assert result.exit_code == 0, result.output
-    assert "MCD converted vs target" in result.output and "u4\t" in result.output
-    missing = CliRunner().invoke(
-        _eval_vc().main, ["--checkpoint", str(ckpt), "--data", str(tmp_path)]
-    )
-    assert missing.exit_code == 1 and "valid.jsonl does not exist" in missing.output
-
-
-def test_score_vc_reads_convert_output_and_ranks_the_closer_voice(tmp_path):
-    """`aligner score --task vc` on a convert-style manifest: a 'converted' file equal to the
-    target scores 0 dB, and the source (another tone) scores more."""
-    import json
-
-    import soundfile as sf
-    from click.testing import CliRunner
-
-    from aligner.cli import main
-
-    sr = 22050
-    t = np.arange(int(0.5 * sr)) / sr
-    sf.write(tmp_path / "tgt.wav", 0.3 * np.sin(2 * np.pi * 220 * t), sr)
-    sf.write(tmp_path / "src.wav", 0.3 * np.sin(2 * np.pi * 120 * t) ** 3, sr)
-    sf.write(tmp_path / "conv.wav", 0.3 * np.sin(2 * np.pi * 220 * t), sr)
-    item = {"id": "u1", "audio": "conv.wav", "source_audio": "src.wav", "target_audio": "tgt.wav"}
-    (tmp_path / "manifest.jsonl").write_text(json.dumps(item) + "\n")
-    result = CliRunner().invoke(
-        main, ["score", "--task", "vc", "--hyp", str(tmp_path / "manifest.jsonl"), "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    scores = json.loads(result.output)
-    assert scores["items"] == 1 and scores["mcd_converted"] == pytest.approx(0.0, abs=1e-6)
-    assert scores["mcd_source"] > 1.0 and scores["closer_than_source"] == 1.0
-    (tmp_path / "bad.jsonl").write_text(json.dumps({"id": "x", "audio": "conv.wav"}) + "\n")
-    bad = CliRunner().invoke(main, ["score", "--task", "vc", "--hyp", str(tmp_path / "bad.jsonl")])
-    assert bad.exit_code == 1 and "items without 'source_audio': x" in bad.output

@@ -1,0 +1,74 @@
+"""The frame-wise VC baseline (`aligner.inference.vc_baseline`): a regression from
+DTW-paired source frames to target frames, then Griffin-Lim; it keeps the source's timing.
+
+    python scripts/vc_baseline.py train --data data --out exp/baseline/model.pt [--max-minutes 10]
+    python scripts/vc_baseline.py convert --model exp/baseline/model.pt --in data/test.jsonl \
+        --out exp/baseline/converted
+    aligner score --task vc --hyp exp/baseline/converted/manifest.jsonl
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def _fail(err: Exception) -> click.ClickException:
+    return click.ClickException(str(err).splitlines()[0])
+
+
+@click.group()
+def main() -> None:
+    """Train the frame-wise baseline, or convert with it."""
+
+
+@main.command()
+@click.option("--data", type=click.Path(path_type=Path), required=True,
+              help="A parallel corpus folder (train.jsonl, valid.jsonl with target_audio).")  # fmt: skip
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The model file to write.")  # fmt: skip
+@click.option("--epochs", default=30, show_default=True)
+@click.option("--max-minutes", default=10.0, show_default=True, help="Training time budget.")
+@click.option("--context", default=4, show_default=True, help="Source frames each side.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--force", is_flag=True, help="Overwrite --out.")
+def train(data: Path, out: Path, epochs: int, max_minutes: float, context: int, seed: int,
+          force: bool) -> None:  # fmt: skip
+    """Fit the regression on the corpus's training pairs (DTW-aligned log-mels)."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.vc_baseline import BaselineConfig, train_baseline
+
+    cfg = BaselineConfig(context=context, epochs=epochs, max_minutes=max_minutes, seed=seed)
+    try:
+        summary = train_baseline(data, out, cfg=cfg, force=force, log=click.echo)
+    except (InferenceError, ValueError) as err:
+        raise _fail(err) from None
+    click.echo(
+        f"wrote {out}: {summary['pairs']} frame pairs, {summary['epochs']} epochs in "
+        f"{summary['minutes']} min, valid L1 {summary['valid_l1']}"
+    )
+
+
+@main.command()
+@click.option("--model", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="A manifest of source utterances (e.g. data/test.jsonl).")  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for ID.wav and manifest.jsonl.")  # fmt: skip
+@click.option("--griffin-lim-iters", default=60, show_default=True)
+@click.option("--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl.")
+def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
+    """Convert every item's audio; writes OUT/manifest.jsonl for `aligner score --task vc`."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.vc_baseline import convert_baseline
+
+    try:
+        path = convert_baseline(model, manifest, out, griffin_lim_iters, force)
+    except (InferenceError, ValueError) as err:
+        raise _fail(err) from None
+    click.echo(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
