@@ -51,6 +51,9 @@ class OutputError(Exception):
         super().__init__(message)
         self.path, self.errno = Path(path), code
 
+    def __reduce__(self):  # raised in a worker process, re-raised in the parent
+        return (OutputError, (str(self), str(self.path), self.errno))
+
 
 def mount_point(path: str | Path) -> Path:
     """The mount point (the device's folder) holding `path` (which need not exist yet)."""
@@ -154,3 +157,23 @@ def write_atomic(path: str | Path, writer: Callable[[IO], Any], mode: str = "wb"
     with atomic_write(path, mode, **kw) as fh:
         writer(fh)
     return Path(path)
+
+
+def save_by_name(path: str | Path, save: Callable[[Path], Any]) -> Path:
+    """For writers that take a file name (praatio, matplotlib): ``save(temporary name)``,
+    then the rename; storage errors as in `atomic_write`, no temporary left behind."""
+    path = Path(path)
+    tmp = temporary_name(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save(tmp)
+        os.replace(tmp, path)
+    except Exception as err:
+        nicer = output_error(err, path)
+        if nicer is not None:
+            raise nicer from None
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    return path

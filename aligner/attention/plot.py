@@ -202,12 +202,12 @@ def _refuse(paths: Sequence[Path], force: bool) -> None:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from aligner.files import save_by_name
+
     try:
-        fig.savefig(path, format="png", dpi=150)
+        return save_by_name(path, lambda tmp: fig.savefig(tmp, format="png", dpi=150))
     finally:
         plt.close(fig)
-    return path
 
 
 def save_alignment_png(

@@ -109,7 +109,13 @@ def save_audio(
     data = wav.detach().to("cpu", torch.float32)
     if data.dim() != 1:
         raise ValueError(f"save_audio expects a mono waveform (L,), got shape {tuple(data.shape)}")
-    data = data.clamp(-1.0, 1.0).numpy()
+    write_audio_array(path, data.clamp(-1.0, 1.0).numpy(), sample_rate)
+
+
+def write_audio_array(path: str | os.PathLike, data: np.ndarray, sample_rate: int) -> None:
+    """Samples (L,) (float in [-1, 1] or int16) as 16-bit PCM where the format allows,
+    atomically; a full disk is one `OutputError` naming the file and the device."""
+    path = Path(path)
     fmt = path.suffix.lstrip(".").upper()
     fmt = fmt if fmt in sf.available_formats() else "WAV"
     subtype = "PCM_16" if sf.check_format(fmt, "PCM_16") else None

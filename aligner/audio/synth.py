@@ -201,14 +201,14 @@ class SynthJob:
 def _run_chunk(jobs: Sequence[SynthJob]) -> list[Timings]:
     """Synthesize ``jobs`` in order (in a fresh worker); returns the timings of each file
     (its duration among them)."""
-    import soundfile
+    from aligner.audio.io import write_audio_array
 
     timings = []
     for job in jobs:
         wav, timed = synthesize_timed(job.text, job.voice)
         if wav.size == 0:
             raise SynthError(f"eSpeak NG produced no audio for {job.text[:40]!r}")
-        soundfile.write(job.path, wav, SAMPLE_RATE, subtype="PCM_16")
+        write_audio_array(job.path, wav, SAMPLE_RATE)
         timings.append(timed)
     return timings
 

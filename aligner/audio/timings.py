@@ -115,12 +115,15 @@ def write_textgrid(timings: Timings, path: str | Path) -> None:
     between intervals (pauses) are empty intervals."""
     from praatio import textgrid
 
+    from aligner.files import save_by_name
+
     end = timings.duration
     grid = textgrid.Textgrid(0.0, end)
     for name in TIERS:
         entries = [(a.start, a.end, a.label) for a in timings.tier(name) if a.end > a.start]
         grid.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
-    grid.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
+    save_by_name(path, lambda tmp: grid.save(str(tmp), format="long_textgrid",
+                                             includeBlankSpaces=True, reportingMode="error"))  # fmt: skip
 
 
 def read_textgrid(path: str | Path) -> dict[str, list[Interval]]:

@@ -19,7 +19,6 @@ focus rate below a threshold; see :class:`SuspectThresholds`.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import numpy as np
 import torch
 
 from aligner.attention import metrics, search
-from aligner.files import output_error, temporary_name, write_atomic
+from aligner.files import save_by_name, write_atomic
 from aligner.text.tiers import frame_bounds, optional_tokens, token_tiers
 
 SPACE_LABEL = "sp"
@@ -169,14 +168,8 @@ def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
             entries = [(s, e, label) for s, e, label in record[name] if e > s]
             tg.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
     tg.addTier(textgrid.IntervalTier("tokens", intervals, 0.0, end))
-    tmp = temporary_name(Path(path))
-    try:  # praatio writes by name: a temporary name, then the rename (atomic)
-        tg.save(str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
-        os.replace(tmp, path)
-    except OSError as err:
-        raise (output_error(err, path) or err) from None
-    finally:
-        tmp.unlink(missing_ok=True)
+    save_by_name(path, lambda tmp: tg.save(str(tmp), format="long_textgrid",
+                                           includeBlankSpaces=True, reportingMode="error"))  # fmt: skip
 
 
 def utterance_metrics(
