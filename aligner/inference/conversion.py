@@ -17,6 +17,7 @@ from pathlib import Path
 
 import torch
 
+from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, output_names
 from aligner.inference.speech import SpeechModel, load_speech_model
 from aligner.inference.synthesis import (
@@ -206,6 +207,5 @@ def _write_batch_files(out: Path, items: list[dict], paths: list[Path], bad: lis
     ]
     write_manifest(out / "manifest.jsonl", converted)
     summary = {"converted": len(items), "bad": len(bad), "bad_items": bad}
-    tmp = out / ".summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=1) + "\n")
-    tmp.replace(out / "summary.json")
+    text = json.dumps(summary, indent=1) + "\n"
+    write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
