@@ -77,7 +77,7 @@ def main(systems, alignments, limit: int, verbose: bool, json_out: Path | None) 
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps({"totals": table.totals, "items": table.items}, indent=1))
-        click.echo(f"wrote {json_out}")
+        click.echo(f"wrote {json_out}", err=True)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,13 @@ esac
 """
 FAKE_PYTHON = r"""#!/usr/bin/env bash
 echo "python $*" >> "$CALLS"
-while [ $# -gt 0 ]; do [ "$1" = --out ] && touch "$2"; shift; done
+while [ $# -gt 0 ]; do
+  if [ "$1" = --out ]; then
+    case $2 in */converted) mkdir -p "$2"; touch "$2/manifest.jsonl" ;;
+               *) mkdir -p "$(dirname "$2")"; touch "$2" ;; esac
+  fi
+  shift
+done
 echo "MCD 1.0 dB"
 """
 
@@ -77,6 +83,7 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
                 "align"]  # fmt: skip
     if expected[2] == "convert":
         expected.append("score")  # aligner score --task vc
+        expected += ["python"] * 3  # baseline train and convert, scripts/eval_vc.py
     if name == "espeak_align":  # an alignment model does not synthesize
         expected.remove("synthesize")
     if name in ("espeak_tts", "espeak_align"):
@@ -121,6 +128,27 @@ def test_bad_arguments(tmp_path):
     r = run("espeak_tts", tmp_path, env, "--bogus")
     assert r.returncode == 2 and "unknown option --bogus" in r.stderr
     assert not (tmp_path / "calls.txt").exists()
+
+
+def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
+    """--pair picks the voices (accent: an RP target), the default data/exp folders are
+    per pair, and stage 6 scores seq2seq and baseline with the mapping of each."""
+    env = fake_env(tmp_path)
+    cmd = ["bash", str(SCRIPTS["espeak_vc"]), "--pair", "accent"]
+    r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert lines[0].startswith("prepare espeak data/accent --utterances 1000 --parallel ")
+    assert lines[0].endswith("en-us+m3,rate=150,pitch=35 en-gb-x-rp+f2,rate=210,pitch=70")
+    assert "--out exp/accent/seq2seq_vc_lsa_small" in lines[1]
+    assert "vc_baseline.py train --data data/accent" in lines[5]
+    assert lines[7].endswith("--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
+                             "summary.json --alignment baseline=source --json "
+                             "exp/accent/seq2seq_vc_lsa_small/score/vc.json")  # fmt: skip
+    assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
+    bad = subprocess.run([*cmd[:2], "--pair", "hard"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)  # fmt: skip
+    assert bad.returncode == 2 and "use easy or accent" in bad.stderr
 
 
 def run_g2p(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -267,7 +295,8 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "ALIGNER": str(bin_dir / "aligner"), "PYTHON": sys.executable,
            "ALIGNER_TRAIN_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
-           "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false"}  # fmt: skip
+           "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false",
+           "ALIGNER_BASELINE_ARGS": "--epochs 1"}  # fmt: skip
     r = run(name, tmp_path, env, "--recipe", str(ROOT / small))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     summary = json.loads((tmp_path / "exp/align/summary.json").read_text())
@@ -278,3 +307,6 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         assert (tmp_path / "exp/converted/manifest.jsonl").exists()
         score = (tmp_path / "exp/score/test.txt").read_text()
         assert "MCD converted vs target" in score and "source vs target" in score
+        table = (tmp_path / "exp/score/vc.md").read_text()  # the same metrics, three rows
+        for row in ("| source |", "| seq2seq |", "| baseline |"):
+            assert row in table
