@@ -13,6 +13,7 @@ sentence as the title. Any alignment is max-pooled to at most
 from __future__ import annotations
 
 import math
+import os
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -202,12 +203,17 @@ def _refuse(paths: Sequence[Path], force: bool) -> None:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    from aligner.files import save_by_name
-
+    """The PNG under a temporary name, then the rename (a reader never sees half a file;
+    the core imports nothing of the package, so not `aligner.files`)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        return save_by_name(path, lambda tmp: fig.savefig(tmp, format="png", dpi=150))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(tmp, format="png", dpi=150)
+        os.replace(tmp, path)
     finally:
         plt.close(fig)
+        tmp.unlink(missing_ok=True)
+    return path
 
 
 def save_alignment_png(
