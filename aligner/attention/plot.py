@@ -38,6 +38,9 @@ from aligner.attention.plot_matrix import (  # noqa: E402
 )
 
 WIDTH, MIN_HEIGHT, MAX_HEIGHT = 6.4, 3.6, 4.8  # inches (at 100 dpi: 640 px wide)
+# TensorBoard shows an image card about 400-500 px wide: a figure of that size keeps its
+# 10 pt labels legible there (a larger one is shrunk and its labels with it)
+CARD_WIDTH, CARD_HEIGHT, CARD_LABEL_PT = 4.8, 3.0, 10.0
 PANEL_HEIGHT = 3.0  # inches per sentence in a multi-panel figure
 MAX_PANELS = 12  # sentences per multi-panel PNG file
 LABEL_PT, MIN_LABEL_PT = 11.0, 8.0  # token label sizes: preferred, smallest
@@ -58,11 +61,13 @@ def _height(n_tokens: int, labelled: bool, low: float = MIN_HEIGHT) -> float:
     return float(np.clip(1.6 + 0.12 * n_tokens, low, MAX_HEIGHT)) if labelled else low
 
 
-def _label_tokens(ax: Axes, tokens: Sequence[str], height_in: float) -> None:
+def _label_tokens(
+    ax: Axes, tokens: Sequence[str], height_in: float, smallest: float = MIN_LABEL_PT
+) -> None:
     """Token labels on the vertical axis: as large as fits (`LABEL_PT` down to
-    `MIN_LABEL_PT`), every k-th one when not all fit at the smallest size."""
+    `smallest`), every k-th one when not all fit at the smallest size."""
     room_pt = max(36.0, (height_in - 1.1) * 72)  # the axes' height, without title and x axis
-    size = float(np.clip(room_pt / (1.25 * len(tokens)), MIN_LABEL_PT, LABEL_PT))
+    size = float(np.clip(room_pt / (1.25 * len(tokens)), smallest, max(smallest, LABEL_PT)))
     shown = [display_token(t) for t in tokens]
     positions, labels = thinned_labels(shown, math.floor(room_pt / (1.25 * size)))
     ax.set_yticks(positions, labels=labels, fontsize=size)
@@ -77,6 +82,7 @@ def draw_alignment(
     title: str | None = None,
     timing: Timing = Timing(),
     height_in: float = MIN_HEIGHT,
+    smallest_label: float = MIN_LABEL_PT,
 ) -> None:
     """Draw ``weights (T_dec, T_enc)`` (tensor or array, any size: max-pooled first) on
     `ax` with its colour bar; `tokens` (T_enc labels) on the vertical axis, sized for a
@@ -96,7 +102,7 @@ def draw_alignment(
     )
     ax.set_xlabel(xlabel, fontsize=10)
     if tokens:
-        _label_tokens(ax, tokens, height_in)
+        _label_tokens(ax, tokens, height_in, smallest_label)
     else:
         ax.set_ylabel("source position", fontsize=10)
     if title:
@@ -112,15 +118,20 @@ def alignment_figure(
     r: int = 1,
     hop_length: int | None = None,
     sample_rate: int | None = None,
+    card: bool = False,
 ) -> Figure:
     """A landscape figure of ``weights (T_dec, T_enc)``: `tokens` on the vertical axis,
     seconds on the horizontal one when `hop_length` and `sample_rate` are given (frames
-    when ``r > 1``, else decoder steps). Close it with ``plt.close(fig)``."""
+    when ``r > 1``, else decoder steps). ``card=True``: sized for a TensorBoard card
+    (`CARD_WIDTH` x `CARD_HEIGHT` inches, labels of at least `CARD_LABEL_PT`, thinned).
+    Close it with ``plt.close(fig)``."""
     n = matrix_shape(weights)[1]
-    height = _height(n, bool(tokens))
-    fig, ax = plt.subplots(figsize=(WIDTH, height), dpi=100, layout="constrained")
+    width, height = (CARD_WIDTH, CARD_HEIGHT) if card else (WIDTH, _height(n, bool(tokens)))
+    smallest = CARD_LABEL_PT if card else MIN_LABEL_PT
+    fig, ax = plt.subplots(figsize=(width, height), dpi=100, layout="constrained")
     try:
-        draw_alignment(ax, weights, tokens, title, Timing(r, hop_length, sample_rate), height)
+        timing = Timing(r, hop_length, sample_rate)
+        draw_alignment(ax, weights, tokens, title, timing, height, smallest)
     except Exception:
         plt.close(fig)
         raise
@@ -191,9 +202,9 @@ def alignment_image(
     weights, tokens: Sequence[str] | None = None, title: str | None = None, **timing
 ) -> np.ndarray:
     """``(H, W, 3)`` uint8 RGB heatmap of ``weights (T_dec, T_enc)`` (for
-    ``SummaryWriter.add_image(..., dataformats="HWC")``); `timing`: `alignment_figure`'s
-    ``r``, ``hop_length``, ``sample_rate``."""
-    return figure_image(alignment_figure(weights, tokens, title, **timing))
+    ``SummaryWriter.add_image(..., dataformats="HWC")``), sized for a TensorBoard card;
+    `timing`: `alignment_figure`'s ``r``, ``hop_length``, ``sample_rate``."""
+    return figure_image(alignment_figure(weights, tokens, title, card=True, **timing))
 
 
 def _refuse(paths: Sequence[Path], force: bool) -> None:

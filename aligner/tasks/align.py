@@ -173,8 +173,10 @@ class AlignTask:
         for i, item in enumerate(batch["ids"]):
             t, k = int(batch["mel_lengths"][i]), int(batch["token_lengths"][i])
             labels = self.corpus.table.decode(batch["tokens"][i, :k].tolist())
-            logger.alignment(f"alignment/{item}", out.alignments[i, :t, :k], step, labels)
-            logger.alignment(f"alignment_hard/{item}", hard[i, :t, :k], step, labels)
+            timing = {"hop_length": self.corpus.mel_cfg.hop_length,
+                      "sample_rate": self.corpus.mel_cfg.sample_rate}  # fmt: skip
+            logger.alignment(f"alignment/{item}", out.alignments[i, :t, :k], step, labels, **timing)
+            logger.alignment(f"alignment_hard/{item}", hard[i, :t, :k], step, labels, **timing)
 
 
 def build(cfg: Any, data_dir: Path) -> AlignTask:

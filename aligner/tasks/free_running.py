@@ -52,7 +52,8 @@ def _log_item(
 ) -> None:
     t = int(dec.lengths[i])
     s = -(-t // task.r)
-    logger.alignment(f"infer/alignment/{name}", dec.alignments[i, :s, :n], step, labels)
+    logger.alignment(f"infer/alignment/{name}", dec.alignments[i, :s, :n], step, labels,
+                     **task.timing())  # fmt: skip
     logger.mel(f"infer/mel/{name}", mel[:t], step)
     how = "hit the step limit" if bool(dec.hit_max[i]) else f"stopped by itself at step {s}"
     stop = torch.sigmoid(dec.stop_logits[i, :s].float())

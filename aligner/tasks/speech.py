@@ -164,6 +164,11 @@ class SpeechTask:
         """Labels of the memory positions of item ``index`` (None: numbered)."""
         return None
 
+    def timing(self) -> dict[str, int]:
+        """What an alignment plot needs to put seconds on its time axis."""
+        cfg = self.mel_cfg
+        return {"r": self.r, "hop_length": cfg.hop_length, "sample_rate": cfg.sample_rate}
+
     def infer_text(self, name: str) -> str:
         """What free-running input `name` says (for the Text dashboard)."""
         return name
@@ -262,9 +267,8 @@ class SpeechTask:
         steps = decoder_steps(batch["mel_lengths"], self.r)
         for i, item in enumerate(batch["ids"]):
             t, s, n = int(batch["mel_lengths"][i]), int(steps[i]), int(out.enc_mask[i].sum())
-            logger.alignment(
-                f"alignment/{item}", out.alignments[i, :s, :n], step, self.source_labels(batch, i)
-            )
+            logger.alignment(f"alignment/{item}", out.alignments[i, :s, :n], step,
+                             self.source_labels(batch, i), **self.timing())  # fmt: skip
             logger.mel(f"mel/{item}/predicted", out.mel_post[i, :t], step)
             logger.mel(f"mel/{item}/target", batch["mel"][i, :t], step)
             if i < self.log.audio_items:

@@ -113,15 +113,16 @@ class Logger:
         self.writer.add_image(tag, image, step, dataformats="HWC")
 
     def alignment(
-        self, tag: str, weights: ArrayLike, step: int, tokens: list[str] | None = None
+        self, tag: str, weights: ArrayLike, step: int, tokens: list[str] | None = None, **timing
     ) -> None:
-        """Attention weights ``(T_dec, T_enc)`` drawn by `aligner.attention.plot`: decoder
-        steps on x, source positions (labelled with `tokens` if given) on y."""
+        """Attention weights ``(T_dec, T_enc)`` drawn by `aligner.attention.plot` for a
+        card: time on x (seconds with `timing`'s ``r``, ``hop_length``, ``sample_rate``),
+        source positions (labelled with `tokens` if given) on y."""
         if self.writer is not None:
             from aligner.attention.plot import alignment_image
 
             w = torch.as_tensor(_numpy(weights))
-            self.image(tag, alignment_image(w, tokens=tokens), step)
+            self.image(tag, alignment_image(w, tokens=tokens, **timing), step)
 
     def mel(self, tag: str, mel: ArrayLike, step: int) -> None:
         """A (log-)mel spectrogram ``(T, n_mels)``: time on x, low bins at the bottom."""
