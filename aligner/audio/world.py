@@ -4,8 +4,9 @@ papers score with (mel-cepstral distortion, F0 RMSE), as unilight/seq2seq-vc doe
 Per waveform: F0 by Harvest (Hz, 0 where unvoiced), the CheapTrick spectral envelope, its
 mel-cepstrum c0..cK by ``pysptk.sp2mc`` (order K = 24, all-pass constant alpha =
 ``pysptk.util.mcepalpha(sr)``: 0.455 at 22,050 Hz, 0.41 at 16 kHz, 0.466 at 24 kHz), the
-frame power in dB relative to the utterance's mean (silence detection), every 5 ms.
-The waveform is scaled to 16-bit range and high-passed at 70 Hz first (seq2seq-vc's
+frame power in dB relative to the utterance's mean (silence detection), every 5 ms; and
+the speech duration: leading and trailing silence (60 dB below the peak, 25 ms windows
+every 5 ms, `librosa.effects.trim`) left out. The waveform is scaled to 16-bit range and high-passed at 70 Hz first (seq2seq-vc's
 ``world_extract``). pyworld and pysptk are the optional extra ``aligner[vc]``.
 """
 
@@ -33,7 +34,7 @@ class WorldConfig:
     f0_floor: float = 60.0  # Hz, Harvest's search range
     f0_ceil: float = 500.0
     power_threshold: float = -20.0  # dB below the mean power: a silent frame
-    trim_db: float = 60.0  # librosa.effects.trim: speech duration without silence
+    trim_db: float = 60.0  # below the peak: silence, trimmed from the speech duration
 
 
 @dataclass
