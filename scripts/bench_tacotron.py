@@ -54,13 +54,13 @@ def build_aligner(n_mels: int = 80) -> nn.Module:
         n_mels=n_mels,
         r=1,
         n_symbols=N_SYMBOLS,
+        attention="location",
+        attn_dim=128,
+        attention_options={"filters": 32, "kernel_size": 31},
         encoder=TextEncoderConfig(embed_dim=512, out_dim=512, n_convs=3, kernel_size=5),
         decoder=DecoderConfig(
             prenet_dims=[256, 256],
             attn_rnn_dim=1024,
-            attention="location",
-            attn_dim=128,
-            attention_options={"filters": 32, "kernel_size": 31},
             dec_dim=1024,
             dec_layers=1,
             rnn_dropout=0.1,
@@ -163,7 +163,7 @@ def count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
@@ -180,7 +180,7 @@ def main() -> None:
         help="also time a second torchaudio model (an A/A run: its ratio to the first is the "
         "noise floor of this measurement)",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)

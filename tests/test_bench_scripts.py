@@ -67,3 +67,11 @@ def test_boundary_errors_by_class_splits_the_phone_starts(tmp_path, capsys):
     assert unpaired == 0
     assert errors["stops"] == pytest.approx([-30.0])
     assert errors["other"] == pytest.approx([10.0, 10.0])
+
+
+def test_bench_tacotron_runs_both_models(capsys):
+    """The comparison with torchaudio's Tacotron2 builds both models and times them (tiny)."""
+    args = ["--batch", "2", "--text-len", "5", "--mel-len", "8", "--steps", "3", "--repeats", "1"]
+    load("bench_tacotron").main(args)
+    out = capsys.readouterr().out
+    assert "train step (s)" in out and "infer b=2 (frames/s)" in out
