@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aligner.audio.timings import Event, Timings, timings_from_events
+from aligner.audio.timings import Event, Timings, closures_into_stops, timings_from_events
 from aligner.audio.voices import PARAM, Voice, data_path, language_aliases
 
 SAMPLE_RATE = 22050  # eSpeak NG's output rate (checked against espeak_Initialize)
@@ -180,12 +180,20 @@ def synthesize(text: str, voice: Voice | str = "en-us") -> np.ndarray:
     return synthesize_timed(text, voice)[0]
 
 
-def synthesize_timed(text: str, voice: Voice | str = "en-us") -> tuple[np.ndarray, Timings]:
+def synthesize_timed(
+    text: str, voice: Voice | str = "en-us", stops: str = "closure"
+) -> tuple[np.ndarray, Timings]:
     """Speak ``text``: int16 samples ``(L,)`` at ``SAMPLE_RATE`` and the word and phone
-    intervals in them (from eSpeak NG's own events; `aligner.audio.timings`)."""
+    intervals in them (from eSpeak NG's own events; `aligner.audio.timings`). ``stops``:
+    "closure" starts stops and affricates at their closure (phoneticians' convention),
+    "burst" where eSpeak NG's events put them."""
     if isinstance(voice, str):
         voice = Voice.parse(voice)
     wav, events = Espeak.get().synthesize(text, voice)
+    if stops == "closure":
+        events = closures_into_stops(events, wav, SAMPLE_RATE)
+    elif stops != "burst":
+        raise ValueError(f"stops={stops!r}: use closure or burst")
     return wav, timings_from_events(events, text, len(wav), SAMPLE_RATE)
 
 
@@ -196,6 +204,7 @@ class SynthJob:
     text: str
     voice: Voice
     path: str
+    stops: str = "closure"  # where the reference timings start a stop (synthesize_timed)
 
 
 def _run_chunk(jobs: Sequence[SynthJob]) -> list[Timings]:
@@ -205,7 +214,7 @@ def _run_chunk(jobs: Sequence[SynthJob]) -> list[Timings]:
 
     timings = []
     for job in jobs:
-        wav, timed = synthesize_timed(job.text, job.voice)
+        wav, timed = synthesize_timed(job.text, job.voice, job.stops)
         if wav.size == 0:
             raise SynthError(f"eSpeak NG produced no audio for {job.text[:40]!r}")
         write_audio_array(job.path, wav, SAMPLE_RATE)

@@ -89,6 +89,11 @@ def _run(work: Callable[[], PrepareSummary]) -> None:
     help="Speak every sentence with both voices (a VC pair: audio and target_audio).",
 )
 @click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
+@click.option(
+    "--stops", type=click.Choice(["closure", "burst"]), default="closure", show_default=True,
+    help="Where the reference timings start a stop or affricate: at its closure (TIMIT's and "
+    "MFA's convention) or at its burst (eSpeak NG's own events).",
+)  # fmt: skip
 @SEED
 @FORCE
 def espeak(
@@ -97,6 +102,7 @@ def espeak(
     voices: tuple[str, ...],
     parallel: tuple[str, str] | None,
     workers: int,
+    stops: str,
     seed: int,
     force: bool,
 ) -> None:
@@ -117,7 +123,7 @@ def espeak(
         with _progress(files, "wav") as progress:
             return prepare_espeak(
                 out, utterances, voices or (DEFAULT_VOICE,), parallel or None, seed,
-                workers, force, progress,
+                workers, force, progress, stops,
             )  # fmt: skip
 
     _run(work)

@@ -3,13 +3,22 @@ phones, the phones are the phonemes tokenizer's, and TextGrids round-trip."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 
 from aligner.audio.synth import SAMPLE_RATE, synthesize_timed
-from aligner.audio.timings import Event, Interval, Timings, read_textgrid, timings_from_events
+from aligner.audio.timings import (
+    CLOSURE_PHONES,
+    Event,
+    Interval,
+    Timings,
+    closures_into_stops,
+    read_textgrid,
+    timings_from_events,
+)
 from aligner.audio.timings import write_textgrid as write_reference
 
 TEXT = "Seven quiet violins drifted, above the harbour at dawn."
@@ -86,6 +95,65 @@ def test_timings_from_events_by_hand():
     assert t.words == [Interval(1.0, 5.0, "hi"), Interval(7.0, 9.5, "you")]
     assert t.duration == 10.0
     assert Timings.from_dict(t.to_dict()) == t
+
+
+def test_a_stop_starts_at_its_closure_by_hand():
+    """1 kHz, 1 sample a ms: vowel "a" at 0, silence from 60, "t" burst at 100, "a" at
+    120, a pause at 160 whose silence runs into a "k" at 200."""
+    import numpy as np
+
+    wav = np.full(300, 1000, dtype=np.int16)
+    wav[60:100] = 0
+    wav[160:200] = 3  # below the silence level
+    events = [
+        Event("word", 1, 4, 0), Event("phoneme", 1, 0, 0, "a"), Event("phoneme", 2, 0, 100, "t"),
+        Event("phoneme", 3, 0, 120, "a"), Event("phoneme", 4, 0, 160, ""),
+        Event("word", 6, 1, 200), Event("phoneme", 6, 0, 200, "k"),
+        Event("phoneme", 6, 0, 230, "a"),
+    ]  # fmt: skip
+    moved = closures_into_stops(events, wav, 1000)
+    assert [e.sample for e in moved] == [0, 0, 60, 120, 160, 200, 200, 230]  # no closure in a pause
+    capped = closures_into_stops(events, wav, 1000, max_closure=0.025)
+    assert capped[2].sample == 75
+    t = timings_from_events(moved, "atak k", 300, 1000)
+    assert t.phones[:2] == [Interval(0.0, 0.06, "a"), Interval(0.06, 0.12, "t")]
+    later = [e._replace(name="s") if e.name == "t" else e for e in events]  # not a stop
+    assert closures_into_stops(later, wav, 1000) == later
+
+
+def test_stops_at_closure_or_burst_in_real_speech():
+    """Only stops and affricates after a phone move, back over silence, by at most 80 ms;
+    the phone before them ends where they start."""
+    import numpy as np
+
+    text = "Blessed cobblers took a pot, and kept it."
+    script = (
+        "import sys, json, aligner.audio.synth as s\n"
+        f"w, t = s.synthesize_timed({text!r}, 'en-us', sys.argv[1])\n"
+        "print(json.dumps([t.to_dict(7), w.tolist()]))\n"
+    )
+    runs = {}
+    for stops in ("burst", "closure"):
+        out = subprocess.run([sys.executable, "-c", script, stops], capture_output=True,
+                             text=True, check=True).stdout  # fmt: skip
+        timings, wav = json.loads(out)
+        runs[stops] = Timings.from_dict(timings), np.abs(np.array(wav))
+    (burst, wav), (closure, wav2) = runs["burst"], runs["closure"]
+    assert np.array_equal(wav, wav2)
+    moved = 0
+    for a, b in zip(burst.phones, closure.phones):
+        assert a.label == b.label and a.end >= b.end
+        shift = a.start - b.start
+        if shift > 0:
+            moved += 1
+            assert b.label in CLOSURE_PHONES and 0.01 < shift <= 0.08
+            assert wav[round(b.start * SAMPLE_RATE) : round(a.start * SAMPLE_RATE)].max() < 64
+        else:
+            assert shift == 0
+    assert moved >= 6
+    assert [w.label for w in burst.words] == [w.label for w in closure.words]
+    starts = [(a.start - b.start, b.label) for a, b in zip(burst.words, closure.words)]
+    assert {label for shift, label in starts if shift > 0} == {"cobblers", "took", "pot", "kept"}
 
 
 def test_textgrid_round_trip(spoken, tmp_path):

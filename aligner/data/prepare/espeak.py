@@ -9,7 +9,9 @@ Reference timings: every item carries ``timings`` (of ``audio``; and ``target_ti
 phone as eSpeak NG reported them while speaking (`aligner.audio.timings`):
 ``{"duration": 2.41, "words": [[0.012, 0.379, "Seven"], ...], "phones": [[0.012, 0.085,
 "s"], ...]}``. The same intervals are written as Praat TextGrids with tiers ``words`` and
-``phones``: ``textgrids/ID.TextGrid`` (and ``textgrids/ID_target.TextGrid``).
+``phones``: ``textgrids/ID.TextGrid`` (and ``textgrids/ID_target.TextGrid``). Stops and
+affricates start at their closure by default (``stops="burst"``: at eSpeak NG's event, the
+burst; `aligner.audio.timings`); ``summary.json`` records which (``stops``).
 """
 
 from __future__ import annotations
@@ -45,32 +47,37 @@ def prepare_espeak(
     workers: int = 2,
     force: bool = False,
     progress: Callable[[int], object] | None = None,
+    stops: str = "closure",
 ) -> PrepareSummary:
     """Generate ``utterances`` sentences, synthesize them, write wavs and manifests.
 
     With ``parallel=(src, tgt)`` every sentence is spoken by both voices (VC pairs);
     otherwise sentence ``i`` is spoken by ``voices[i % len(voices)]``. Deterministic for
-    a seed: same texts, same WAV bytes.
+    a seed: same texts, same WAV bytes. ``stops``: "closure" or "burst", where the
+    reference timings start a stop (`aligner.audio.synth.synthesize_timed`).
     """
     if utterances < 1:
         raise ValueError(f"--utterances must be at least 1, got {utterances}")
+    if stops not in ("closure", "burst"):
+        raise ValueError(f"--stops {stops!r}: use closure or burst")
     out_dir = Path(out_dir)
     check_outputs(out_dir, force)
     start = time.perf_counter()
     parsed = [Voice.parse(v) for v in (parallel or voices)]
     texts = SentenceGenerator(seed).generate(utterances)
-    items, jobs = _plan(out_dir, texts, parsed, parallel is not None)
+    items, jobs = _plan(out_dir, texts, parsed, parallel is not None, stops)
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     timings = synthesize_to_files(jobs, workers=workers, progress=progress)
     seconds = [t.duration for t in timings]
     _add_timings(items, timings, parallel is not None, out_dir / "textgrids")
     summary = PrepareSummary("espeak", out_dir)
     summary.figures = _figures(texts, seconds, parsed, time.perf_counter() - start)
+    summary.figures["stops"] = stops
     return write_corpus(out_dir, split_items(items, seed=seed), summary)
 
 
 def _plan(
-    out_dir: Path, texts: list[str], voices: list[Voice], parallel: bool
+    out_dir: Path, texts: list[str], voices: list[Voice], parallel: bool, stops: str
 ) -> tuple[list[dict[str, Any]], list[SynthJob]]:
     """Manifest items and synthesis jobs (for a parallel pair: source, target, ...)."""
     items, jobs = [], []
@@ -80,13 +87,14 @@ def _plan(
             src, tgt = voices
             src_path = out_dir / "wavs" / f"{uid}_src.wav"
             tgt_path = out_dir / "wavs" / f"{uid}_tgt.wav"
-            jobs += [SynthJob(text, src, str(src_path)), SynthJob(text, tgt, str(tgt_path))]
+            jobs += [SynthJob(text, src, str(src_path), stops),
+                     SynthJob(text, tgt, str(tgt_path), stops)]  # fmt: skip
             item = {"id": uid, "audio": str(src_path), "target_audio": str(tgt_path)}
             item.update(text=text, speaker=speaker_name(src), target_speaker=speaker_name(tgt))
         else:
             voice = voices[i % len(voices)]
             path = out_dir / "wavs" / f"{uid}.wav"
-            jobs.append(SynthJob(text, voice, str(path)))
+            jobs.append(SynthJob(text, voice, str(path), stops))
             item = {"id": uid, "audio": str(path), "text": text, "speaker": speaker_name(voice)}
         items.append(item)
     return items, jobs
