@@ -77,8 +77,12 @@ def _errno_of(err: BaseException, folder: Path) -> int | None:
     text = str(err)
     if "No space left" in text:
         return errno.ENOSPC
-    if isinstance(err, RuntimeError) and ("inline_container" in text or "write failed" in text):
-        with contextlib.suppress(OSError):  # torch dropped the errno: look at the disk
+    torch_write = isinstance(err, RuntimeError) and (
+        "inline_container" in text or "write failed" in text
+    )
+    short_write = isinstance(err, OSError) and err.errno is None and "written" in text  # numpy
+    if torch_write or short_write:
+        with contextlib.suppress(OSError):  # the errno was dropped: look at the disk
             if shutil.disk_usage(folder).free < LOW_SPACE:
                 return errno.ENOSPC
     return None

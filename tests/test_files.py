@@ -96,6 +96,62 @@ def test_torch_write_failure_without_errno_on_a_full_disk(tmp_path, monkeypatch)
         atomic_save({}, tmp_path / "a.pt")
 
 
+def test_numpy_short_write_on_a_full_disk(tmp_path, monkeypatch):
+    """np.save into a full disk raises OSError("N requested and M written") without errno."""
+    import shutil
+    from collections import namedtuple
+
+    import numpy as np
+
+    from aligner.files import write_atomic
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10, 10, 0))
+
+    def short(fh, arr):
+        raise OSError("61744 requested and 44000 written")
+
+    monkeypatch.setattr(np, "save", short)
+    with pytest.raises(OutputError, match="no space left on .* while writing .*a.npy"):
+        write_atomic(tmp_path / "a.npy", lambda fh: np.save(fh, np.zeros(3)))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_audio_on_a_full_disk_is_one_error_and_no_callback_noise(tmp_path, monkeypatch, capfd):
+    """soundfile writing into a file object reported ENOSPC through cffi callbacks, which
+    printed tracebacks ("Exception ignored from cffi callback"); the samples are encoded
+    in memory and written with one plain write."""
+    import builtins
+
+    import numpy as np
+
+    import aligner.files
+    from aligner.audio.io import write_audio_array
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+    monkeypatch.setattr(aligner.files, "open", lambda *a, **k: Full(builtins.open(*a, **k)),
+                        raising=False)  # fmt: skip
+    with pytest.raises(OutputError, match="no space left on .* while writing .*a.wav"):
+        write_audio_array(tmp_path / "a.wav", np.zeros(2205, dtype=np.float32), 22050)
+    assert "Traceback" not in capfd.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_other_errors_pass_through_and_helpers(tmp_path):
     with pytest.raises(OSError) as info:
         write_atomic(tmp_path / "a", lambda fh: (_ for _ in ()).throw(OSError(errno.EIO, "io")))

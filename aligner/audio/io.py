@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import errno
+import io
 import os
 import re
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import soundfile as sf
 import torch
 import torchaudio.functional as AF
 
-from aligner.files import OutputError, atomic_write, mount_point
+from aligner.files import OutputError, atomic_write
 
 
 class AudioError(ValueError):
@@ -119,20 +118,15 @@ def write_audio_array(path: str | os.PathLike, data: np.ndarray, sample_rate: in
     fmt = path.suffix.lstrip(".").upper()
     fmt = fmt if fmt in sf.available_formats() else "WAV"
     subtype = "PCM_16" if sf.check_format(fmt, "PCM_16") else None
+    # Encoded in memory first: libsndfile writing to a file object reports a full disk
+    # through cffi callbacks, which print tracebacks; a plain write raises ENOSPC cleanly.
+    buffer = io.BytesIO()
     try:
-        with atomic_write(path) as fh:
-            sf.write(fh, data, sample_rate, subtype=subtype, format=fmt)
+        sf.write(buffer, data, sample_rate, subtype=subtype, format=fmt)
     except (sf.LibsndfileError, RuntimeError) as err:
-        # libsndfile reports a failed write as a "System error": a full disk when the
-        # folder has less room than the samples being written
-        if shutil.disk_usage(mount_point(path)).free < 2 * data.size + (1 << 16):
-            raise OutputError(
-                f"no space left on {mount_point(path)} while writing {path}; "
-                "free some space or write elsewhere",
-                path,
-                errno.ENOSPC,
-            ) from None
-        raise OutputError(f"could not write {path} ({err})", path) from None
+        raise OutputError(f"could not encode {path} as {fmt} ({err})", path) from None
+    with atomic_write(path) as fh:
+        fh.write(buffer.getbuffer())
 
 
 def join_waves(
