@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 import soundfile as sf
 
 from tests.cli.test_prepare_cli import all_items, invoke
@@ -69,23 +68,3 @@ def test_an_interrupted_prepare_is_not_overwritten(tmp_path: Path) -> None:
     result = invoke("ljspeech", corpus, out)
     assert result.exit_code == 1 and "summary.json already exists" in result.output
     assert invoke("ljspeech", corpus, out, "--force").exit_code == 0
-
-
-def test_the_corpus_audio_writer_on_a_full_disk(tmp_path: Path, monkeypatch) -> None:
-    """The eSpeak workers write through aligner.audio.io; a full disk there (simulated by a
-    disk-usage probe that finds no room after libsndfile's "System error") is one line."""
-    import shutil
-
-    import soundfile
-
-    def no_room(*args, **kwargs):
-        raise soundfile.LibsndfileError(2, "System error")
-
-    monkeypatch.setattr("aligner.audio.io.sf.write", no_room)
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10, 10, 0))
-    from aligner.audio.io import write_audio_array
-    from aligner.files import OutputError
-
-    with pytest.raises(OutputError, match="no space left on .* while writing .*x.wav"):
-        write_audio_array(tmp_path / "x.wav", np.zeros(100, np.int16), 16000)
-    assert list(tmp_path.iterdir()) == []
