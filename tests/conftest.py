@@ -23,3 +23,39 @@ def _seed() -> None:
     random.seed(0)
     np.random.seed(0)
     torch.manual_seed(0)
+
+
+class FullDiskFile:
+    """A file opened for writing whose writes fail with ENOSPC (a full disk)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+    def write(self, data):
+        import errno
+        import os
+
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self.fh, name)
+
+
+@pytest.fixture
+def wav_disk_full(monkeypatch):
+    """Every .wav (temporary) file that aligner.files opens gets no room."""
+    import builtins
+
+    import aligner.files
+
+    def opener(path, *args, **kwargs):
+        fh = builtins.open(path, *args, **kwargs)
+        return FullDiskFile(fh) if ".wav" in str(path) else fh
+
+    monkeypatch.setattr(aligner.files, "open", opener, raising=False)

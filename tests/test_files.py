@@ -117,35 +117,14 @@ def test_numpy_short_write_on_a_full_disk(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_audio_on_a_full_disk_is_one_error_and_no_callback_noise(tmp_path, monkeypatch, capfd):
+def test_audio_on_a_full_disk_is_one_error_and_no_callback_noise(tmp_path, wav_disk_full, capfd):
     """soundfile writing into a file object reported ENOSPC through cffi callbacks, which
     printed tracebacks ("Exception ignored from cffi callback"); the samples are encoded
     in memory and written with one plain write."""
-    import builtins
-
     import numpy as np
 
-    import aligner.files
     from aligner.audio.io import write_audio_array
 
-    class Full:
-        def __init__(self, fh):
-            self.fh = fh
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.fh.close()
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        def __getattr__(self, name):
-            return getattr(self.fh, name)
-
-    monkeypatch.setattr(aligner.files, "open", lambda *a, **k: Full(builtins.open(*a, **k)),
-                        raising=False)  # fmt: skip
     with pytest.raises(OutputError, match="no space left on .* while writing .*a.wav"):
         write_audio_array(tmp_path / "a.wav", np.zeros(2205, dtype=np.float32), 22050)
     assert "Traceback" not in capfd.readouterr().err

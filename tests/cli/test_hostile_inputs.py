@@ -163,39 +163,7 @@ def full_disk(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-class _FullDiskFile:
-    """A file opened for writing whose writes fail with ENOSPC."""
-
-    def __init__(self, fh):
-        self.fh = fh
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.fh.close()
-
-    write = staticmethod(full_disk)
-
-    def __getattr__(self, name):
-        return getattr(self.fh, name)
-
-
-def _wav_disk_full(monkeypatch):
-    """Every .wav (temporary) file opened by aligner.files gets no room."""
-    import builtins
-
-    import aligner.files
-
-    def opener(path, *args, **kwargs):
-        fh = builtins.open(path, *args, **kwargs)
-        return _FullDiskFile(fh) if ".wav" in str(path) else fh
-
-    monkeypatch.setattr(aligner.files, "open", opener, raising=False)
-
-
-def test_a_full_disk_is_one_line_and_leaves_no_temporary(ckpts, tmp_path, monkeypatch):
-    _wav_disk_full(monkeypatch)
+def test_a_full_disk_is_one_line_and_leaves_no_temporary(ckpts, tmp_path, wav_disk_full):
     out = tmp_path / "o.wav"
     r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", out,
                "--griffin-lim-iters", "1", "--max-length-ratio", "1")  # fmt: skip
