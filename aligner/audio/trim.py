@@ -1,10 +1,13 @@
-"""Leading and trailing silence removal with ``librosa.effects.trim``."""
+"""Silence in a recording (librosa): leading and trailing silence removal, cutting at
+silences, and the pauses of an utterance frame by frame."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import librosa
+import numpy as np
 import torch
 
 
@@ -78,3 +81,58 @@ def split_at_silences(
             pieces.append((start, cut))
             start = cut
     return [p for p in pieces if p[1] > p[0]]
+
+
+def pause_frames(
+    wav: torch.Tensor, hop_length: int, n_frames: int, top_db: float = 40.0, min_frames: int = 1
+) -> np.ndarray:
+    """``(n_frames,)`` bool: the frames of a log-mel (centred, `hop_length`) that lie in a
+    silence at least `min_frames` long.
+
+    A frame is silent when the RMS of the `hop_length` samples around its centre
+    (``librosa.feature.rms``, centred like the log-mel, so frame ``t`` covers exactly the
+    audio between its boundaries) is more than `top_db` below the loudest frame's; runs of
+    fewer than `min_frames` silent frames (a stop's closure) are not pauses.
+
+    Args:
+        wav: mono waveform ``(L,)``.
+    """
+    y = wav.detach().to("cpu", torch.float32).numpy()
+    out = np.zeros(n_frames, bool)
+    if y.size == 0 or not np.any(y):
+        return out
+    rms = librosa.feature.rms(y=y, frame_length=hop_length, hop_length=hop_length, center=True)
+    db = librosa.amplitude_to_db(rms[0], ref=np.max, top_db=None)
+    silent = np.zeros(n_frames, bool)
+    m = min(n_frames, db.size)
+    silent[:m] = db[:m] < -top_db
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], silent.astype(np.int8), [0]])))
+    for start, end in zip(edges[::2], edges[1::2]):
+        if end - start >= max(1, min_frames):
+            out[start:end] = True
+    return out
+
+
+@dataclass(frozen=True)
+class PauseRule:
+    """Where an utterance pauses, for the words and phones tiers (`aligner.text.tiers`):
+    frames more than `silence_db` below the loudest, in runs of at least `min_seconds`
+    (`pause_frames`). ``silence_db`` 0: the audio is not looked at (the tiers then take
+    punctuation for a pause and a bare word separator for none).
+
+    The defaults, measured with the alignment model on the eSpeak NG validation split
+    (docs/results.md): any `min_seconds` from 0 to 0.05 gives the same errors within
+    0.5 ms; 0.03 keeps eSpeak's shortest pauses (38 ms)."""
+
+    silence_db: float = 40.0
+    min_seconds: float = 0.03
+
+    def frames(
+        self, wav: torch.Tensor, sample_rate: int, hop_length: int, n_frames: int
+    ) -> np.ndarray | None:
+        """``(n_frames,)`` bool pause frames of `wav` for a log-mel of `hop_length` at
+        `sample_rate` (None: the rule is off)."""
+        if self.silence_db <= 0:
+            return None
+        min_frames = max(1, round(self.min_seconds * sample_rate / hop_length))
+        return pause_frames(wav, hop_length, n_frames, self.silence_db, min_frames)

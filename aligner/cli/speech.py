@@ -194,6 +194,18 @@ def convert(checkpoint: Path, src: Path, out: Path, alignment: Path | None,
               help="search: the best monotonic path through the attention spread to frames "
               "(frame resolution); argmax: the most attended token of each decoder step "
               "(multiples of r frames).")  # fmt: skip
+@click.option("--silence-db", default=40.0, show_default=True, type=click.FloatRange(0.0, 120.0),
+              help="Pauses in the words/phones tiers are where the audio is this many dB "
+              "below its loudest frame, within the frames of separators, punctuation and "
+              "</s>; 0: do not look at the audio (punctuation is a pause, a word separator "
+              "is not).")  # fmt: skip
+@click.option(
+    "--min-pause",
+    default=0.03,
+    show_default=True,
+    type=click.FloatRange(0.0, 10.0),
+    help="Seconds: shorter silences (a stop's closure) are no pause.",
+)
 @device_option
 @force_option
 def align(
@@ -204,6 +216,8 @@ def align(
     min_focus: float,
     no_png: bool,
     durations: str,
+    silence_db: float,
+    min_pause: float,
     device: str,
     force: bool,
 ) -> None:
@@ -220,6 +234,7 @@ def align(
       aligner align --checkpoint exp/align --in data/test.jsonl --out align/
       aligner score-alignment --reference data/test.jsonl --predicted align/
     """
+    from aligner.audio.trim import PauseRule
     from aligner.inference.align import align_manifest
 
     if manifest is None:
@@ -230,7 +245,8 @@ def align(
         raise click.ClickException(f"{out} is not empty; pass --force to overwrite its files")
     with user_errors():
         summary = align_manifest(checkpoint, manifest, out, batch_size, min_focus, not no_png,
-                                 device, force, durations=durations)  # fmt: skip
+                                 device, force, durations=durations,
+                                 pauses=PauseRule(silence_db, min_pause))  # fmt: skip
     click.echo(summary.table())
     click.echo(f"wrote {out}/summary.json and per-utterance files")
     for bad in summary.bad:

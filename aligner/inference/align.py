@@ -4,12 +4,14 @@ or an alignment model's checkpoint (``task: align``), written per utterance (dur
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from aligner.audio.trim import PauseRule
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
     Summary,
@@ -22,8 +24,11 @@ from aligner.inference.common import InferenceError, manifest_items, output_name
 from aligner.inference.speech import load_speech_model
 
 
-def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """(source (N,) ids or (S, M) mel, normalized target mel (T, M)) of one manifest item."""
+def _features(
+    speech: Any, item: dict[str, Any], where: str, pauses: PauseRule
+) -> tuple[torch.Tensor, torch.Tensor, np.ndarray | None]:
+    """(source (N,) ids or (S, M) mel, normalized target mel (T, M), the pause frames
+    ``(T,)`` of a text item or None) of one manifest item."""
     from aligner.audio.io import load_audio
 
     sr = speech.mel_cfg.sample_rate
@@ -35,11 +40,13 @@ def _features(speech: Any, item: dict[str, Any], where: str) -> tuple[torch.Tens
         )
     if speech.has_text:
         source = speech.encode_text(item["text"], where)
-        target = speech.target_mel(load_audio(item["audio"], sr)[0])
-    else:
-        source = speech.source_mel(load_audio(item["audio"], sr)[0])
-        target = speech.target_mel(load_audio(item["target_audio"], sr)[0])
-    return source, target
+        wav = load_audio(item["audio"], sr)[0]
+        target = speech.target_mel(wav)
+        cfg = speech.mel_cfg
+        return source, target, pauses.frames(wav, cfg.sample_rate, cfg.hop_length, target.size(0))
+    source = speech.source_mel(load_audio(item["audio"], sr)[0])
+    target = speech.target_mel(load_audio(item["target_audio"], sr)[0])
+    return source, target, None
 
 
 def _utterance(
@@ -106,6 +113,7 @@ def align_manifest(
     force: bool = False,
     chunk: int = 64,
     durations: str = "search",
+    pauses: PauseRule = PauseRule(),
 ) -> Summary:
     """Alignment of every item of `manifest` with a TTS or VC checkpoint (teacher-forced)
     or an alignment model's (its soft alignment, one row per frame: ``r = 1``).
@@ -131,12 +139,13 @@ def align_manifest(
     summary = Summary(SuspectThresholds(min_focus=min_focus, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):
-            part = _readable(speech, items[start : start + chunk], manifest, summary)
+            part = _readable(speech, items[start : start + chunk], manifest, summary, pauses)
             sources, targets = [f[0] for _, f in part], [f[1] for _, f in part]
             weights = speech.teacher_force(sources, targets, batch_size)
-            for (k, (source, target)), w in zip(part, weights):
+            for (k, (source, target, pause)), w in zip(part, weights):
                 it = items[start + k]
                 utt = _utterance(speech, it, names[start + k], source, len(target), w, durations)
+                utt = replace(utt, pauses=pause)
                 record = write_utterance(utt, out, png=png, force=force)
                 summary.add(it["id"], {**utt.metrics, **_mapping_ms(speech, it, record["frames"])})
             bar.update(len(items[start : start + chunk]))
@@ -145,13 +154,15 @@ def align_manifest(
     return summary
 
 
-def _readable(speech: Any, part: list[dict], manifest: str | Path, summary: Summary) -> list:
-    """[(index in `part`, (source, target))] of the items whose features can be made; each
-    other one goes to ``summary.bad`` with its reason."""
+def _readable(
+    speech: Any, part: list[dict], manifest: str | Path, summary: Summary, pauses: PauseRule
+) -> list:
+    """[(index in `part`, (source, target, pauses))] of the items whose features can be
+    made (`_features`); each other one goes to ``summary.bad`` with its reason."""
     out = []
     for k, it in enumerate(part):
         try:
-            out.append((k, _features(speech, it, f"{manifest} item {it['id']}")))
+            out.append((k, _features(speech, it, f"{manifest} item {it['id']}", pauses)))
         except (InferenceError, ValueError) as err:  # AudioError is a ValueError
             summary.add_bad(it["id"], str(err))
     return out

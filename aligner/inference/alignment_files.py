@@ -72,6 +72,9 @@ class UtteranceAlignment:
         (VC source positions).
     method: ``search`` or ``argmax`` durations (see the module docstring).
     text: the utterance's text (labels the words), if known.
+    pauses: ``(T,)`` bool, the frames in a pause of the audio
+        (`aligner.audio.trim.pause_frames`), if known: the words and phones tiers then
+        put pauses where the audio is silent (`aligner.text.tiers`).
     """
 
     id: str
@@ -85,6 +88,7 @@ class UtteranceAlignment:
     kind: str = "chars"
     method: str = "argmax"
     text: str | None = None
+    pauses: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -122,7 +126,7 @@ def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
     frames = frame_durations(utt)
     sec = utt.hop_length / utt.sample_rate
     starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
-    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text)
+    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses)
     return {
         "id": utt.id,
         "method": utt.method,

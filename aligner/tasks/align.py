@@ -28,11 +28,11 @@ from torch import nn
 from aligner.attention.losses import binarization_loss, forward_sum_loss
 from aligner.attention.metrics import alignment_metrics, summarize
 from aligner.attention.search import batched_search, path_durations
-from aligner.audio.timings import Timings
 from aligner.config import from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
-from aligner.tasks.speech import TruthErrors, first_items, set_data_sizes
+from aligner.tasks.speech import first_items, set_data_sizes
+from aligner.tasks.truth import References, TruthErrors
 from aligner.tasks.tts import TextSpeechData, text_speech_data
 from aligner.text.tiers import optional_tokens, token_tiers
 
@@ -80,11 +80,7 @@ class AlignTask:
         self.train_set, self.valid_set = corpus.train_set, corpus.valid_set
         self.log = corpus.data.log
         self.optional_ids = optional_tokens(corpus.table.symbols)
-        self.references = {
-            str(it["id"]): Timings.from_dict(it["timings"])
-            for it in self.valid_set.items
-            if it.get("timings")
-        }
+        self.references = References(self.valid_set.items, corpus.mel_cfg)
         self.symbols = corpus.symbols("align", model.config.to_dict())
 
     def lengths(self, dataset: Any) -> Sequence[int]:
@@ -153,12 +149,12 @@ class AlignTask:
         )
         table, kind = self.corpus.table, self.corpus.data.tokenizer
         for i, uid in enumerate(batch["ids"]):
-            if str(uid) in self.references:
-                n = int(batch["token_lengths"][i])
+            if uid in self.references:
+                n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
                 tokens = table.decode(batch["tokens"][i, :n].tolist())
-                errors.add(
-                    self.references[str(uid)], token_tiers(tokens, durations[i, :n], sec, kind)
-                )
+                pauses = self.references.pauses(uid, frames)
+                tiers = token_tiers(tokens, durations[i, :n], sec, kind, pauses=pauses)
+                errors.add(self.references.get(uid), tiers)
 
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
         """Soft and hard alignments (frames x tokens) of the fixed first validation items:

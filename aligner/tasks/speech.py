@@ -30,6 +30,7 @@ from aligner.models.tacotron import (
 )
 from aligner.tasks.free_running import log_free_running, texts_markdown
 from aligner.tasks.speech_losses import TacotronLossConfig, tacotron_loss
+from aligner.tasks.truth import TruthErrors
 
 DEFAULT_INFER_TEXTS = [
     "Seven quiet violins drifted above the harbour at dawn.",
@@ -87,43 +88,6 @@ def first_items(dataset: Any, n: int, collate: Any, device: torch.device) -> dic
     figures TensorBoard shows at every validation."""
     batch = collate([dataset[i] for i in range(min(n, len(dataset)))])
     return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
-
-
-class TruthErrors:
-    """Absolute word and phone boundary errors (ms) gathered over a validation, and the
-    items whose words or phones could not be paired with the reference."""
-
-    def __init__(self) -> None:
-        self.errors: dict[str, list[float]] = {"words": [], "phones": []}  # signed
-        self.unmatched = 0
-        self.items = 0
-
-    def add(self, reference: Any, predicted: dict[str, list[Any]]) -> None:
-        from aligner.audio.timings import boundary_errors
-
-        self.items += 1
-        for tier, errors in self.errors.items():
-            if tier not in predicted or not reference.tier(tier):
-                continue
-            try:
-                errors.extend(
-                    1000 * e for e in boundary_errors(reference.tier(tier), predicted[tier])
-                )
-            except ValueError:  # another number of words or phones
-                self.unmatched += 1
-
-    def means(self) -> dict[str, float]:
-        """``word_boundary_ms``, ``phone_boundary_ms`` (mean absolute errors), their signed
-        means ``word_bias_ms``, ``phone_bias_ms`` (negative: early) and ``truth_unmatched``."""
-        if not self.items:
-            return {}
-        out = {"truth_unmatched": float(self.unmatched)}
-        for tier, name in (("words", "word"), ("phones", "phone")):
-            errors = self.errors[tier]
-            if errors:
-                out[f"{name}_boundary_ms"] = sum(map(abs, errors)) / len(errors)
-                out[f"{name}_bias_ms"] = sum(errors) / len(errors)
-        return out
 
 
 class SpeechTask:

@@ -23,13 +23,13 @@ import torch
 
 from aligner.attention.search import frame_durations
 from aligner.audio.features import MelConfig, MelStats
-from aligner.audio.timings import Timings
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_tts
 from aligner.data.datasets import TTSDataset
 from aligner.data.manifest import read_manifest
 from aligner.models.tacotron import Tacotron
-from aligner.tasks.speech import SpeechLog, SpeechTask, TruthErrors, model_config
+from aligner.tasks.speech import SpeechLog, SpeechTask, model_config
+from aligner.tasks.truth import References, TruthErrors
 from aligner.text.symbols import SymbolTable
 from aligner.text.tiers import optional_tokens, token_tiers
 from aligner.text.tokenizers import build_tokenizer
@@ -112,11 +112,7 @@ class TTSTask(SpeechTask):
         self.table, self.kind, self.tokenizer, self.add_eos = table, kind, tokenizer, add_eos
         self._infer: list[tuple[str, torch.Tensor, list[str]]] | None = None
         self._infer_texts: dict[str, str] = {}
-        self.references = {
-            str(it["id"]): Timings.from_dict(it["timings"])
-            for it in self.valid_set.items
-            if it.get("timings")
-        }
+        self.references = References(self.valid_set.items, self.mel_cfg)
 
     def truth(self, out: Any, batch: dict[str, Any], errors: TruthErrors) -> None:
         """Boundary errors of the frame-level durations (`aligner.attention.search`) of the
@@ -134,7 +130,9 @@ class TTSTask(SpeechTask):
             except ValueError:  # fewer frames than tokens
                 errors.unmatched += 1
                 continue
-            errors.add(reference, token_tiers(tokens, durations.tolist(), sec, self.kind))
+            pauses = self.references.pauses(uid, frames)
+            tiers = token_tiers(tokens, durations.tolist(), sec, self.kind, pauses=pauses)
+            errors.add(reference, tiers)
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["tokens"], batch["token_lengths"]

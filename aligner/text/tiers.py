@@ -14,7 +14,16 @@ JSON):
   and there is no ``phones`` tier (characters are not phones);
 - a token with no frames (possible only for the tokens above that belong to nothing, or
   with argmax durations for a skipped token) gives no interval; a word whose tokens all
-  have no frames gives none either.
+  have no frames gives none either;
+- when the caller knows where the audio is silent (``pauses``: per frame, True inside a
+  silence long enough to be a pause; `aligner.audio.trim.pause_frames`), the frames of
+  the tokens that belong to no word are a pause only where the audio is silent: within
+  each run of such tokens between two phones, the silent frames (from the first to the
+  last) are the pause, the frames before them end the phone before and the frames after
+  them start the phone after; a run without silence is no pause (its frames end the
+  phone before, or start the first phone). A final ``.``/``</s>`` on a fading vowel
+  then no longer cuts the vowel short, and a pause at a bare separator (eSpeak NG and
+  real speakers pause before "because" or "and") is a gap in both tiers.
 
 Words are labelled with the words of the utterance's text when their numbers agree,
 else with their tokens joined.
@@ -56,14 +65,21 @@ def token_tiers(
     seconds_per_frame: float,
     kind: str,
     text: str | None = None,
+    pauses: Sequence[bool] | np.ndarray | None = None,
 ) -> dict[str, list[Interval]]:
     """``{"words": [...], "phones": [...]}`` (no ``phones`` for characters; nothing for
-    the source positions of a VC model); times from `frame_bounds`."""
+    the source positions of a VC model); times from `frame_bounds`. ``pauses (T,)``: per
+    frame (``T = sum(frames)``), True where the audio is in a pause (see the module
+    docstring); None: the frames of punctuation and specials are pauses, those of bare
+    separators are not."""
     if kind not in PHONE_KINDS and kind != "chars":
         return {}
     bounds = frame_bounds(frames, seconds_per_frame)
     skip = optional_tokens(tokens)
-    ends = _token_ends(tokens, frames, bounds, skip)
+    if pauses is None:
+        starts, ends = bounds[:-1].copy(), _token_ends(tokens, frames, bounds, skip)
+    else:
+        starts, ends = _times_by_pauses(frames, seconds_per_frame, skip, np.asarray(pauses, bool))
     words: list[list[int]] = [[]]
     for i in range(len(tokens)):
         if skip[i]:
@@ -73,10 +89,10 @@ def token_tiers(
             words[-1].append(i)
     words = [w for w in words if w]
     labels = _word_labels(text, [[tokens[i] for i in w] for w in words], kind)
-    tiers = {"words": [_span(w, frames, bounds, ends, lab) for w, lab in zip(words, labels)]}
+    tiers = {"words": [_span(w, frames, starts, ends, lab) for w, lab in zip(words, labels)]}
     if kind in PHONE_KINDS:
         phones = [i for i, t in enumerate(tokens) if not skip[i]]
-        tiers["phones"] = [_span([i], frames, bounds, ends, tokens[i]) for i in phones]
+        tiers["phones"] = [_span([i], frames, starts, ends, tokens[i]) for i in phones]
     return {name: [a for a in tier if a is not None] for name, tier in tiers.items()}
 
 
@@ -99,15 +115,42 @@ def _token_ends(
     return ends
 
 
+def _times_by_pauses(
+    frames: Sequence[int], seconds_per_frame: float, skip: np.ndarray, pauses: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(N,)`` start and ``(N,)`` end times of the tokens when ``pauses (T,)`` says which
+    frames are in a pause: the frames of the tokens between two consecutive phones (all of
+    them belonging to no word) are split at the pause among them (module docstring)."""
+    edges = np.concatenate([[0], np.cumsum(frames)]).astype(int)
+    if pauses.shape != (edges[-1],):
+        raise ValueError(f"pauses must have one value per frame ({edges[-1]}), got {pauses.shape}")
+    times = frame_bounds(np.ones(edges[-1], int), seconds_per_frame)  # before each frame
+    starts, ends = times[edges[:-1]], times[edges[1:]]
+    timed = [i for i in range(len(frames)) if not skip[i] and frames[i] > 0]
+    for before, after in zip([None, *timed], [*timed, None]):
+        a = edges[before + 1] if before is not None else 0
+        b = edges[after] if after is not None else edges[-1]
+        silent = np.flatnonzero(pauses[a:b])
+        if silent.size:
+            cut_end, cut_start = a + silent[0], a + silent[-1] + 1
+        else:  # no pause: the phone before takes the frames (or the first phone)
+            cut_end = cut_start = b if before is not None else a
+        if before is not None:
+            ends[before] = times[cut_end]
+        if after is not None:
+            starts[after] = times[cut_start]
+    return starts, ends
+
+
 def _span(
-    indices: list[int], frames: Sequence[int], bounds: np.ndarray, ends: np.ndarray, label: str
+    indices: list[int], frames: Sequence[int], starts: np.ndarray, ends: np.ndarray, label: str
 ):
     """The interval from the start of the first token of `indices` with frames to the end
     of the last one."""
     timed = [i for i in indices if frames[i] > 0]
     if not timed:
         return None
-    return Interval(round(float(bounds[timed[0]]), 6), round(float(ends[timed[-1]]), 6), label)
+    return Interval(round(float(starts[timed[0]]), 6), round(float(ends[timed[-1]]), 6), label)
 
 
 def _word_labels(text: str | None, words: list[list[str]], kind: str) -> list[str]:

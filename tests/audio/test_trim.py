@@ -1,10 +1,11 @@
-"""Silence trimming keeps the sound and drops the silent edges."""
+"""Silence trimming keeps the sound and drops the silent edges; pauses are long silences."""
 
 import math
 
+import numpy as np
 import torch
 
-from aligner.audio.trim import trim_silence
+from aligner.audio.trim import PauseRule, pause_frames, trim_silence
 
 
 def test_trims_leading_and_trailing_silence():
@@ -23,3 +24,33 @@ def test_all_silent_and_untrimmable():
     assert trim_silence(torch.zeros(sr), sr).numel() == 0
     noise = torch.randn(sr) * 0.1
     assert trim_silence(noise, sr).numel() >= sr - 1024
+
+
+def test_pause_frames_mark_long_silences_only():
+    """A 100 ms silence is a pause (every frame wholly inside it, none outside it); a 20 ms
+    one (a stop's closure) is too short for min_frames = 3 (35 ms at hop 256)."""
+    sr, hop = 22050, 256
+    t = torch.arange(int(0.3 * sr)) / sr
+    tone = 0.5 * torch.sin(2 * math.pi * 220 * t)
+    gap, closure = torch.zeros(int(0.1 * sr)), torch.zeros(int(0.02 * sr))
+    wav = torch.cat([tone, gap, tone, closure, tone])
+    n = 1 + wav.numel() // hop
+    got = pause_frames(wav, hop, n, top_db=40, min_frames=3)
+    centre = np.arange(n) * hop / sr  # frame t stands for the audio around t * hop
+    start, end = 0.3, 0.4
+    inside = (centre - 0.5 * hop / sr >= start) & (centre + 0.5 * hop / sr <= end)
+    assert got[inside].all() and inside.sum() >= 7
+    assert not got[(centre < start - hop / sr) | (centre > end + hop / sr)].any()
+    short = pause_frames(wav, hop, n, top_db=40, min_frames=1)
+    assert short[(centre > 0.705) & (centre < 0.715)].all()  # one frame wholly in the closure
+    assert not pause_frames(torch.zeros(sr), hop, 10).any()  # silence alone: nothing to pause from
+
+
+def test_pause_rule_off_and_in_frames():
+    sr, hop = 22050, 256
+    wav = torch.cat([0.5 * torch.ones(sr // 4), torch.zeros(sr // 4), 0.5 * torch.ones(sr // 4)])
+    n = 1 + wav.numel() // hop
+    assert PauseRule(silence_db=0).frames(wav, sr, hop, n) is None
+    on = PauseRule().frames(wav, sr, hop, n)
+    assert on.shape == (n,) and 15 <= on.sum() <= 22  # 250 ms is 21.5 frames
+    assert PauseRule(min_seconds=0.3).frames(wav, sr, hop, n).sum() == 0

@@ -265,6 +265,18 @@ def test_align_writes_consistent_files(ckpts, tmp_path):
         assert (out / f"u{i}.TextGrid").exists() and (out / f"u{i}.png").exists()
     again = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", out)
     assert_clean_failure(again, "not empty", "--force")
+    # pauses from the audio move only the words and phones tiers, never the frames
+    plain = tmp_path / "plain"
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", plain,
+               "--silence-db", "0", "--no-png")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    for i in range(3):
+        a, b = (json.loads((d / f"u{i}.durations.json").read_text()) for d in (out, plain))
+        assert a["frames"] == b["frames"] and len(a["words"]) == len(b["words"])
+    for bad in (["--silence-db", "-1"], ["--min-pause", "x"]):
+        r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl",
+                   "--out", tmp_path / "x", *bad)  # fmt: skip
+        assert r.exit_code == 2 and bad[0] in r.output and "Traceback" not in r.output
 
 
 def test_align_vc_and_bad_items(ckpts, tmp_path):

@@ -89,7 +89,7 @@ def test_validation_measures_word_boundaries_against_the_reference(corpus: Path)
     but the first start and the last end by 40 ms."""
     from types import SimpleNamespace
 
-    from aligner.tasks.speech import TruthErrors
+    from aligner.tasks.truth import TruthErrors
 
     task = build_task(_cfg(), corpus)
     batch = task.collate([task.valid_set[0]])  # "cede a dab": 10 characters, 4 frames each

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aligner.text.tiers import frame_bounds, optional_tokens, token_tiers
 
@@ -53,3 +55,53 @@ def test_tokens_without_frames_give_no_interval():
     assert [p.label for p in tiers["phones"]] == ["a"]
     assert [w.label for w in tiers["words"]] == ["a b"]  # "c" had no frame: no word
     assert np.isclose(tiers["words"][0].end, frame_bounds([3, 0, 2, 0], SEC)[1])
+
+
+TOKENS = ["h", "ə", " ", "j", "u", ",", " ", "ð", "ɛ", "ɹ", ".", "</s>"]
+FRAMES = [4, 6, 3, 5, 5, 8, 0, 4, 4, 6, 5, 1]  # token edges 0 4 10 13 18 23 31 31 35 39 45 50 51
+
+
+def _spans(tier):
+    return [x for a in tier for x in (a.start, a.end)]
+
+
+def test_pauses_from_the_audio_split_the_tokens_outside_words():
+    """Silent frames inside the separator (11-12) and the comma (25-28) are pauses; the
+    sound before them ends the phone before, the sound after starts the phone after; the
+    final ". </s>" has no silence: the last vowel keeps its frames."""
+    t = frame_bounds([1] * 51, SEC)  # the time before each frame
+    pauses = np.zeros(51, bool)
+    pauses[11:13] = pauses[25:29] = True
+    tiers = token_tiers(TOKENS, FRAMES, SEC, "phonemes", "Ha, you there.", pauses)
+    assert _spans(tiers["phones"]) == pytest.approx(
+        t[[0, 4, 4, 11, 13, 18, 18, 25, 29, 35, 35, 39, 39, 51]]
+    )
+    assert _spans(tiers["words"]) == pytest.approx(t[[0, 11, 13, 25, 29, 51]])
+    # the same audio without a silence: no pause at all, the punctuation's frames included
+    tiers = token_tiers(TOKENS, FRAMES, SEC, "phonemes", "Ha, you there.", np.zeros(51, bool))
+    assert _spans(tiers["words"]) == pytest.approx(t[[0, 13, 13, 31, 31, 51]])
+    with pytest.raises(ValueError, match="one value per frame"):
+        token_tiers(TOKENS, FRAMES, SEC, "phonemes", pauses=np.zeros(50, bool))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", " ", ",", "</s>"]), st.integers(0, 4)),
+                min_size=1, max_size=12), st.data())  # fmt: skip
+def test_pauses_leave_phones_ordered_and_gaps_only_where_silent(pairs, data):
+    tokens = [tok for tok, _ in pairs]
+    frames = [max(n, 1) if tok in ("a", "b") else n for tok, n in pairs]  # phones: a frame
+    total = sum(frames)
+    pauses = np.array(data.draw(st.lists(st.booleans(), min_size=total, max_size=total)), bool)
+    t = frame_bounds([1] * total, SEC)
+    phones = token_tiers(tokens, frames, SEC, "phonemes", pauses=pauses).get("phones", [])
+    assert len(phones) == sum(tok in ("a", "b") for tok in tokens)
+    edges = np.concatenate([[0], np.cumsum(frames)])
+    own = [(t[edges[i]], t[edges[i + 1]]) for i, tok in enumerate(tokens) if tok in ("a", "b")]
+    for p, (a, b) in zip(phones, own):  # a phone keeps at least its own frames
+        assert p.start <= a + 1e-9 and p.end >= b - 1e-9 and p.start < p.end
+    outside = np.repeat([tok not in ("a", "b") for tok in tokens], frames)
+    for p, q in zip(phones, phones[1:]):  # ordered, no overlap; a gap runs from a silent
+        assert p.end <= q.start + 1e-9  # frame to a silent frame of tokens outside words
+        gap = [f for f in range(total) if t[f] >= p.end - 1e-9 and t[f + 1] <= q.start + 1e-9]
+        if gap:
+            assert pauses[gap[0]] and pauses[gap[-1]] and outside[gap].all()
