@@ -70,5 +70,27 @@ def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, forc
     click.echo(f"wrote {path}")
 
 
+@main.command()
+@click.option("--model", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="A baseline model file: its log-mel settings are the ones used.")  # fmt: skip
+@click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="A parallel manifest (e.g. data/test.jsonl): its target_audio is vocoded.")  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for ID.wav and manifest.jsonl.")  # fmt: skip
+@click.option("--griffin-lim-iters", default=60, show_default=True)
+@click.option("--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl.")
+def vocode(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
+    """The vocoder's floor: the target's own log-mel through Griffin-Lim, scored like a
+    conversion (what a perfect mel conversion would get through this vocoder)."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.vc_baseline import vocode_targets
+
+    try:
+        path = vocode_targets(model, manifest, out, griffin_lim_iters, force)
+    except (InferenceError, ValueError) as err:
+        raise _fail(err) from None
+    click.echo(f"wrote {path}")
+
+
 if __name__ == "__main__":
     main()

@@ -44,7 +44,7 @@ FAKE_PYTHON = r"""#!/usr/bin/env bash
 echo "python $*" >> "$CALLS"
 while [ $# -gt 0 ]; do
   if [ "$1" = --out ]; then
-    case $2 in */converted) mkdir -p "$2"; touch "$2/manifest.jsonl" ;;
+    case $2 in */converted|*/vocoded) mkdir -p "$2"; touch "$2/manifest.jsonl" ;;
                *) mkdir -p "$(dirname "$2")"; touch "$2" ;; esac
   fi
   shift
@@ -83,7 +83,7 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
                 "align"]  # fmt: skip
     if expected[2] == "convert":
         expected.append("score")  # aligner score --task vc
-        expected += ["python"] * 3  # baseline train and convert, scripts/eval_vc.py
+        expected += ["python"] * 4  # baseline train, convert, vocode; scripts/eval_vc.py
     if name == "espeak_align":  # an alignment model does not synthesize
         expected.remove("synthesize")
     if name in ("espeak_tts", "espeak_align"):
@@ -142,7 +142,12 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     assert lines[0].endswith("en-us+m3,rate=150,pitch=35 en-gb-x-rp+f2,rate=210,pitch=70")
     assert "--out exp/accent/seq2seq_vc_lsa_small" in lines[1]
     assert "vc_baseline.py train --data data/accent" in lines[5]
-    assert lines[7].endswith("--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
+    assert (
+        "vc_baseline.py vocode --model exp/accent/seq2seq_vc_lsa_small/baseline/model.pt"
+        in lines[7]
+    )
+    assert "--system vocoded-target=" in lines[8]
+    assert lines[8].endswith("--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
                              "summary.json --alignment baseline=source --json "
                              "exp/accent/seq2seq_vc_lsa_small/score/vc.json")  # fmt: skip
     assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
@@ -307,6 +312,6 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         assert (tmp_path / "exp/converted/manifest.jsonl").exists()
         score = (tmp_path / "exp/score/test.txt").read_text()
         assert "MCD converted vs target" in score and "source vs target" in score
-        table = (tmp_path / "exp/score/vc.md").read_text()  # the same metrics, three rows
-        for row in ("| source |", "| seq2seq |", "| baseline |"):
+        table = (tmp_path / "exp/score/vc.md").read_text()  # the same metrics, four rows
+        for row in ("| source |", "| seq2seq |", "| baseline |", "| vocoded-target |"):
             assert row in table

@@ -54,6 +54,23 @@ def test_baseline_converts_a_fixture_pair_keeping_the_source_timing(baseline):
         assert it["target_audio"].endswith(f"t{it['id'][1:]}.wav")
 
 
+def test_vocoded_targets_keep_the_target_timing(baseline, tmp_path):
+    """The vocoder's floor: each target through the baseline's log-mel and Griffin-Lim."""
+    from aligner.data.manifest import read_manifest
+    from aligner.inference.common import InferenceError
+    from aligner.inference.vc_baseline import vocode_targets
+
+    root, _ = baseline
+    items = read_manifest(vocode_targets(root / "base.pt", root / "valid.jsonl", tmp_path / "v"))
+    assert [it["id"] for it in items] == ["u4", "u5"]
+    for it in items:
+        out, tgt = sf.info(it["audio"]), sf.info(it["target_audio"])
+        assert abs(out.frames - tgt.frames) <= MEL["hop_length"]  # the target's length
+        assert np.abs(sf.read(it["audio"])[0]).max() > 0
+    with pytest.raises(InferenceError, match="exists; pass --force"):
+        vocode_targets(root / "base.pt", root / "valid.jsonl", tmp_path / "v")
+
+
 def test_baseline_refuses_to_overwrite_and_names_a_bad_model(baseline, tmp_path):
     from aligner.inference.common import InferenceError
     from aligner.inference.vc_baseline import convert_baseline, train_baseline
