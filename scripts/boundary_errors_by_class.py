@@ -1,9 +1,13 @@
 """Phone start errors of an alignment against reference timings, per class of phones
-(the classes' phones given by label, stress marks ignored), as `aligner score-alignment`
-pairs them (items whose phone counts differ are left out and counted).
+(the classes' phones given by label, stress marks ignored), or with ``--by-position`` per
+place of the boundary in the reference (inside a word, a word's start, after a pause, and
+the phone ends before a pause or the utterance's end), as `aligner score-alignment` pairs
+them (items whose phone counts differ are left out and counted).
 
     python scripts/boundary_errors_by_class.py --reference data/valid.jsonl \
         --predicted ali/ --class stops=p,t,k,b,d,g
+    python scripts/boundary_errors_by_class.py --reference data/valid.jsonl \
+        --predicted ali/ --by-position
 """
 
 from __future__ import annotations
@@ -35,23 +39,53 @@ def start_errors(reference: Path, predicted: Path, classes: dict[str, set[str]])
     return out, unpaired
 
 
+def position_errors(reference: Path, predicted: Path):
+    """``({place: [signed errors in ms]}, unpaired items)`` of every phone start, and of
+    the phone ends that no phone starts at (before a pause or the utterance's end)."""
+    out: dict[str, list[float]] = {n: [] for n in ("inside", "word start", "after pause",
+                                                   "before pause")}  # fmt: skip
+    unpaired = 0
+    for uid, ref in reference_timings(reference).items():
+        pred = (predicted_timings(predicted, uid) or {}).get("phones")
+        phones = ref["phones"]
+        if pred is None or len(pred) != len(phones):
+            unpaired += 1
+            continue
+        word_starts = {round(w.start, 5) for w in ref["words"]}
+        ends = {round(r.end, 5) for r in phones}
+        starts = {round(r.start, 5) for r in phones}
+        for r, p in zip(phones, pred):
+            place = "inside" if round(r.start, 5) not in word_starts else "word start"
+            if place == "word start" and round(r.start, 5) not in ends and r.start > 0:
+                place = "after pause"
+            out[place].append(1000 * (p.start - r.start))
+            if round(r.end, 5) not in starts:
+                out["before pause"].append(1000 * (p.end - r.end))
+    return out, unpaired
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", type=Path, required=True)
     parser.add_argument("--predicted", type=Path, required=True)
     parser.add_argument("--class", dest="classes", action="append", default=[],
                         help="NAME=PHONE,PHONE,... (repeatable)")  # fmt: skip
+    parser.add_argument("--by-position", action="store_true",
+                        help="Group the boundaries by their place in the words, not by class.")  # fmt: skip
     args = parser.parse_args(argv)
     classes = {c.split("=")[0]: set(c.split("=")[1].split(",")) for c in args.classes}
-    errors, unpaired = start_errors(args.reference, args.predicted, classes)
+    if args.by_position:
+        errors, unpaired = position_errors(args.reference, args.predicted)
+    else:
+        errors, unpaired = start_errors(args.reference, args.predicted, classes)
     print(
-        f"{'class':<10} {'starts':>6} {'mean':>6} {'bias':>6} {'<=20ms':>7}  ({unpaired} unpaired)"
+        f"{'group':<12} {'n':>6} {'mean':>6} {'bias':>6} {'<=20ms':>7}  ({unpaired} unpaired)"
     )
     for name, values in errors.items():
         v = np.array(values)
         if len(v):
             within = 100 * (np.abs(v) <= 20).mean()
-            print(f"{name:<10} {len(v):6d} {np.abs(v).mean():6.1f} {v.mean():6.1f} {within:6.1f}%")
+            print(f"{name:<12} {len(v):6d} {np.abs(v).mean():6.1f} {v.mean():6.1f} {within:6.1f}%")
 
 
 if __name__ == "__main__":

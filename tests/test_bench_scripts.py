@@ -69,6 +69,29 @@ def test_boundary_errors_by_class_splits_the_phone_starts(tmp_path, capsys):
     assert errors["other"] == pytest.approx([10.0, 10.0])
 
 
+def test_boundary_errors_by_position_finds_pauses(tmp_path):
+    """Two words with a pause between them: each boundary in its place, ends before the
+    pause and the utterance's end counted as such."""
+    import json
+
+    phones = [[0.0, 0.1, "a"], [0.1, 0.2, "t"], [0.3, 0.4, "s"], [0.4, 0.5, "o"]]
+    words = [[0.0, 0.2, "at"], [0.3, 0.5, "so"]]
+    item = {"id": "u1", "audio": "u1.wav", "text": "at so",
+            "timings": {"duration": 0.5, "words": words, "phones": phones}}  # fmt: skip
+    (tmp_path / "ref.jsonl").write_text(json.dumps(item) + "\n")
+    pred = [[a + 0.01, b + 0.02, lab] for a, b, lab in phones]
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred/u1.durations.json").write_text(json.dumps({"phones": pred}))
+    errors, unpaired = load("boundary_errors_by_class").position_errors(
+        tmp_path / "ref.jsonl", tmp_path / "pred"
+    )
+    assert unpaired == 0
+    assert errors["word start"] == pytest.approx([10.0])  # the first phone
+    assert errors["inside"] == pytest.approx([10.0, 10.0])
+    assert errors["after pause"] == pytest.approx([10.0])
+    assert errors["before pause"] == pytest.approx([20.0, 20.0])  # "t" and the last "o"
+
+
 def test_bench_tacotron_runs_both_models(capsys):
     """The comparison with torchaudio's Tacotron2 builds both models and times them (tiny)."""
     args = ["--batch", "2", "--text-len", "5", "--mel-len", "8", "--steps", "3", "--repeats", "1"]
