@@ -78,9 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         errors, unpaired = position_errors(args.reference, args.predicted)
     else:
         errors, unpaired = start_errors(args.reference, args.predicted, classes)
-    print(
-        f"{'group':<12} {'n':>6} {'mean':>6} {'bias':>6} {'<=20ms':>7}  ({unpaired} unpaired)"
-    )
+    print(f"{'group':<12} {'n':>6} {'mean':>6} {'bias':>6} {'<=20ms':>7}  ({unpaired} unpaired)")
     for name, values in errors.items():
         v = np.array(values)
         if len(v):
