@@ -83,34 +83,44 @@ def split_at_silences(
     return [p for p in pieces if p[1] > p[0]]
 
 
-def pause_frames(
-    wav: torch.Tensor, hop_length: int, n_frames: int, top_db: float = 40.0, min_frames: int = 1
+def silent_frames(
+    wav: torch.Tensor, hop_length: int, n_frames: int, top_db: float = 40.0
 ) -> np.ndarray:
-    """``(n_frames,)`` bool: the frames of a log-mel (centred, `hop_length`) that lie in a
-    silence at least `min_frames` long.
-
-    A frame is silent when the RMS of the `hop_length` samples around its centre
+    """``(n_frames,)`` bool: the frames of a log-mel (centred, `hop_length`) that are
+    silent, the RMS of the `hop_length` samples around their centre
     (``librosa.feature.rms``, centred like the log-mel, so frame ``t`` covers exactly the
-    audio between its boundaries) is more than `top_db` below the loudest frame's; runs of
-    fewer than `min_frames` silent frames (a stop's closure) are not pauses.
+    audio between its boundaries) more than `top_db` below the loudest frame's.
 
     Args:
         wav: mono waveform ``(L,)``.
     """
     y = wav.detach().to("cpu", torch.float32).numpy()
-    out = np.zeros(n_frames, bool)
+    silent = np.zeros(n_frames, bool)
     if y.size == 0 or not np.any(y):
-        return out
+        return silent
     rms = librosa.feature.rms(y=y, frame_length=hop_length, hop_length=hop_length, center=True)
     db = librosa.amplitude_to_db(rms[0], ref=np.max, top_db=None)
-    silent = np.zeros(n_frames, bool)
     m = min(n_frames, db.size)
     silent[:m] = db[:m] < -top_db
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], silent.astype(np.int8), [0]])))
+    return silent
+
+
+def long_runs(mask: np.ndarray, min_frames: int) -> np.ndarray:
+    """`mask` with its runs of True shorter than `min_frames` cleared."""
+    out = np.zeros_like(mask, dtype=bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
     for start, end in zip(edges[::2], edges[1::2]):
         if end - start >= max(1, min_frames):
             out[start:end] = True
     return out
+
+
+def pause_frames(
+    wav: torch.Tensor, hop_length: int, n_frames: int, top_db: float = 40.0, min_frames: int = 1
+) -> np.ndarray:
+    """``(n_frames,)`` bool: the frames in a silence (`silent_frames`) at least
+    `min_frames` long; shorter gaps (a stop's closure, say) are no pause."""
+    return long_runs(silent_frames(wav, hop_length, n_frames, top_db), min_frames)
 
 
 @dataclass(frozen=True)
@@ -131,8 +141,12 @@ class PauseRule:
         self, wav: torch.Tensor, sample_rate: int, hop_length: int, n_frames: int
     ) -> np.ndarray | None:
         """``(n_frames,)`` bool pause frames of `wav` for a log-mel of `hop_length` at
-        `sample_rate` (None: the rule is off)."""
+        `sample_rate`. None when the rule is off, and when no frame of `wav` is that far
+        below its loudest (a noisy recording: its silences cannot be told from its sound,
+        and the tiers fall back on the tokens)."""
         if self.silence_db <= 0:
             return None
-        min_frames = max(1, round(self.min_seconds * sample_rate / hop_length))
-        return pause_frames(wav, hop_length, n_frames, self.silence_db, min_frames)
+        silent = silent_frames(wav, hop_length, n_frames, self.silence_db)
+        if not silent.any():
+            return None
+        return long_runs(silent, max(1, round(self.min_seconds * sample_rate / hop_length)))

@@ -54,3 +54,17 @@ def test_pause_rule_off_and_in_frames():
     on = PauseRule().frames(wav, sr, hop, n)
     assert on.shape == (n,) and 15 <= on.sum() <= 22  # 250 ms is 21.5 frames
     assert PauseRule(min_seconds=0.3).frames(wav, sr, hop, n).sum() == 0
+
+
+def test_a_recording_without_silence_leaves_the_pauses_to_the_tokens():
+    """Noise 30 dB under the speech everywhere: nothing is 40 dB down, so no pause can be
+    read off the audio (None: the tiers use the token rule); 20 dB lower finds the gap."""
+    sr, hop = 22050, 256
+    g = torch.Generator().manual_seed(0)
+    speech = 0.5 * torch.sin(2 * math.pi * 220 * torch.arange(sr // 4) / sr)
+    wav = torch.cat([speech, torch.zeros(sr // 4), speech]) + 0.01 * torch.randn(
+        3 * (sr // 4), generator=g
+    )
+    n = 1 + wav.numel() // hop
+    assert PauseRule().frames(wav, sr, hop, n) is None
+    assert 15 <= PauseRule(silence_db=20).frames(wav, sr, hop, n).sum() <= 22
