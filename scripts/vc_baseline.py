@@ -50,46 +50,52 @@ def train(data: Path, out: Path, epochs: int, max_minutes: float, context: int, 
     )
 
 
-@main.command()
-@click.option("--model", type=click.Path(dir_okay=False, path_type=Path), required=True)
-@click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="A manifest of source utterances (e.g. data/test.jsonl).")  # fmt: skip
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for ID.wav and manifest.jsonl.")  # fmt: skip
-@click.option("--griffin-lim-iters", default=60, show_default=True)
-@click.option("--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl.")
-def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
-    """Convert every item's audio; writes OUT/manifest.jsonl for `aligner score --task vc`."""
+def _writes_conversions(what: str):
+    """The options of the commands that write OUT/ID.wav and OUT/manifest.jsonl from a
+    manifest (`what`: which of its audio they read)."""
+
+    def wrap(func):
+        for option in reversed([
+            click.option("--model", type=click.Path(dir_okay=False, path_type=Path),
+                         required=True, help="A baseline model file (its log-mel settings)."),
+            click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path),
+                         required=True, help=f"A manifest (e.g. data/test.jsonl): {what}."),
+            click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+                         required=True, help="Folder for ID.wav and manifest.jsonl."),
+            click.option("--griffin-lim-iters", default=60, show_default=True),
+            click.option("--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl."),
+        ]):  # fmt: skip
+            func = option(func)
+        return main.command()(func)
+
+    return wrap
+
+
+def _write(make, model: Path, manifest: Path, out: Path, iters: int, force: bool) -> None:
     from aligner.inference.common import InferenceError
-    from aligner.inference.vc_baseline import convert_baseline
 
     try:
-        path = convert_baseline(model, manifest, out, griffin_lim_iters, force)
+        path = make(model, manifest, out, iters, force)
     except (InferenceError, ValueError) as err:
         raise _fail(err) from None
     click.echo(f"wrote {path}")
 
 
-@main.command()
-@click.option("--model", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="A baseline model file: its log-mel settings are the ones used.")  # fmt: skip
-@click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="A parallel manifest (e.g. data/test.jsonl): its target_audio is vocoded.")  # fmt: skip
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for ID.wav and manifest.jsonl.")  # fmt: skip
-@click.option("--griffin-lim-iters", default=60, show_default=True)
-@click.option("--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl.")
+@_writes_conversions("its audio is converted")
+def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
+    """Convert every item's audio; writes OUT/manifest.jsonl for `aligner score --task vc`."""
+    from aligner.inference.vc_baseline import convert_baseline
+
+    _write(convert_baseline, model, manifest, out, griffin_lim_iters, force)
+
+
+@_writes_conversions("its target_audio is vocoded")
 def vocode(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
     """The vocoder's floor: the target's own log-mel through Griffin-Lim, scored like a
     conversion (what a perfect mel conversion would get through this vocoder)."""
-    from aligner.inference.common import InferenceError
     from aligner.inference.vc_baseline import vocode_targets
 
-    try:
-        path = vocode_targets(model, manifest, out, griffin_lim_iters, force)
-    except (InferenceError, ValueError) as err:
-        raise _fail(err) from None
-    click.echo(f"wrote {path}")
+    _write(vocode_targets, model, manifest, out, griffin_lim_iters, force)
 
 
 if __name__ == "__main__":

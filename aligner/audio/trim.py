@@ -106,7 +106,8 @@ def silent_frames(
 
 
 def long_runs(mask: np.ndarray, min_frames: int) -> np.ndarray:
-    """`mask` with its runs of True shorter than `min_frames` cleared."""
+    """`mask` with its runs of True shorter than `min_frames` cleared (of silent frames:
+    the pauses; shorter gaps, a stop's closure say, are none)."""
     out = np.zeros_like(mask, dtype=bool)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
     for start, end in zip(edges[::2], edges[1::2]):
@@ -115,19 +116,11 @@ def long_runs(mask: np.ndarray, min_frames: int) -> np.ndarray:
     return out
 
 
-def pause_frames(
-    wav: torch.Tensor, hop_length: int, n_frames: int, top_db: float = 40.0, min_frames: int = 1
-) -> np.ndarray:
-    """``(n_frames,)`` bool: the frames in a silence (`silent_frames`) at least
-    `min_frames` long; shorter gaps (a stop's closure, say) are no pause."""
-    return long_runs(silent_frames(wav, hop_length, n_frames, top_db), min_frames)
-
-
 @dataclass(frozen=True)
 class PauseRule:
     """Where an utterance pauses, for the words and phones tiers (`aligner.text.tiers`):
     frames more than `silence_db` below the loudest, in runs of at least `min_seconds`
-    (`pause_frames`). ``silence_db`` 0: the audio is not looked at (the tiers then take
+    (`silent_frames`, `long_runs`). ``silence_db`` 0: the audio is not looked at (the tiers then take
     punctuation for a pause and a bare word separator for none).
 
     The defaults, measured with the alignment model on the eSpeak NG validation split

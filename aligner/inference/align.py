@@ -4,7 +4,6 @@ or an alignment model's checkpoint (``task: align``), written per utterance (dur
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +56,11 @@ def _utterance(
     n_frames: int,
     weights: torch.Tensor,
     method: str,
+    pauses: np.ndarray | None = None,
 ) -> UtteranceAlignment:
     """One item's alignment `weights (S, N)` with its tokens (TTS: the symbols; VC: source
-    positions) and the core's metrics (TTS: skips counted over text tokens only)."""
+    positions) and the core's metrics (TTS: skips counted over text tokens only); ``pauses
+    (T,)``: the pause frames of its audio (`PauseRule`), for the tiers."""
     required, kind = None, "positions"
     if speech.has_text:
         tokens = speech.symbols.decode(source.tolist())
@@ -73,6 +74,7 @@ def _utterance(
     return UtteranceAlignment(
         name, tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
         cfg.sample_rate, m[0], kind, method, item.get("text") if kind != "positions" else None,
+        pauses,
     )  # fmt: skip
 
 
@@ -144,8 +146,8 @@ def align_manifest(
             weights = speech.teacher_force(sources, targets, batch_size)
             for (k, (source, target, pause)), w in zip(part, weights):
                 it = items[start + k]
-                utt = _utterance(speech, it, names[start + k], source, len(target), w, durations)
-                utt = replace(utt, pauses=pause)
+                utt = _utterance(speech, it, names[start + k], source, len(target), w, durations,
+                                 pause)  # fmt: skip
                 record = write_utterance(utt, out, png=png, force=force)
                 summary.add(it["id"], {**utt.metrics, **_mapping_ms(speech, it, record["frames"])})
             bar.update(len(items[start : start + chunk]))

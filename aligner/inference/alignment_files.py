@@ -73,7 +73,7 @@ class UtteranceAlignment:
     method: ``search`` or ``argmax`` durations (see the module docstring).
     text: the utterance's text (labels the words), if known.
     pauses: ``(T,)`` bool, the frames in a pause of the audio
-        (`aligner.audio.trim.pause_frames`), if known: the words and phones tiers then
+        (`aligner.audio.trim.PauseRule`), if known: the words and phones tiers then
         put pauses where the audio is silent (`aligner.text.tiers`).
     """
 

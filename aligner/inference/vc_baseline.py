@@ -196,33 +196,24 @@ def convert_baseline(
     """Convert every item's ``audio`` of `manifest` into ``out_dir/ID.wav`` and write
     ``out_dir/manifest.jsonl`` as `aligner convert` does (converted ``audio``,
     ``source_audio``, the item's other keys); returns that manifest's path."""
-    from aligner.audio.features import MelConfig, MelStats
-    from aligner.audio.io import save_audio
-    from aligner.audio.vocoder import GriffinLim
-    from aligner.data.manifest import write_manifest
+    from aligner.audio.features import MelStats
 
     model, state = _load(model_path)
-    out_manifest = Path(out_dir) / "manifest.jsonl"
-    if out_manifest.exists() and not force:
-        raise InferenceError(f"{out_manifest} exists; pass --force to overwrite it")
-    mel_cfg, context = MelConfig.from_dict(state["mel"]), state["config"]["context"]
+    context = state["config"]["context"]
     src_stats, tgt_stats = (
         MelStats.from_dict(state["stats_src"]),
         MelStats.from_dict(state["stats"]),
     )
-    items = manifest_items(Path(manifest), "--in", ("audio",), "give a manifest of sources")
-    vocoder, converted = GriffinLim(mel_cfg, n_iter=griffin_lim_iters), []
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    names = output_names([it["id"] for it in items], str(manifest))
-    for item, name, mel in zip(items, names, _mels(items, "audio", mel_cfg, str(manifest))):
+
+    def convert(mel: torch.Tensor) -> torch.Tensor:
         src = src_stats.normalize(mel)
         padded = torch.cat([src[:1].expand(context, -1), src, src[-1:].expand(context, -1)])
         with torch.no_grad():
             pred = model(_windows(padded, torch.arange(len(src)) + context, context))
-        path = Path(out_dir) / f"{name}.wav"
-        save_audio(path, vocoder(tgt_stats.denormalize(pred)), mel_cfg.sample_rate)
-        converted.append({**item, "audio": str(path), "source_audio": item["audio"]})
-    return write_manifest(out_manifest, converted)
+        return tgt_stats.denormalize(pred)
+
+    where = (manifest, out_dir, griffin_lim_iters, force)
+    return _vocode_each(state, *where, "audio", "give a manifest of sources", convert)
 
 
 def vocode_targets(
@@ -233,22 +224,33 @@ def vocode_targets(
     baseline in `model_path` and Griffin-Lim back, into ``out_dir/ID.wav`` with
     ``out_dir/manifest.jsonl`` (as `convert_baseline` writes). What a conversion that got
     the target's mel exactly right would score through this vocoder."""
+    _, state = _load(model_path)
+    where = (manifest, out_dir, griffin_lim_iters, force)
+    return _vocode_each(state, *where, "target_audio", "give a parallel manifest", lambda m: m)
+
+
+def _vocode_each(
+    state: dict, manifest: Path, out_dir: Path, griffin_lim_iters: int, force: bool, key: str,
+    hint: str, make_mel: Callable[[torch.Tensor], torch.Tensor],
+) -> Path:  # fmt: skip
+    """``make_mel`` of the log-mel of each item's `key` audio (the baseline file's mel
+    settings), through Griffin-Lim into ``out_dir/ID.wav``; ``out_dir/manifest.jsonl``
+    keeps the item's keys with ``audio`` the new file and ``source_audio`` the item's."""
     from aligner.audio.features import MelConfig
     from aligner.audio.io import save_audio
     from aligner.audio.vocoder import GriffinLim
     from aligner.data.manifest import write_manifest
 
-    _, state = _load(model_path)
     out_manifest = Path(out_dir) / "manifest.jsonl"
     if out_manifest.exists() and not force:
         raise InferenceError(f"{out_manifest} exists; pass --force to overwrite it")
     mel_cfg = MelConfig.from_dict(state["mel"])
-    items = manifest_items(Path(manifest), "--in", ("target_audio",), "give a parallel manifest")
-    vocoder, vocoded = GriffinLim(mel_cfg, n_iter=griffin_lim_iters), []
+    items = manifest_items(Path(manifest), "--in", (key,), hint)
+    vocoder, written = GriffinLim(mel_cfg, n_iter=griffin_lim_iters), []
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     names = output_names([it["id"] for it in items], str(manifest))
-    for item, name, mel in zip(items, names, _mels(items, "target_audio", mel_cfg, str(manifest))):
+    for item, name, mel in zip(items, names, _mels(items, key, mel_cfg, str(manifest))):
         path = Path(out_dir) / f"{name}.wav"
-        save_audio(path, vocoder(mel), mel_cfg.sample_rate)
-        vocoded.append({**item, "audio": str(path), "source_audio": item["audio"]})
-    return write_manifest(out_manifest, vocoded)
+        save_audio(path, vocoder(make_mel(mel)), mel_cfg.sample_rate)
+        written.append({**item, "audio": str(path), "source_audio": item["audio"]})
+    return write_manifest(out_manifest, written)

@@ -16,7 +16,7 @@ JSON):
   with argmax durations for a skipped token) gives no interval; a word whose tokens all
   have no frames gives none either;
 - when the caller knows where the audio is silent (``pauses``: per frame, True inside a
-  silence long enough to be a pause; `aligner.audio.trim.pause_frames`), the frames of
+  silence long enough to be a pause; `aligner.audio.trim.PauseRule`), the frames of
   the tokens that belong to no word are a pause only where the audio is silent: within
   each run of such tokens between two phones, the silent frames (from the first to the
   last) are the pause, the frames before them end the phone before and the frames after

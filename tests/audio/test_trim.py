@@ -5,7 +5,7 @@ import math
 import numpy as np
 import torch
 
-from aligner.audio.trim import PauseRule, pause_frames, trim_silence
+from aligner.audio.trim import PauseRule, long_runs, silent_frames, trim_silence
 
 
 def test_trims_leading_and_trailing_silence():
@@ -26,7 +26,7 @@ def test_all_silent_and_untrimmable():
     assert trim_silence(noise, sr).numel() >= sr - 1024
 
 
-def test_pause_frames_mark_long_silences_only():
+def test_long_silences_are_pauses_short_ones_not():
     """A 100 ms silence is a pause (every frame wholly inside it, none outside it); a 20 ms
     one (a stop's closure) is too short for min_frames = 3 (35 ms at hop 256)."""
     sr, hop = 22050, 256
@@ -35,15 +35,15 @@ def test_pause_frames_mark_long_silences_only():
     gap, closure = torch.zeros(int(0.1 * sr)), torch.zeros(int(0.02 * sr))
     wav = torch.cat([tone, gap, tone, closure, tone])
     n = 1 + wav.numel() // hop
-    got = pause_frames(wav, hop, n, top_db=40, min_frames=3)
+    got = long_runs(silent_frames(wav, hop, n, top_db=40), 3)
     centre = np.arange(n) * hop / sr  # frame t stands for the audio around t * hop
     start, end = 0.3, 0.4
     inside = (centre - 0.5 * hop / sr >= start) & (centre + 0.5 * hop / sr <= end)
     assert got[inside].all() and inside.sum() >= 7
     assert not got[(centre < start - hop / sr) | (centre > end + hop / sr)].any()
-    short = pause_frames(wav, hop, n, top_db=40, min_frames=1)
+    short = long_runs(silent_frames(wav, hop, n, top_db=40), 1)
     assert short[(centre > 0.705) & (centre < 0.715)].all()  # one frame wholly in the closure
-    assert not pause_frames(torch.zeros(sr), hop, 10).any()  # silence alone: nothing to pause from
+    assert not silent_frames(torch.zeros(sr), hop, 10).any()  # silence alone: nothing to pause from
 
 
 def test_pause_rule_off_and_in_frames():
