@@ -118,3 +118,25 @@ def test_bad_inputs_are_one_line(tmp_path):
         result = score(*args)
         assert result.exit_code == 1 and words in result.output, result.output
         assert "Traceback" not in result.output
+
+
+def test_by_speaker_scores_each_speaker_of_the_reference_on_its_own(tmp_path):
+    ref = reference(tmp_path, ids=("a", "b", "c"))
+    items = [json.loads(line) for line in ref.read_text().splitlines()]
+    for item, spk in zip(items, ("kal", "slt", "kal")):
+        item["speaker"] = spk
+    ref.write_text("".join(json.dumps(it) + "\n" for it in items))
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    grid(pred / "a.TextGrid", {"words": shift(WORDS, 0.01), "phones": PHONES})
+    grid(pred / "b.TextGrid", {"words": shift(WORDS, 0.04), "phones": PHONES})
+    grid(pred / "c.TextGrid", {"words": shift(WORDS, 0.03), "phones": PHONES})
+    out = tmp_path / "s.json"
+    result = score("--reference", ref, "--predicted", pred, "--out", out, "--by-speaker")
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["words"]["mean_ms"] == pytest.approx(80 / 3, abs=0.01)
+    assert report["speakers"]["kal"]["words"]["mean_ms"] == pytest.approx(20.0, abs=1e-6)
+    assert report["speakers"]["slt"]["words"]["mean_ms"] == pytest.approx(40.0, abs=1e-6)
+    assert report["speakers"]["kal"]["words"]["items"] == 2
+    assert "speaker kal" in result.output and "speaker slt" in result.output

@@ -46,3 +46,27 @@ def beta_binomial_log_prior(
     log_p = log_choose + _log_beta(k + alpha, n_k + beta) - _log_beta(alpha, beta)
     valid = (t <= big_t) & (k <= n)
     return torch.where(valid, log_p, torch.zeros_like(log_p)).float()
+
+
+def spanned_log_prior(
+    frame_lengths: Tensor, token_lengths: Tensor, spans: Tensor, scaling: float = 1.0
+) -> Tensor:
+    """``(B, T_max, N_max)``: the prior of `beta_binomial_log_prior` laid over each
+    utterance's frames ``spans[b, 0] <= t < spans[b, 1]`` (where it has sound); a frame
+    before the span takes the span's first row (the first token: a ``<s>`` that holds the
+    leading silence), a frame after it the last row. Spans of ``(0, T_b)`` give the plain
+    prior. Padded frames and tokens are 0.
+
+    Args:
+        frame_lengths: ``(B,)`` frames ``T_b``; token_lengths: ``(B,)`` tokens ``N_b``.
+        spans: ``(B, 2)`` first frame and one past the last of the span (``0 <= a < b <=
+            T_b``).
+    """
+    spans = spans.to(frame_lengths.device).long()
+    start = spans[:, 0].clamp(min=0)
+    inner = (spans[:, 1].minimum(frame_lengths) - start).clamp_min(1)
+    prior = beta_binomial_log_prior(inner, token_lengths, scaling)
+    t = torch.arange(int(frame_lengths.max()), device=frame_lengths.device)
+    rows = (t[None, :] - start[:, None]).clamp(min=0).minimum(inner[:, None] - 1)
+    out = torch.gather(prior, 1, rows[:, :, None].expand(-1, -1, prior.size(2)))
+    return out * (t[None, :, None] < frame_lengths[:, None, None])

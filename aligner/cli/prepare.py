@@ -59,6 +59,7 @@ def _print_bad(report: BadItemReport, verb: str) -> None:
 
 def _run(work: Callable[[], PrepareSummary]) -> None:
     """Run one preparation; user-fixable failures become one-line ClickExceptions."""
+    from aligner.audio.festival import FestivalError
     from aligner.audio.synth import SynthError
 
     try:
@@ -66,7 +67,7 @@ def _run(work: Callable[[], PrepareSummary]) -> None:
     except BadItemsError as err:
         _print_bad(err.report, "bad item")
         raise click.ClickException(str(err)) from None
-    except (FileExistsError, FileNotFoundError, ValueError, SynthError) as err:
+    except (FileExistsError, FileNotFoundError, ValueError, SynthError, FestivalError) as err:
         raise click.ClickException(str(err)) from None
     _print_bad(summary.bad, "skipped")
     click.echo("\n".join(summary.lines()))
@@ -124,6 +125,59 @@ def espeak(
             return prepare_espeak(
                 out, utterances, voices or (DEFAULT_VOICE,), parallel or None, seed,
                 workers, force, progress, stops,
+            )  # fmt: skip
+
+    _run(work)
+
+
+@prepare.command()
+@OUT
+@click.option("--utterances", default=1000, show_default=True, help="Number of sentences.")
+@click.option(
+    "--voices",
+    multiple=True,
+    metavar="VOICE",
+    help="Festival voice name, e.g. kal_diphone; repeat for several speakers (sentences "
+    "cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone.",
+)
+@click.option(
+    "--text",
+    "text_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="UTF-8 file of sentences, one a line (default: plain sentences of Debian's fortunes).",
+)
+@click.option("--workers", default=2, show_default=True, help="Festival processes at once.")
+@SEED
+@FORCE
+def festival(
+    out: Path,
+    utterances: int,
+    voices: tuple[str, ...],
+    text_file: Path | None,
+    workers: int,
+    seed: int,
+    force: bool,
+) -> None:
+    """Natural sentences spoken by Festival's voices, with Festival's word and phone times.
+
+    Needs Debian's Festival: apt-get install festival festlex-cmu festvox-us-slt-hts
+    festvox-kallpc16k festvox-kdlpc16k fortunes. A sentence Festival reads as other words
+    than its text (numbers, abbreviations) is reported and skipped.
+
+    \b
+    Examples:
+      aligner prepare festival data/festival --utterances 1000
+      aligner prepare festival data/kal --voices kal_diphone --text sentences.txt
+    """
+    from aligner.audio.festival import DEFAULT_VOICES
+    from aligner.data.prepare.festival import prepare_festival
+
+    def work() -> PrepareSummary:
+        with _progress(utterances, "utt") as progress:
+            return prepare_festival(
+                out, utterances, voices or DEFAULT_VOICES, text_file, seed, workers, force,
+                progress,
             )  # fmt: skip
 
     _run(work)

@@ -76,8 +76,12 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
               help="A folder of predicted ID.TextGrid (any tool) or ID.durations.json (aligner align).")  # fmt: skip
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the full report (per tier, worst and unmatched items) as JSON.")  # fmt: skip
+@click.option("--by-speaker", is_flag=True,
+              help="Also score each speaker of the reference manifest on its own.")  # fmt: skip
 @click.option("--force", is_flag=True, help="Overwrite an existing --out.")
-def score_alignment(reference: Path, predicted: Path, out: Path | None, force: bool) -> None:
+def score_alignment(
+    reference: Path, predicted: Path, out: Path | None, by_speaker: bool, force: bool
+) -> None:
     """Word and phone boundary errors (ms) of an alignment against reference timings.
 
     Mean, median and signed mean (bias) of the absolute errors of every interval's start
@@ -89,6 +93,7 @@ def score_alignment(reference: Path, predicted: Path, out: Path | None, force: b
       aligner align --checkpoint exp/tts/checkpoints/best.pt --in data/valid.jsonl --out ali
       aligner score-alignment --reference data/valid.jsonl --predicted ali
       aligner score-alignment --reference data/valid.jsonl --predicted mfa_output/
+      aligner score-alignment --reference data/festival/test.jsonl --predicted ali --by-speaker
     """
     from aligner.inference.alignment_score import score_alignments, table
     from aligner.inference.common import InferenceError
@@ -96,7 +101,7 @@ def score_alignment(reference: Path, predicted: Path, out: Path | None, force: b
     if out is not None and out.exists() and not force:
         raise click.ClickException(f"{out} exists; pass --force to overwrite it")
     try:
-        result = score_alignments(reference, predicted)
+        result = score_alignments(reference, predicted, by_speaker=by_speaker)
     except InferenceError as err:
         raise click.ClickException(str(err)) from None
     click.echo(table(result))

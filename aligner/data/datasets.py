@@ -75,6 +75,7 @@ class TTSDataset(Dataset):
         stats: normalize mels with these statistics when given.
         unknown: ``"error"`` (UnknownSymbolError naming the item) or ``"map"`` to ``<unk>``.
         add_eos: append ``</s>`` to every token sequence.
+        add_bos: prepend ``<s>`` to every token sequence.
     """
 
     def __init__(
@@ -87,6 +88,7 @@ class TTSDataset(Dataset):
         stats: MelStats | None = None,
         unknown: Literal["error", "map"] = "error",
         add_eos: bool = False,
+        add_bos: bool = False,
     ) -> None:
         self.items = _items(manifest, ("id", "audio", "text"))
         self.cache = FeatureCache(cache_dir, mel_cfg)
@@ -97,6 +99,8 @@ class TTSDataset(Dataset):
             ids = _encode(toks, symbols, unknown, str(item["id"]))
             if add_eos:
                 ids = torch.cat([ids, torch.tensor([symbols.eos_id])])
+            if add_bos:
+                ids = torch.cat([torch.tensor([symbols.bos_id]), ids])
             self.tokens.append(ids)
         self.lengths: list[int] = [estimate_frames(it, "audio", mel_cfg) for it in self.items]
 

@@ -28,6 +28,15 @@ from aligner.inference.common import InferenceError, manifest_items
 Tiers = dict[str, list[Interval]]
 
 
+def reference_speakers(reference: Path) -> dict[str, str]:
+    """Item id -> speaker of a reference manifest (empty for a folder of TextGrids or items
+    without a speaker)."""
+    if reference.is_dir():
+        return {}
+    items = manifest_items(reference, "--reference")
+    return {str(it["id"]): str(it["speaker"]) for it in items if it.get("speaker") is not None}
+
+
 def reference_timings(reference: Path, key: str = "timings") -> dict[str, Tiers]:
     """Item id -> tiers of a manifest's ``key`` timings, or of a folder's TextGrids."""
     if reference.is_dir():
@@ -101,20 +110,34 @@ class TierScore:
         return out
 
 
-def score_alignments(reference: Path, predicted: Path, key: str = "timings") -> dict[str, Any]:
+def score_alignments(
+    reference: Path, predicted: Path, key: str = "timings", by_speaker: bool = False
+) -> dict[str, Any]:
     """Per tier (``words``, ``phones``): mean, median and signed mean (bias) of the absolute
     boundary errors in ms, % within 10, 20 and 50 ms, the worst items and the unmatched
-    ones (see the module docstring)."""
+    ones (see the module docstring); `by_speaker`: the same per speaker of the reference
+    manifest under ``speakers``."""
     if not predicted.is_dir():
         raise InferenceError(f"--predicted {predicted} is not a folder of TextGrids or durations")
     refs = reference_timings(reference, key)
+    speakers = reference_speakers(reference) if by_speaker else {}
+    groups: dict[str, dict[str, TierScore]] = {}
     scores = {name: TierScore() for name in TIERS}
     for uid, ref_tiers in refs.items():
         pred = predicted_timings(predicted, uid)
+        group = groups.setdefault(speakers.get(uid, "?"), {n: TierScore() for n in TIERS})
         for name, score in scores.items():
-            _score_item(uid, ref_tiers.get(name), None if pred is None else pred, name, score)
-    result = {"reference": str(reference), "predicted": str(predicted), "items": len(refs)}
+            for target in (score, group[name]) if by_speaker else (score,):
+                _score_item(uid, ref_tiers.get(name), pred, name, target)
+    result: dict[str, Any] = {
+        "reference": str(reference), "predicted": str(predicted), "items": len(refs)
+    }
     result.update({name: score.summary() for name, score in scores.items()})
+    if by_speaker:
+        result["speakers"] = {
+            spk: {name: sc.summary(worst=0) for name, sc in tiers.items()}
+            for spk, tiers in sorted(groups.items())
+        }
     return result
 
 
@@ -142,15 +165,10 @@ def table(result: dict[str, Any]) -> str:
     head = f"{'tier':<7}{'items':>6}{'bounds':>8}{'mean':>8}{'median':>8}{'bias':>8}"
     lines.append(head + f"{'<=10ms':>8}{'<=20ms':>8}{'<=50ms':>8}")
     for name in TIERS:
-        s = result[name]
-        if "mean_ms" not in s:
-            lines.append(f"{name:<7}{s['items']:>6}{s['boundaries']:>8}  (nothing matched)")
-            continue
-        lines.append(
-            f"{name:<7}{s['items']:>6}{s['boundaries']:>8}{s['mean_ms']:>8.1f}"
-            f"{s['median_ms']:>8.1f}{s['bias_ms']:>8.1f}{s['within_10ms']:>7.1f}%"
-            f"{s['within_20ms']:>7.1f}%{s['within_50ms']:>7.1f}%"
-        )
+        lines.append(_row(name, result[name]))
+    for speaker, tiers in result.get("speakers", {}).items():
+        lines.append(f"speaker {speaker}")
+        lines += [_row(name, tiers[name]) for name in TIERS]
     for name in TIERS:
         for bad in result[name]["unmatched"][:10]:
             lines.append(f"unmatched {name}: {bad['id']}: {bad['reason']}")
@@ -158,3 +176,13 @@ def table(result: dict[str, Any]) -> str:
         if more > 0:
             lines.append(f"unmatched {name}: ... and {more} more (see the JSON summary)")
     return "\n".join(lines)
+
+
+def _row(name: str, s: dict[str, Any]) -> str:
+    if "mean_ms" not in s:
+        return f"{name:<7}{s['items']:>6}{s['boundaries']:>8}  (nothing matched)"
+    return (
+        f"{name:<7}{s['items']:>6}{s['boundaries']:>8}{s['mean_ms']:>8.1f}"
+        f"{s['median_ms']:>8.1f}{s['bias_ms']:>8.1f}{s['within_10ms']:>7.1f}%"
+        f"{s['within_20ms']:>7.1f}%{s['within_50ms']:>7.1f}%"
+    )

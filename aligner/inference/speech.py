@@ -56,6 +56,7 @@ class SpeechModel:
     symbols: Any = None
     src_stats: Any = None
     add_eos: bool = False
+    add_bos: bool = False
 
     @property
     def device(self) -> torch.device:
@@ -85,6 +86,8 @@ class SpeechModel:
             raise InferenceError(f"{where}: {err}") from None
         if self.add_eos:
             ids = [*ids, self.symbols.eos_id]
+        if self.add_bos:
+            ids = [self.symbols.bos_id, *ids]
         return torch.tensor(ids, dtype=torch.long)
 
     def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
@@ -166,7 +169,12 @@ class SpeechModel:
         for idx in length_batches([len(m) for m in mels], batch_size, longest_first=True):
             src, src_len, _ = pad([sources[i].to(self.device) for i in idx])
             mel, mel_len, _ = pad([mels[i].to(self.device) for i in idx])
-            res = self.model(src, src_len.to(self.device), mel, mel_len.to(self.device))
+            lengths = (src_len.to(self.device), mel, mel_len.to(self.device))
+            if self.task == "align":  # the prior over the frames with sound
+                spans = self.model.spans(self.denormalize(mel), mel_len, self.mel_cfg.power)
+                res = self.model(src, *lengths, spans=spans)
+            else:
+                res = self.model(src, *lengths)
             enc_len = res.enc_mask.sum(1)
             for j, i in enumerate(idx):
                 steps = -(-int(mel_len[j]) // self.r)
@@ -253,6 +261,7 @@ def _front_end(symbols: dict[str, Any], task: str, path: Path) -> dict[str, Any]
             front["symbols"] = SymbolTable.from_dict(symbols["symbols"])
             front["tokenizer"] = tokenizer_from_dict(symbols["tokenizer"])
             front["add_eos"] = bool(symbols.get("add_eos", False))
+            front["add_bos"] = bool(symbols.get("add_bos", False))
         else:
             front["stats"] = stats("stats")
             front["src_stats"] = stats("stats_src")

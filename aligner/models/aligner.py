@@ -21,7 +21,8 @@ from torch import Tensor, nn
 from aligner.attention import build_attention
 from aligner.attention.base import lengths_to_mask
 from aligner.attention.content import ContentAttention
-from aligner.attention.prior import beta_binomial_log_prior
+from aligner.audio.trim import speech_spans
+from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
 from aligner.config import from_dict
 from aligner.models.encoders import ConvBlock
 
@@ -35,7 +36,14 @@ class AlignerConfig:
     distance's ``temperature``), the keys every model family spells the same way;
     ``channels`` is the width of both encoders; ``text_kernels``/``mel_kernels`` the kernel
     width of each convolution of the encoders; ``prior_scaling`` is the beta-binomial
-    prior's ``s`` (0 = no prior).
+    prior's ``s`` (0 = no prior). ``mel_norm``: ``global`` feeds the mels as the corpus
+    statistics normalized them, ``utterance`` brings each utterance's mel bins to zero mean
+    and unit variance over its own frames first (what a speaker, microphone or synthesizer
+    adds to every frame is gone; see `utterance_normalize`). ``prior_silence_db`` > 0 lays the
+    prior over the frames where the recording has sound (within that many dB of its loudest
+    frame; `aligner.audio.trim.speech_spans`), so that the silence before the first word and
+    after the last falls to ``<s>`` and ``</s>`` rather than squeezing the diagonal; 0 lays
+    it over every frame.
 
     Both encoders see little context on purpose (text kernels 1, 1: each token's key
     describes that token alone; mel kernels 3, 1, 1: one frame either side). The
@@ -54,6 +62,8 @@ class AlignerConfig:
     mel_kernels: list[int] = dataclasses.field(default_factory=lambda: [3, 1, 1])
     dropout: float = 0.0
     prior_scaling: float = 1.0
+    mel_norm: str = "global"
+    prior_silence_db: float = 0.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, where: str = "model") -> AlignerConfig:
@@ -80,6 +90,19 @@ class AlignerOutput:
     log_alignments: Tensor
     alignments: Tensor
     enc_mask: Tensor
+
+
+MEL_NORMS = ("global", "utterance")
+
+
+def utterance_normalize(mel: Tensor, mask: Tensor, floor: float = 1e-2) -> Tensor:
+    """``(B, T, M)`` mels, ``(B, T)`` bool valid frames -> each utterance's bins at zero mean
+    and unit variance over its valid frames (std floored at `floor`); padding stays 0."""
+    m = mask[:, :, None].to(mel.dtype)
+    count = m.sum(1, keepdim=True).clamp_min(1.0)
+    mean = (mel * m).sum(1, keepdim=True) / count
+    var = (((mel - mean) * m) ** 2).sum(1, keepdim=True) / count
+    return (mel - mean) / var.sqrt().clamp_min(floor) * m
 
 
 def _masked(scores: Tensor, mask: Tensor) -> Tensor:
@@ -116,6 +139,8 @@ class AlignmentModel(nn.Module):
             raise ValueError("model.n_symbols must be set (the symbol table's size)")
         c = config
         self.config = c
+        if c.mel_norm not in MEL_NORMS:
+            raise ValueError(f"model.mel_norm must be one of {MEL_NORMS}, got {c.mel_norm!r}")
         self.embedding = nn.Embedding(c.n_symbols, c.channels)
         self.text_encoder = ConvStack(c.channels, c.channels, c.text_kernels, c.dropout)
         self.mel_encoder = ConvStack(c.n_mels, c.channels, c.mel_kernels, c.dropout)
@@ -140,6 +165,13 @@ class AlignmentModel(nn.Module):
             model.load_state_dict(state_dict)
         return model
 
+    def spans(self, log_mel: Tensor, lengths: Tensor, power: float = 1.0) -> Tensor | None:
+        """``(B, 2)`` the frames the prior spans (`forward`'s ``spans``) from the natural-log
+        mels ``(B, T, M)`` *before* normalization; None when ``prior_silence_db`` is 0."""
+        if self.config.prior_silence_db <= 0:
+            return None
+        return speech_spans(log_mel, lengths, self.config.prior_silence_db, power)
+
     def forward(
         self,
         tokens: Tensor,
@@ -147,19 +179,27 @@ class AlignmentModel(nn.Module):
         mel: Tensor,
         mel_lengths: Tensor,
         prior: bool | None = None,
+        spans: Tensor | None = None,
     ) -> AlignerOutput:
         """``prior``: add the beta-binomial prior (default: when ``prior_scaling`` > 0,
         in training and inference alike: the scores are learned with it, and FastPitch
-        extracts its durations from the alignment with the prior too)."""
+        extracts its durations from the alignment with the prior too). ``spans (B, 2)``:
+        the frames the prior is laid over (`spans`; None: all of them)."""
         enc_mask = lengths_to_mask(token_lengths.to(tokens.device), tokens.size(1))
         mel_mask = lengths_to_mask(mel_lengths.to(mel.device), mel.size(1))
         memory = self.text_encoder(self.embedding(tokens), enc_mask)
+        if self.config.mel_norm == "utterance":
+            mel = utterance_normalize(mel, mel_mask)
         queries = self.mel_encoder(mel, mel_mask)
         keys = self.attention.project_keys(memory)
         scores = self.attention.score(queries, keys).float()
         log_scores = torch.log_softmax(_masked(scores, enc_mask), dim=2)
         if (True if prior is None else prior) and self.config.prior_scaling > 0:
-            prior = beta_binomial_log_prior(mel_lengths, token_lengths, self.config.prior_scaling)
+            scaling = self.config.prior_scaling
+            if spans is None:
+                prior = beta_binomial_log_prior(mel_lengths, token_lengths, scaling)
+            else:
+                prior = spanned_log_prior(mel_lengths, token_lengths, spans, scaling)
             pad = (0, scores.size(2) - prior.size(2), 0, scores.size(1) - prior.size(1))
             log_scores = log_scores + nn.functional.pad(prior, pad).to(scores.device)
         valid = enc_mask[:, None, :] & mel_mask[:, :, None]

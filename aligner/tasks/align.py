@@ -90,7 +90,12 @@ class AlignTask:
         return collate_tts(examples)
 
     def forward(self, model: nn.Module, batch: dict[str, Any]) -> AlignerOutput:
-        return model(batch["tokens"], batch["token_lengths"], batch["mel"], batch["mel_lengths"])
+        raw = self.corpus.stats.denormalize(batch["mel"])
+        spans = self.model.spans(raw, batch["mel_lengths"], self.corpus.mel_cfg.power)
+        return model(
+            batch["tokens"], batch["token_lengths"], batch["mel"], batch["mel_lengths"],
+            spans=spans,
+        )  # fmt: skip
 
     def loss(
         self, model: nn.Module, batch: dict[str, Any], step: int

@@ -58,6 +58,7 @@ class TTSData(SpeechData):
     tokenizer: Literal["chars", "phonemes", "arpabet"] = "chars"
     tokenizer_opts: dict[str, Any] = field(default_factory=dict)
     add_eos: bool = True
+    add_bos: bool = False  # prepend <s>: room for the silence before the first word
 
 
 class _MemoTokenizer:
@@ -198,6 +199,7 @@ class TextSpeechData:
             "symbols": self.table.to_dict(),
             "tokenizer": self.tokenizer.tokenizer.to_dict(),
             "add_eos": self.data.add_eos,
+            "add_bos": self.data.add_bos,
             "mel": self.mel_cfg.to_dict(),
             "stats": self.stats.to_dict(),
         }
@@ -217,7 +219,8 @@ def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
     )
     cache = Path(data_dir) / data.cache_dir
     common = dict(
-        tokenizer=tokenizer, symbols=table, mel_cfg=mel_cfg, cache_dir=cache, add_eos=data.add_eos
+        tokenizer=tokenizer, symbols=table, mel_cfg=mel_cfg, cache_dir=cache, add_eos=data.add_eos,
+        add_bos=data.add_bos,
     )
     train_set = TTSDataset(train_items, **common)
     valid_set = TTSDataset(valid_items, unknown="map", **common)

@@ -110,10 +110,10 @@ class SymbolTable:
         return ids
 
     def text_positions(self, ids: torch.Tensor) -> torch.Tensor:
-        """Bool mask of ``ids``: False on the ``</s>`` appended to a text (a marker with no
-        frames of its own), True elsewhere. The alignment metrics count skips only where
-        it is True."""
-        return ids != self.eos_id
+        """Bool mask of ``ids``: False on the ``</s>`` appended to a text and the ``<s>``
+        prepended to it (markers that may have no frames of their own), True elsewhere. The
+        alignment metrics count skips only where it is True."""
+        return (ids != self.eos_id) & (ids != self.bos_id)
 
     def decode(self, ids: Iterable[int], strip_specials: bool = False) -> list[str]:
         """Ids -> token strings; ``strip_specials`` drops pad/bos/eos (keeps ``<unk>``)."""

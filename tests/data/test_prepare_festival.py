@@ -1,0 +1,92 @@
+"""`aligner prepare festival`: natural sentences chosen as documented, a corpus whose
+reference timings match its audio, items Festival reads as other words reported and
+skipped, a missing voice or program one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from aligner.audio.festival import FestivalError, check_voices
+from aligner.cli import main
+from aligner.data.prepare.natural_text import fortune_entries, plain_sentence
+
+HAS_FESTIVAL = shutil.which("festival") is not None
+LEXICON = {w: 1 for w in "the cat sat on a mat and it was happy isn't".split()}
+
+
+@pytest.mark.parametrize(
+    "sentence, kept",
+    [
+        ("The cat sat on a mat.", True),
+        ("The cat sat on a mat, and it isn't happy.", True),
+        ("The cat sat on a mat", False),  # no final stop
+        ("The cat sat on 2 mats.", False),  # a digit
+        ("The CAT sat on a mat.", False),  # capitals: spelled out
+        ("The cat sat on a mat...", False),  # read "dot dot dot"
+        ("The cat sat on a.mat and it was.", False),
+        ("The cat 'sat' on a mat.", False),  # quotes, not apostrophes
+        ("The cat sat on a dog.", False),  # not in the lexicon
+        ("The cat sat.", False),  # too short
+    ],
+)
+def test_plain_sentences_are_those_a_synthesizer_reads_word_for_word(sentence, kept):
+    assert plain_sentence(sentence, LEXICON) is kept
+
+
+def test_fortune_entries_drop_attributions_and_the_offensive_folder(tmp_path):
+    (tmp_path / "off").mkdir()
+    (tmp_path / "off" / "rude").write_text("Bad words here.\n%\n")
+    (tmp_path / "quotes").write_text("First line\nsecond line.\n\t-- Somebody\n%\nAnother one.\n")
+    (tmp_path / "quotes.dat").write_bytes(b"\x00\x01")
+    assert fortune_entries(tmp_path) == ["First line second line.", "Another one."]
+    with pytest.raises(FileNotFoundError, match="apt-get install fortunes"):
+        fortune_entries(tmp_path / "nowhere")
+
+
+def test_a_missing_program_or_voice_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(FestivalError, match="apt-get install festival"):
+        check_voices(["kal_diphone"])
+    result = CliRunner().invoke(main, ["prepare", "festival", str(tmp_path / "c")])
+    assert result.exit_code == 1 and "apt-get install festival" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
+def test_an_unknown_voice_is_named():
+    with pytest.raises(FestivalError, match="'no_such_voice' is not installed"):
+        check_voices(["no_such_voice"])
+
+
+@pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
+def test_a_corpus_from_a_text_file_with_a_bad_sentence_reported(tmp_path):
+    import soundfile
+
+    text = tmp_path / "s.txt"
+    text.write_text(
+        "The quick brown fox jumps over the lazy dog.\n\nWe met at 10 Downing St. today.\n"
+        "Smith's cat isn't here, so we left.\nA bird in the hand is worth two in the bush.\n"
+    )
+    out = tmp_path / "corpus"
+    args = ["prepare", "festival", str(out), "--text", str(text), "--voices", "kal_diphone"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 bad item" in result.output and "Downing" in result.output
+    items = [json.loads(ln) for s in ("train", "valid", "test")
+             for ln in (out / f"{s}.jsonl").read_text().splitlines()]  # fmt: skip
+    assert len(items) == 3 and {it["speaker"] for it in items} == {"kal_diphone"}
+    assert not (out / "wavs" / "festival_000001.wav").exists()  # the skipped one's audio
+    smith = next(it for it in items if it["text"].startswith("Smith"))
+    words = [w[2] for w in smith["timings"]["words"]]
+    assert words == ["Smith's", "cat", "isn't", "here", "so", "we", "left"]
+    for item in items:
+        duration = soundfile.info(str(out / item["audio"])).duration
+        assert abs(item["timings"]["duration"] - duration) < 1e-3
+        assert all(0 <= s < e <= duration + 1e-6 for s, e, _ in item["timings"]["phones"])
+        assert (out / "textgrids" / f"{item['id']}.TextGrid").is_file()
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 1 and "--force" in again.output
