@@ -30,7 +30,13 @@ FRAME = 0.01  # s, one PocketSphinx frame (frate 100)
 MIN_SECONDS = 0.1  # shorter audio is skipped (PocketSphinx needs a few frames)
 Interval = tuple[float, float, str]  # start s, end s, label
 
-_decoder = None  # one per process, made on first use
+# Decoder settings, tried in turn until one aligns all the words. PocketSphinx's defaults
+# aligned 24 of the 50 eSpeak NG test items (no path through the words' graph for the rest);
+# with dither (load_pcm: for the digital silence of synthetic speech) and no bestpath
+# rescoring 44; the rest align without the optional silences and alternate pronunciations.
+SETTINGS = ({"bestpath": False}, {"fsgusefiller": False, "fsgusealtpron": False})
+ALT_PRON = re.compile(r"\(\d+\)$")  # a dictionary word's alternate pronunciation: the(2)
+_decoders: list = []  # this process's decoders, one per SETTINGS entry
 
 
 class Skip(Exception):
@@ -43,7 +49,8 @@ def words_of(text: str) -> list[str]:
 
 
 def load_pcm(path: Path) -> tuple[bytes, float]:
-    """The audio as 16 kHz mono 16-bit little-endian PCM bytes, and its duration in s."""
+    """The audio as 16 kHz mono 16-bit little-endian PCM bytes with +-1 LSB of seeded noise
+    (dither), and its duration in s."""
     import numpy as np
     import soundfile as sf
     from scipy.signal import resample_poly
@@ -61,55 +68,68 @@ def load_pcm(path: Path) -> tuple[bytes, float]:
     if rate != RATE:
         g = gcd(RATE, rate)
         mono = resample_poly(mono, RATE // g, rate // g)
-    pcm = np.clip(np.round(mono * 32767), -32768, 32767).astype("<i2")
+    noise = np.random.default_rng(0).uniform(-1, 1, len(mono))  # dither: see SETTINGS
+    pcm = np.clip(np.round(mono * 32767 + noise), -32768, 32767).astype("<i2")
     return pcm.tobytes(), duration
 
 
-def decoder():
-    """This process's PocketSphinx decoder (no language model: alignment only)."""
-    global _decoder
-    if _decoder is None:
+def decoders() -> list:
+    """This process's PocketSphinx decoders (no language model: alignment only), one per
+    entry of SETTINGS, made on first use."""
+    if not _decoders:
         from pocketsphinx import Decoder
 
-        _decoder = Decoder(lm=None, loglevel="FATAL")
-    return _decoder
+        _decoders.extend(Decoder(lm=None, loglevel="FATAL", **kw) for kw in SETTINGS)
+    return _decoders
 
 
 def spellings(words: list[str]) -> list[str]:
     """The dictionary spelling of each word (apostrophes at its ends dropped if need be)."""
     out = []
     for word in words:
-        found = [w for w in (word, word.strip("'")) if decoder().lookup_word(w)]
+        found = [w for w in (word, word.strip("'")) if decoders()[0].lookup_word(w)]
         if not found:
             raise Skip(f"'{word}' is not in the PocketSphinx dictionary")
         out.append(found[0])
     return out
 
 
-def _decode(pcm: bytes) -> None:
-    d = decoder()
+def _decode(d, pcm: bytes) -> None:
     d.start_utt()
     d.process_raw(pcm, full_utt=True)
     d.end_utt()
 
 
-def align(words: list[str], pcm: bytes):
-    """Two passes: word-level alignment of `words`, then the phone-level one. Returns the
-    `pocketsphinx.Alignment` (words holding phones; start and duration in 10 ms frames)."""
-    d = decoder()
+def align_with(d, words: list[str], pcm: bytes):
+    """Two passes of decoder `d`: word-level alignment of `words`, then the phone-level one.
+    Returns the `pocketsphinx.Alignment` (words holding phones; start, duration in frames).
+    The feature extraction is reset first (its state otherwise carries over from the items
+    decoded before, which changed some results with the order of the items)."""
     try:
+        d.reinit_feat()
         d.set_align_text(" ".join(words))
-        _decode(pcm)
+        _decode(d, pcm)
         if d.hyp() is None:
             raise Skip("alignment failed (no hypothesis)")
         d.set_alignment()
-        _decode(pcm)
+        _decode(d, pcm)
         alignment = d.get_alignment()
     except (RuntimeError, IndexError) as err:
         raise Skip(f"alignment failed ({err})") from None
-    if alignment is None:
-        raise Skip("alignment failed (no phone alignment)")
+    got = [ALT_PRON.sub("", w.name) for w in alignment or [] if not is_filler(w.name)]
+    if got != words:
+        raise Skip(f"alignment failed ({len(got)} of {len(words)} words aligned)")
     return alignment
+
+
+def align(words: list[str], pcm: bytes) -> tuple[object, int]:
+    """The alignment of the first of SETTINGS that aligns all the words, and its index."""
+    for index, d in enumerate(decoders()):
+        try:
+            return align_with(d, words, pcm), index
+        except Skip as err:
+            failure = err
+    raise failure
 
 
 def is_filler(name: str) -> bool:
@@ -130,7 +150,7 @@ def tiers(alignment, duration: float) -> dict[str, list[Interval]]:
     for word in alignment:
         if is_filler(word.name):
             continue
-        out["words"].append((*seconds(word, duration), re.sub(r"\(\d+\)$", "", word.name)))
+        out["words"].append((*seconds(word, duration), ALT_PRON.sub("", word.name)))
         for phone in word:
             if not is_filler(phone.name):
                 out["phones"].append((*seconds(phone, duration), phone.name.lower()))
@@ -147,67 +167,68 @@ def write_grid(path: Path, grid: dict[str, list[Interval]], duration: float) -> 
     tg.save(str(path), format="long_textgrid", includeBlankSpaces=True)
 
 
-def align_item(job: tuple[dict, str, str]) -> tuple[str, str | None]:
-    """Align one manifest item (item, manifest folder, out folder); returns (id, reason it
-    was skipped or None)."""
+def align_item(job: tuple[dict, str, str]) -> tuple[str, str | None, int | None]:
+    """Align one manifest item (item, manifest folder, out folder); returns its id, the
+    reason it was skipped (or None) and the index of the SETTINGS that aligned it."""
     item, base, out = job
     uid = str(item.get("id", "?"))
     try:
         if "bad" in item:
             raise Skip(item["bad"])
+        if not uid.strip(".") or "/" in uid or "\\" in uid:
+            raise Skip("the id is not a file name")
         if not isinstance(item.get("audio"), str) or not isinstance(item.get("text"), str):
             raise Skip("the item needs 'id', 'audio' and 'text'")
         words = words_of(item["text"])
         if not words:
             raise Skip("the text has no words")
         pcm, duration = load_pcm(Path(base) / item["audio"])
-        grid = tiers(align(spellings(words), pcm), duration)
-        write_grid(Path(out) / f"{uid}.TextGrid", grid, duration)
+        alignment, setting = align(spellings(words), pcm)
+        write_grid(Path(out) / f"{uid}.TextGrid", tiers(alignment, duration), duration)
     except Skip as err:
-        return uid, str(err)
+        return uid, str(err), None
     except (OSError, ValueError) as err:
-        return uid, f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-    return uid, None
+        return uid, f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}", None
+    return uid, None, setting
 
 
 def read_manifest(path: Path) -> list[dict]:
     """The manifest's items (a line that is not a JSON object with an id becomes a `bad`
     item, skipped later with its line number as id)."""
     items = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
         except ValueError:
             item = None
-        if not isinstance(item, dict) or "id" not in item:
-            item = {"id": f"line {n}", "bad": "not a JSON object with an 'id'"}
-        items.append(item)
+        ok = isinstance(item, dict) and "id" in item
+        items.append(item if ok else {"id": f"line {n}", "bad": "not a JSON object with an id"})
     return items
 
 
-def run(items: list[dict], base: Path, out: Path, workers: int) -> list[tuple[str, str]]:
-    """Align every item (audio relative to `base`) into `out`; returns the skipped
-    (id, reason) pairs."""
+def run(items: list[dict], base: Path, out: Path, workers: int) -> dict[str, list]:
+    """Align every item (audio relative to `base`) into `out`; returns the skipped items
+    (id and reason) and the ids aligned by the fallback SETTINGS."""
     jobs = [(item, str(base), str(out)) for item in items]
-    if workers > 1:
-        from multiprocessing import Pool
+    if workers == 1:
+        return _collect(map(align_item, jobs))
+    from multiprocessing import Pool
 
-        with Pool(workers) as pool:
-            results = pool.imap(align_item, jobs)
-            return _report(results)
-    return _report(map(align_item, jobs))
+    with Pool(workers) as pool:
+        return _collect(pool.imap(align_item, jobs))
 
 
-def _report(results) -> list[tuple[str, str]]:
-    skipped = []
-    for uid, reason in results:
+def _collect(results) -> dict[str, list]:
+    out: dict[str, list] = {"skipped": [], "fallback": []}
+    for uid, reason, setting in results:
         if reason is not None:
             print(f"skipped {uid}: {reason}", file=sys.stderr, flush=True)
-            skipped.append((uid, reason))
-    return skipped
+            out["skipped"].append({"id": uid, "reason": reason})
+        elif setting:
+            out["fallback"].append(uid)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,16 +258,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _finish(args: argparse.Namespace, start: float) -> int:
+    """Align, print the totals, write OUT/summary.json; the exit status (1: some skipped)."""
     items = read_manifest(args.manifest)
-    total = len(items)
-    skipped = run(items, args.manifest.parent, args.out, max(1, args.workers))
+    result = run(items, args.manifest.parent, args.out, max(1, args.workers))
     secs = time.perf_counter() - start
-    aligned = total - len(skipped)
-    print(f"aligned {aligned} of {total} items in {secs:.1f} s ({len(skipped)} skipped)")
-    summary = {
-        "manifest": str(args.manifest), "items": total, "aligned": aligned,
-        "skipped": [{"id": uid, "reason": why} for uid, why in skipped], "seconds": round(secs, 2),
-    }  # fmt: skip
+    skipped = len(result["skipped"])
+    aligned = len(items) - skipped
+    print(f"aligned {aligned} of {len(items)} items in {secs:.1f} s ({skipped} skipped)")
+    summary = {"manifest": str(args.manifest), "items": len(items), "aligned": aligned,
+               "seconds": round(secs, 2), "settings": SETTINGS, **result}  # fmt: skip
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return 1 if skipped else 0
 

@@ -147,11 +147,22 @@ def _all_optional_between(opt: np.ndarray, gap: int) -> np.ndarray:
     return run
 
 
+BLOCKED_LOGPROB = -1e9  # a (frame, token) cell the path may not take
+
+
 def frame_durations(
-    weights: np.ndarray, r: int, n_frames: int, optional: np.ndarray | None = None
+    weights: np.ndarray,
+    r: int,
+    n_frames: int,
+    optional: np.ndarray | None = None,
+    blocked: np.ndarray | None = None,
 ) -> np.ndarray:
     """Frames per token ``(N,)`` summing to ``n_frames`` from step weights ``(S, N)``:
-    `spread_to_frames`, then `monotonic_search` on the log-weights."""
+    `spread_to_frames`, then `monotonic_search` on the log-weights; ``blocked (n_frames,
+    N)`` bool: cells the path avoids (an optional token may then get no frame)."""
     frames = spread_to_frames(weights, r, n_frames)
-    path = monotonic_search(np.log(np.clip(frames, 1e-8, None)), optional)
+    log_probs = np.log(np.clip(frames, 1e-8, None))
+    if blocked is not None:
+        log_probs = np.where(np.asarray(blocked, bool), BLOCKED_LOGPROB, log_probs)
+    path = monotonic_search(log_probs, optional)
     return path_durations(path[None], frames.shape[1])[0]

@@ -23,7 +23,6 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from aligner.audio.timings import Interval, Timings
 
@@ -32,8 +31,7 @@ PAUSES = frozenset({"pau", "h#", "#", "sil", "brth"})
 # festvox-kdlpc16k.
 DEFAULT_VOICES = ("cmu_us_slt_arctic_hts", "kal_diphone", "ked_diphone")
 INSTALL_HINT = (
-    "apt-get install festival festlex-cmu festvox-us-slt-hts festvox-kallpc16k "
-    "festvox-kdlpc16k"
+    "apt-get install festival festlex-cmu festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k"
 )
 _BEGIN, _END = "@@UTT", "@@END"
 
@@ -92,16 +90,16 @@ def _quote(text: str) -> str:
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_DUMP = """(define (aligner_dump utt path)
+_DUMP = f"""(define (aligner_dump utt path)
   (utt.save.wave utt path 'riff)
-  (format t "%s\\n" "{begin}")
+  (format t "%s\\n" "{_BEGIN}")
   (mapcar (lambda (s) (format t "S\\t%s\\t%f\\n" (item.name s) (item.feat s 'end)))
           (utt.relation.items utt 'Segment))
   (mapcar (lambda (w) (format t "W\\t%s\\t%f\\t%f\\n" (item.name w)
                               (item.feat w 'word_start) (item.feat w 'word_end)))
           (utt.relation.items utt 'Word))
-  (format t "%s\\n" "{end}"))
-""".format(begin=_BEGIN, end=_END)
+  (format t "%s\\n" "{_END}"))
+"""
 
 
 def scheme_script(jobs: Sequence[FestivalJob]) -> str:
@@ -171,7 +169,9 @@ def festival_timings(result: FestivalResult, duration: float) -> Timings:
     start = 0.0
     for name, end in result.segments:
         if end > duration + 0.01:
-            raise ValueError(f"segment {name!r} ends at {end:.3f} s, after the audio ({duration:.3f} s)")
+            raise ValueError(
+                f"segment {name!r} ends at {end:.3f} s, after the audio ({duration:.3f} s)"
+            )
         end = min(end, duration)
         if name not in PAUSES:
             phones.append(Interval(start, end, name))

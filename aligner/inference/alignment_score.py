@@ -130,7 +130,9 @@ def score_alignments(
             for target in (score, group[name]) if by_speaker else (score,):
                 _score_item(uid, ref_tiers.get(name), pred, name, target)
     result: dict[str, Any] = {
-        "reference": str(reference), "predicted": str(predicted), "items": len(refs)
+        "reference": str(reference),
+        "predicted": str(predicted),
+        "items": len(refs),
     }
     result.update({name: score.summary() for name, score in scores.items()})
     if by_speaker:

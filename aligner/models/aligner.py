@@ -21,8 +21,8 @@ from torch import Tensor, nn
 from aligner.attention import build_attention
 from aligner.attention.base import lengths_to_mask
 from aligner.attention.content import ContentAttention
-from aligner.audio.trim import speech_spans
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
+from aligner.audio.trim import speech_spans
 from aligner.config import from_dict
 from aligner.models.encoders import ConvBlock
 

@@ -27,14 +27,14 @@ from torch import nn
 
 from aligner.attention.losses import binarization_loss, forward_sum_loss
 from aligner.attention.metrics import alignment_metrics, summarize
-from aligner.attention.search import batched_search, path_durations
+from aligner.attention.search import BLOCKED_LOGPROB, batched_search, path_durations
 from aligner.config import from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
 from aligner.tasks.speech import first_items, set_data_sizes
 from aligner.tasks.truth import References, TruthErrors
 from aligner.tasks.tts import TextSpeechData, text_speech_data
-from aligner.text.tiers import optional_tokens, token_tiers
+from aligner.text.tiers import optional_tokens, pause_or_nothing, token_tiers
 
 
 @dataclass
@@ -55,12 +55,17 @@ class AlignLossConfig:
 
 
 def hard_alignment(
-    out: AlignerOutput, mel_lengths: torch.Tensor, optional: np.ndarray | None = None
+    out: AlignerOutput,
+    mel_lengths: torch.Tensor,
+    optional: np.ndarray | None = None,
+    blocked: np.ndarray | None = None,
 ) -> np.ndarray:
     """Paths ``(B, T)`` (token of each frame, -1 on padding) of the monotonic alignment
     search over the soft alignment of `out`; `optional` ``(B, N)`` tokens may get no
-    frame (None: every token gets at least one)."""
+    frame (None: every token gets at least one); ``blocked (B, T, N)`` cells are avoided."""
     log_soft = out.log_alignments.detach().float().cpu().numpy()
+    if blocked is not None:
+        log_soft = np.where(blocked, BLOCKED_LOGPROB, log_soft)
     tokens = out.enc_mask.sum(1).cpu().numpy()
     return batched_search(log_soft, mel_lengths.cpu().numpy(), tokens, optional)
 
@@ -149,16 +154,23 @@ class AlignTask:
             return
         cfg = self.corpus.mel_cfg
         sec = cfg.hop_length / cfg.sample_rate
-        durations = path_durations(
-            hard_alignment(out, batch["mel_lengths"], self.optional(batch)), out.enc_mask.size(1)
-        )
         table, kind = self.corpus.table, self.corpus.data.tokenizer
+        blocked = np.zeros(tuple(out.log_alignments.shape), bool)
+        pauses, tokens = {}, {}
         for i, uid in enumerate(batch["ids"]):
             if uid in self.references:
                 n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
-                tokens = table.decode(batch["tokens"][i, :n].tolist())
-                pauses = self.references.pauses(uid, frames)
-                tiers = token_tiers(tokens, durations[i, :n], sec, kind, pauses=pauses)
+                tokens[i] = table.decode(batch["tokens"][i, :n].tolist())
+                pauses[i] = self.references.pauses(uid, frames)
+                cells = pause_or_nothing(tokens[i], pauses[i])
+                if cells is not None:
+                    blocked[i, :frames, :n] = cells
+        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), blocked)
+        durations = path_durations(paths, out.enc_mask.size(1))
+        for i, uid in enumerate(batch["ids"]):
+            if i in tokens:
+                n = len(tokens[i])
+                tiers = token_tiers(tokens[i], durations[i, :n], sec, kind, pauses=pauses[i])
                 errors.add(self.references.get(uid), tiers)
 
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:

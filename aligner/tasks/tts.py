@@ -219,7 +219,11 @@ def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
     )
     cache = Path(data_dir) / data.cache_dir
     common = dict(
-        tokenizer=tokenizer, symbols=table, mel_cfg=mel_cfg, cache_dir=cache, add_eos=data.add_eos,
+        tokenizer=tokenizer,
+        symbols=table,
+        mel_cfg=mel_cfg,
+        cache_dir=cache,
+        add_eos=data.add_eos,
         add_bos=data.add_bos,
     )
     train_set = TTSDataset(train_items, **common)

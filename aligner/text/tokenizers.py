@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from aligner.text.cleaners import get_cleaner
 from aligner.text.symbols import UnknownSymbolError
+from aligner.text.word_split import split_merged
 
 WORD_SEP = " "
 PUNCTUATION = ';:,.!?¡¿—…"«»“”()-'
@@ -83,9 +84,26 @@ class PhonemeTokenizer:
         sep = Separator(phone=" ", word=" | ", syllable="")
         backend = _espeak_backend(self.language, self.stress)
         out = backend.phonemize([cleaned[i] for i in todo], separator=sep)
-        for i, line in zip(todo, out, strict=True):
-            result[i] = _split_phones(line)
+        words = {i: _split_words(line) for i, line in zip(todo, out, strict=True)}
+        written = {i: _TEXT_WORD.findall(cleaned[i]) for i in todo}
+        merged = [i for i in todo if len(words[i]) < len(written[i])]
+        alone = self._alone({w for i in merged for w in written[i]})
+        for i in todo:
+            if i in merged:
+                words[i] = split_merged(words[i], written[i], alone)
+            result[i] = _join_words(words[i])
         return result
+
+    def _alone(self, words: set[str]) -> dict[str, list[str]]:
+        """The phones of each of `words` said alone (one eSpeak call for all of them)."""
+        from phonemizer.separator import Separator
+
+        if not words:
+            return {}
+        todo = sorted(words)
+        sep = Separator(phone=" ", word=" | ", syllable="")
+        out = _espeak_backend(self.language, self.stress).phonemize(todo, separator=sep)
+        return {w: [p for ws in _split_words(line) for p in ws] for w, line in zip(todo, out)}
 
     def inventory(self) -> list[str]:
         """The phones eSpeak NG produces for this language: those of a fixed sample of
@@ -128,20 +146,31 @@ def _phone_inventory(language: str, stress: bool) -> tuple[str, ...]:
 _PUNCT_SPLIT = re.compile(rf"([{re.escape(PUNCTUATION)}])")
 
 
-def _split_phones(line: str) -> list[str]:
-    """``'h ə l ˈoʊ | w ˈɜː l d, | ...'`` -> phones, punctuation and ``" "`` tokens."""
-    tokens: list[str] = []
+_TEXT_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _split_words(line: str) -> list[list[str]]:
+    """``'h ə l ˈoʊ | w ˈɜː l d, | ...'`` -> per word its phones and punctuation."""
+    words = []
     for word in line.split("|"):
-        word_tokens = [
+        tokens = [
             piece
             for phone in word.split()
             for piece in _PUNCT_SPLIT.split(phone)
             if piece and not piece.isspace()
         ]
-        if word_tokens:
-            if tokens:
-                tokens.append(WORD_SEP)
-            tokens.extend(word_tokens)
+        if tokens:
+            words.append(tokens)
+    return words
+
+
+def _join_words(words: list[list[str]]) -> list[str]:
+    """Words of tokens -> one token list with ``" "`` between words."""
+    tokens: list[str] = []
+    for word in words:
+        if tokens:
+            tokens.append(WORD_SEP)
+        tokens.extend(word)
     return tokens
 
 

@@ -34,7 +34,9 @@ def test_frames_outside_the_span_take_its_first_and_last_rows():
 
 
 def test_padded_frames_of_a_spanned_prior_are_zero():
-    out = spanned_log_prior(torch.tensor([5, 8]), torch.tensor([3, 3]), torch.tensor([[1, 4], [0, 8]]))
+    out = spanned_log_prior(
+        torch.tensor([5, 8]), torch.tensor([3, 3]), torch.tensor([[1, 4], [0, 8]])
+    )
     assert out.shape == (2, 8, 3) and (out[0, 5:] == 0).all()
 
 

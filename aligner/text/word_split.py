@@ -1,0 +1,111 @@
+"""Word boundaries back where eSpeak NG merged words.
+
+eSpeak NG joins an unstressed function word to the next word in its phoneme output ("of
+the" -> ``ʌvðə``, "to be" -> ``təbi``), so a phonemized sentence can have fewer words than
+its text: the words tier of an alignment then cannot pair with a reference's, and the
+tokens lose a word boundary. `split_merged` puts the boundaries back: the phonemized words
+are matched to runs of the text's words (each phonemized word to one or more consecutive
+text words), and a word that stands for several text words is cut where the phones of each
+text word, said alone, fit best (edit distance without stress marks). The sentence's own
+phones are kept (its reduced forms, "ɐ" for "a"); only separators are added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+STRESS = "ˈˌ"
+MAX_RUN = 4  # text words one phonemized word may stand for
+
+
+def _bare(phone: str) -> str:
+    return phone.strip(STRESS)
+
+
+def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Levenshtein distance between two phone sequences, stress marks ignored."""
+    a, b = [_bare(p) for p in a], [_bare(p) for p in b]
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def _cuts(phones: Sequence[str], alone: Sequence[Sequence[str]]) -> list[list[str]]:
+    """`phones` cut into ``len(alone)`` non-empty pieces, each close to its word alone."""
+    n, k = len(phones), len(alone)
+
+    @cache
+    def best(start: int, word: int) -> tuple[int, tuple[int, ...]]:
+        if word == k - 1:
+            return edit_distance(phones[start:], alone[word]), (n,)
+        options = []
+        for end in range(start + 1, n - (k - word - 1) + 1):
+            cost, rest = best(end, word + 1)
+            options.append((edit_distance(phones[start:end], alone[word]) + cost, (end, *rest)))
+        return min(options)
+
+    ends = best(0, 0)[1]
+    starts = (0, *ends[:-1])
+    return [list(phones[a:b]) for a, b in zip(starts, ends)]
+
+
+def split_merged(
+    words: Sequence[Sequence[str]], text_words: Sequence[str], alone: dict[str, Sequence[str]]
+) -> list[list[str]]:
+    """The phonemized `words` (each a list of phones, punctuation at its end) regrouped as
+    one word per text word when eSpeak merged some (`words` unchanged otherwise, or when no
+    grouping fits). `alone`: each text word's phones said alone."""
+    n, k = len(words), len(text_words)
+    if n >= k or k > n * MAX_RUN or any(w not in alone for w in text_words):
+        return [list(w) for w in words]
+    inf = float("inf")
+    # cost[i][j]: phonemized words [:i] for text words [:j]; back[i][j]: the run taken
+    cost = [[inf] * (k + 1) for _ in range(n + 1)]
+    back = [[0] * (k + 1) for _ in range(n + 1)]
+    cost[0][0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(i, k + 1):
+            for run in range(1, min(MAX_RUN, j) + 1):
+                if cost[i - 1][j - run] == inf:
+                    continue
+                said = [p for w in text_words[j - run : j] for p in alone[w]]
+                c = cost[i - 1][j - run] + edit_distance(_phones(words[i - 1]), said)
+                if c < cost[i][j]:
+                    cost[i][j], back[i][j] = c, run
+    if cost[n][k] == inf:
+        return [list(w) for w in words]
+    runs, j = [], k
+    for i in range(n, 0, -1):
+        runs.append(back[i][j])
+        j -= back[i][j]
+    out: list[list[str]] = []
+    j = 0
+    for word, run in zip(words, reversed(runs)):
+        out += _split_one(list(word), [alone[w] for w in text_words[j : j + run]])
+        j += run
+    return out
+
+
+PUNCT = frozenset(';:,.!?¡¿—…"«»“”()-')
+
+
+def _phones(word: Sequence[str]) -> list[str]:
+    return [p for p in word if p not in PUNCT]
+
+
+def _split_one(word: list[str], alone: list[Sequence[str]]) -> list[list[str]]:
+    """One phonemized word standing for ``len(alone)`` text words, cut; punctuation before
+    its phones stays on the first piece, after them on the last (a word with punctuation
+    among its phones is left whole)."""
+    inner = [i for i, p in enumerate(word) if p not in PUNCT]
+    if len(alone) == 1 or len(inner) < len(alone) or inner[-1] - inner[0] + 1 != len(inner):
+        return [word]
+    head, phones, tail = word[: inner[0]], word[inner[0] : inner[-1] + 1], word[inner[-1] + 1 :]
+    pieces = _cuts(phones, alone)
+    pieces[0] = head + pieces[0]
+    pieces[-1] += tail
+    return pieces

@@ -1,0 +1,78 @@
+"""Word boundaries put back where eSpeak NG merged words: hand-made cases, the phones kept
+in order whatever the input (hypothesis), and the phonemes tokenizer on real sentences."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aligner.text.tokenizers import WORD_SEP, PhonemeTokenizer
+from aligner.text.word_split import edit_distance, split_merged
+
+ALONE = {"of": ["ʌ", "v"], "the": ["ð", "ə"], "cat": ["k", "ˈæ", "t"], "a": ["ˈeɪ"],
+         "to": ["t", "uː"], "be": ["b", "ˈiː"]}  # fmt: skip
+
+
+def test_edit_distance_ignores_stress():
+    assert edit_distance(["k", "ˈæ", "t"], ["k", "æ", "t"]) == 0
+    assert edit_distance(["t", "ə"], ["t", "uː"]) == 1 and edit_distance([], ["a", "b"]) == 2
+
+
+def test_a_merged_pair_is_cut_where_each_word_said_alone_fits():
+    words = [["ʌ", "v", "ð", "ə"], ["k", "ˈæ", "t", "."]]
+    out = split_merged(words, ["of", "the", "cat"], ALONE)
+    assert out == [["ʌ", "v"], ["ð", "ə"], ["k", "ˈæ", "t", "."]]
+
+
+def test_reduced_forms_stay_and_the_run_is_found_anywhere():
+    words = [["k", "ˈæ", "t"], ["t", "ə", "b", "i"], ["ɐ"], ["k", "ˈæ", "t"]]
+    out = split_merged(words, ["cat", "to", "be", "a", "cat"], ALONE)
+    assert out == [["k", "ˈæ", "t"], ["t", "ə"], ["b", "i"], ["ɐ"], ["k", "ˈæ", "t"]]
+
+
+def test_nothing_changes_when_counts_agree_or_a_word_is_unknown():
+    words = [["ʌ", "v"], ["ð", "ə"]]
+    assert split_merged(words, ["of", "the"], ALONE) == words
+    assert split_merged([["x", "y"]], ["of", "zebra"], ALONE) == [["x", "y"]]
+
+
+PHONES = st.sampled_from(["a", "b", "ð", "ə", "ʌ", "v", "k", "t", "ˈæ"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(PHONES, min_size=1, max_size=5), min_size=1, max_size=4),
+       st.lists(st.sampled_from(sorted(ALONE)), min_size=1, max_size=8))  # fmt: skip
+def test_the_phones_are_kept_in_order_and_words_never_empty(words, text):
+    out = split_merged(words, text, ALONE)
+    assert [p for w in out for p in w] == [p for w in words for p in w]
+    assert all(out) and len(words) <= len(out) <= max(len(words), len(text))
+
+
+def test_the_phonemes_tokenizer_gives_one_word_per_text_word():
+    tok = PhonemeTokenizer()
+    for text in ["Just a few of the perfect excuses.", "To generalize is to be an idiot.",
+                 "Hello, \"world\" of the cats!"]:  # fmt: skip
+        tokens = tok.tokenize(text)
+        words = [w for w in text.replace(",", " ").replace('"', " ").split() if w.strip(".!")]
+        assert tokens.count(WORD_SEP) == len(words) - 1, tokens
+    assert tok.tokenize("a cat.") == tok.tokenize_batch(["a cat."])[0]
+
+
+def test_a_separator_is_a_pause_or_nothing():
+    import numpy as np
+
+    from aligner.attention.search import frame_durations
+    from aligner.text.tiers import pause_or_nothing
+
+    tokens = ["a", " ", "b"]
+    # the alignment gives the separator frame 2 (sound) and nothing else
+    weights = np.array([[1, 0, 0], [1, 0, 0], [0.1, 0.8, 0.1], [0, 0, 1], [0, 0, 1]], float)
+    optional = np.array([False, True, False])
+    assert frame_durations(weights, 1, 5, optional).tolist() == [2, 1, 2]
+    sound = np.zeros(5, bool)
+    blocked = pause_or_nothing(tokens, sound)
+    assert blocked.shape == (5, 3) and blocked[:, 1].all() and not blocked[:, [0, 2]].any()
+    assert frame_durations(weights, 1, 5, optional, blocked).tolist() in ([3, 0, 2], [2, 0, 3])
+    pause = np.array([False, False, True, False, False])  # the same frame, silent
+    assert frame_durations(weights, 1, 5, optional, pause_or_nothing(tokens, pause)).tolist() == [2, 1, 2]
+    assert pause_or_nothing(tokens, None) is None
