@@ -18,6 +18,7 @@ SCRIPTS = {
     "espeak_tts": ROOT / "egs/espeak/tts1/run.sh",
     "espeak_vc": ROOT / "egs/espeak/vc1/run.sh",
     "espeak_align": ROOT / "egs/espeak/align1/run.sh",
+    "festival_align": ROOT / "egs/festival/align1/run.sh",
     "ljspeech": ROOT / "egs/ljspeech/tts1/run.sh",
     "arctic": ROOT / "egs/arctic/vc1/run.sh",
 }
@@ -27,7 +28,7 @@ NEEDS_CORPUS = {"ljspeech", "arctic"}
 FAKE_ALIGNER = r"""#!/usr/bin/env bash
 echo "$*" >> "$CALLS"
 case $1 in
-  prepare) out=$3; [ "$2" = espeak ] || [ "$2" = cmudict ] || out=$4
+  prepare) out=$3; [ "$2" = espeak ] || [ "$2" = cmudict ] || [ "$2" = festival ] || out=$4
            mkdir -p "$out" && touch "$out/train.jsonl" "$out/valid.jsonl" "$out/test.jsonl" ;;
   train) while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
          mkdir -p "$out/checkpoints" && touch "$out/checkpoints/ckpt-00000002.pt" ;;
@@ -84,9 +85,9 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
     if expected[2] == "convert":
         expected.append("score")  # aligner score --task vc
         expected += ["python"] * 4  # baseline train, convert, vocode; scripts/eval_vc.py
-    if name == "espeak_align":  # an alignment model does not synthesize
+    if name.endswith("_align"):  # an alignment model does not synthesize
         expected.remove("synthesize")
-    if name in ("espeak_tts", "espeak_align"):
+    if name in ("espeak_tts", "espeak_align", "festival_align"):
         expected.append("score-alignment")  # against the corpus's reference timings
     assert calls(tmp_path) == expected
     again = run(name, tmp_path, env)
