@@ -68,7 +68,11 @@ def guided_attention_loss(
 
 
 def forward_sum_loss(
-    log_scores: Tensor, frame_lengths: Tensor, token_lengths: Tensor, blank_logprob: float = -1.0
+    log_scores: Tensor,
+    frame_lengths: Tensor,
+    token_lengths: Tensor,
+    blank_logprob: float = -1.0,
+    required: Tensor | None = None,
 ) -> Tensor:
     """Minus the log-likelihood of all monotonic paths through an alignment, per token.
 
@@ -85,6 +89,8 @@ def forward_sum_loss(
         frame_lengths: ``(B,)`` ``T_b``.
         token_lengths: ``(B,)`` ``N_b``.
         blank_logprob: the blank's score before normalization.
+        required: ``(B, N)`` bool, the tokens every path must visit (None: all of them);
+            the others are never on a path (their frames go to neighbours or the blank).
     """
     batch, t_max, n_max = log_scores.shape
     _check_shape("frame_lengths", frame_lengths, (batch,), "(B,)")
@@ -94,17 +100,24 @@ def forward_sum_loss(
     scores = scores.masked_fill(~valid, torch.finfo(scores.dtype).min / 2)
     blank = scores.new_full((batch, t_max, 1), blank_logprob)
     log_probs = torch.log_softmax(torch.cat([blank, scores], dim=2), dim=2)
-    targets = torch.arange(1, n_max + 1, device=scores.device).expand(batch, n_max)
+    positions = torch.arange(1, n_max + 1, device=scores.device).expand(batch, n_max)
+    target_lengths = token_lengths.to(scores.device)
+    targets = positions
+    if required is not None:  # the required positions first, in order
+        keep = required.to(scores.device) & valid[:, 0, :]
+        targets = torch.sort(torch.where(keep, positions, positions + n_max), dim=1).values
+        targets = targets.clamp(max=n_max)
+        target_lengths = keep.sum(1)
     loss = torch.nn.functional.ctc_loss(
         log_probs.transpose(0, 1),
         targets,
         frame_lengths.to(scores.device),
-        token_lengths.to(scores.device),
+        target_lengths,
         blank=0,
         reduction="none",
         zero_infinity=True,
     )
-    return (loss / token_lengths.to(loss).clamp_min(1)).mean()
+    return (loss / target_lengths.to(loss).clamp_min(1)).mean()
 
 
 def binarization_loss(hard: Tensor, log_soft: Tensor) -> Tensor:

@@ -147,7 +147,11 @@ def _all_optional_between(opt: np.ndarray, gap: int) -> np.ndarray:
     return run
 
 
-BLOCKED_LOGPROB = -1e9  # a (frame, token) cell the path may not take
+def with_overrides(log_probs: np.ndarray, overrides: np.ndarray | None) -> np.ndarray:
+    """`log_probs` with the cells of `overrides` (same shape) that are not NaN put in."""
+    if overrides is None:
+        return log_probs
+    return np.where(np.isnan(overrides), log_probs, overrides)
 
 
 def frame_durations(
@@ -155,14 +159,12 @@ def frame_durations(
     r: int,
     n_frames: int,
     optional: np.ndarray | None = None,
-    blocked: np.ndarray | None = None,
+    overrides: np.ndarray | None = None,
 ) -> np.ndarray:
     """Frames per token ``(N,)`` summing to ``n_frames`` from step weights ``(S, N)``:
-    `spread_to_frames`, then `monotonic_search` on the log-weights; ``blocked (n_frames,
-    N)`` bool: cells the path avoids (an optional token may then get no frame)."""
+    `spread_to_frames`, then `monotonic_search` on the log-weights, with ``overrides
+    (n_frames, N)`` (NaN: keep) in place of them where given."""
     frames = spread_to_frames(weights, r, n_frames)
-    log_probs = np.log(np.clip(frames, 1e-8, None))
-    if blocked is not None:
-        log_probs = np.where(np.asarray(blocked, bool), BLOCKED_LOGPROB, log_probs)
+    log_probs = with_overrides(np.log(np.clip(frames, 1e-8, None)), overrides)
     path = monotonic_search(log_probs, optional)
     return path_durations(path[None], frames.shape[1])[0]

@@ -28,7 +28,7 @@ import torch
 
 from aligner.attention import metrics, search
 from aligner.files import save_by_name, write_atomic
-from aligner.text.tiers import frame_bounds, optional_tokens, pause_or_nothing, token_tiers
+from aligner.text.tiers import frame_bounds, optional_tokens, separator_log_probs, token_tiers
 
 SPACE_LABEL = "sp"
 
@@ -108,8 +108,8 @@ def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
             if utt.kind != "positions"
             else np.ones(len(utt.tokens), bool)  # a VC target may be shorter than its source
         )
-        blocked = pause_or_nothing(utt.tokens, utt.pauses) if utt.kind != "positions" else None
-        return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, blocked)
+        cells = separator_log_probs(utt.tokens, utt.pauses) if utt.kind != "positions" else None
+        return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, cells)
     w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
     steps, n = w.shape[1:]
     d = metrics.durations(

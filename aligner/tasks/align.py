@@ -27,14 +27,14 @@ from torch import nn
 
 from aligner.attention.losses import binarization_loss, forward_sum_loss
 from aligner.attention.metrics import alignment_metrics, summarize
-from aligner.attention.search import BLOCKED_LOGPROB, batched_search, path_durations
+from aligner.attention.search import batched_search, path_durations, with_overrides
 from aligner.config import from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
 from aligner.tasks.speech import first_items, set_data_sizes
 from aligner.tasks.truth import References, TruthErrors
 from aligner.tasks.tts import TextSpeechData, text_speech_data
-from aligner.text.tiers import optional_tokens, pause_or_nothing, token_tiers
+from aligner.text.tiers import WORD_SEPARATOR, optional_tokens, separator_log_probs, token_tiers
 
 
 @dataclass
@@ -58,14 +58,13 @@ def hard_alignment(
     out: AlignerOutput,
     mel_lengths: torch.Tensor,
     optional: np.ndarray | None = None,
-    blocked: np.ndarray | None = None,
+    overrides: np.ndarray | None = None,
 ) -> np.ndarray:
     """Paths ``(B, T)`` (token of each frame, -1 on padding) of the monotonic alignment
     search over the soft alignment of `out`; `optional` ``(B, N)`` tokens may get no
-    frame (None: every token gets at least one); ``blocked (B, T, N)`` cells are avoided."""
-    log_soft = out.log_alignments.detach().float().cpu().numpy()
-    if blocked is not None:
-        log_soft = np.where(blocked, BLOCKED_LOGPROB, log_soft)
+    frame (None: every token gets at least one); ``overrides (B, T, N)``: log-probabilities
+    in place of the alignment's where not NaN."""
+    log_soft = with_overrides(out.log_alignments.detach().float().cpu().numpy(), overrides)
     tokens = out.enc_mask.sum(1).cpu().numpy()
     return batched_search(log_soft, mel_lengths.cpu().numpy(), tokens, optional)
 
@@ -85,6 +84,7 @@ class AlignTask:
         self.train_set, self.valid_set = corpus.train_set, corpus.valid_set
         self.log = corpus.data.log
         self.optional_ids = optional_tokens(corpus.table.symbols)
+        self.separator_ids = np.array([s == WORD_SEPARATOR for s in corpus.table.symbols])
         self.references = References(self.valid_set.items, corpus.mel_cfg)
         self.symbols = corpus.symbols("align", model.config.to_dict())
 
@@ -107,15 +107,27 @@ class AlignTask:
     ) -> tuple[torch.Tensor, dict[str, float]]:
         out = self.forward(model, batch)
         lengths = batch["mel_lengths"], batch["token_lengths"]
-        ctc = forward_sum_loss(out.log_scores, *lengths, self.loss_cfg.blank_logprob)
+        ctc = self.forward_sum(out, batch)
         parts = {"forward_sum": float(ctc.detach())}
         scale = self.loss_cfg.bin_scale(step)
         if scale <= 0:
             return ctc, parts
-        hard = one_hot(hard_alignment(out, lengths[0]), out.enc_mask.size(1), ctc.device)
+        separators = self.separator_ids[batch["tokens"].cpu().numpy()]
+        paths = hard_alignment(out, lengths[0], separators)
+        hard = one_hot(paths, out.enc_mask.size(1), ctc.device)
         binar = binarization_loss(hard, out.log_alignments)
         parts["binarization"] = float(binar.detach())
         return ctc + scale * binar, parts
+
+    def forward_sum(self, out: AlignerOutput, batch: dict[str, Any]) -> torch.Tensor:
+        """The forward-sum loss with every token required but the word separators: a
+        separator is the pause between two words or nothing, which the audio tells at
+        inference (`aligner.text.tiers.separator_log_probs`); forced to hold a frame, it
+        took one from the word before or after, whichever the model happened to learn
+        (eSpeak: the end of the word before, Festival: the start of the next; docs)."""
+        required = torch.as_tensor(~self.separator_ids[batch["tokens"].cpu().numpy()])
+        lengths = batch["mel_lengths"], batch["token_lengths"]
+        return forward_sum_loss(out.log_scores, *lengths, self.loss_cfg.blank_logprob, required)
 
     def optional(self, batch: dict[str, Any]) -> np.ndarray:
         """``(B, N)`` bool: the tokens (separators, punctuation, specials) that the
@@ -133,7 +145,7 @@ class AlignTask:
             out = self.forward(model, batch)
             lengths = batch["mel_lengths"], batch["token_lengths"]
             n = len(batch["ids"])
-            loss = forward_sum_loss(out.log_scores, *lengths, self.loss_cfg.blank_logprob)
+            loss = self.forward_sum(out, batch)
             total, count = total + float(loss) * n, count + n
             required = torch.as_tensor(~self.optional(batch), device=out.alignments.device)
             frames = lengths[0].to(out.alignments.device)
@@ -155,17 +167,17 @@ class AlignTask:
         cfg = self.corpus.mel_cfg
         sec = cfg.hop_length / cfg.sample_rate
         table, kind = self.corpus.table, self.corpus.data.tokenizer
-        blocked = np.zeros(tuple(out.log_alignments.shape), bool)
+        overrides = np.full(tuple(out.log_alignments.shape), np.nan)
         pauses, tokens = {}, {}
         for i, uid in enumerate(batch["ids"]):
             if uid in self.references:
                 n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
                 tokens[i] = table.decode(batch["tokens"][i, :n].tolist())
                 pauses[i] = self.references.pauses(uid, frames)
-                cells = pause_or_nothing(tokens[i], pauses[i])
+                cells = separator_log_probs(tokens[i], pauses[i])
                 if cells is not None:
-                    blocked[i, :frames, :n] = cells
-        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), blocked)
+                    overrides[i, :frames, :n] = cells
+        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), overrides)
         durations = path_durations(paths, out.enc_mask.size(1))
         for i, uid in enumerate(batch["ids"]):
             if i in tokens:

@@ -51,17 +51,25 @@ def optional_tokens(tokens: Sequence[str]) -> np.ndarray:
     return np.array([t == WORD_SEPARATOR or t in PUNCTUATION or t in SPECIALS for t in tokens])
 
 
-def pause_or_nothing(tokens: Sequence[str], pauses: np.ndarray | None) -> np.ndarray | None:
-    """``(T, N)`` bool: the frames a word separator may not take, those outside a pause
-    (``pauses (T,)``), for `aligner.attention.search.frame_durations`'s ``blocked``; None
-    without pauses. A separator is a pause or nothing: the frame or two the alignment gives
-    a bare separator between two words belong to the words' phones, which the search then
-    places by their own scores (Festival validation split: words 20.2 -> 17.0 ms mean, bias
-    +13.9 -> +5.5 ms; docs/results.md)."""
+SEPARATOR_FORCED, SEPARATOR_BLOCKED = 0.0, -1e9
+
+
+def separator_log_probs(tokens: Sequence[str], pauses: np.ndarray | None) -> np.ndarray | None:
+    """``(T, N)`` log-probabilities to put in place of the alignment's for the monotonic
+    search (`aligner.attention.search.frame_durations`' ``overrides``; NaN: keep the
+    alignment's), from ``pauses (T,)``: a word separator is the pause between two words or
+    nothing. Its column is ``SEPARATOR_FORCED`` (the best a cell can be) on pause frames
+    and ``SEPARATOR_BLOCKED`` elsewhere, so that the search gives a separator the silence
+    between the words and no sound. The alignment model does not learn separators (they are
+    not required by its forward-sum loss), so this is where their frames come from. None
+    without pauses: the separators keep the alignment's scores."""
     if pauses is None:
         return None
     separators = np.array([t == WORD_SEPARATOR for t in tokens])
-    return ~np.asarray(pauses, bool)[:, None] & separators[None, :]
+    silent = np.asarray(pauses, bool)[:, None]
+    out = np.full((silent.shape[0], len(tokens)), np.nan)
+    out[:, separators] = np.where(silent, SEPARATOR_FORCED, SEPARATOR_BLOCKED)
+    return out
 
 
 def frame_bounds(frames: Sequence[int], seconds_per_frame: float) -> np.ndarray:

@@ -177,3 +177,33 @@ def test_evolution_strip_and_gif(tmp_path) -> None:
         assert gif.n_frames == 2
     with pytest.raises(FileExistsError):
         save_evolution_gif([a], path)
+
+
+def test_a_token_that_is_not_required_is_never_on_a_path():
+    """forward_sum_loss with `required`: the likelihood of the required tokens alone, the
+    others' columns never visited (an independent CTC over the kept columns)."""
+    import torch
+
+    from aligner.attention.losses import forward_sum_loss
+
+    g = torch.Generator().manual_seed(3)
+    scores = torch.randn(2, 9, 5, generator=g)
+    frames, tokens = torch.tensor([9, 7]), torch.tensor([5, 4])
+    required = torch.tensor([[1, 0, 1, 1, 0], [1, 1, 0, 1, 1]], dtype=torch.bool)
+    loss = forward_sum_loss(scores, frames, tokens, -1.0, required)
+    expected = []
+    for b in range(2):
+        n, t = int(tokens[b]), int(frames[b])
+        x = scores[b : b + 1, :t, :n]
+        blank = torch.full((1, t, 1), -1.0)
+        lp = torch.log_softmax(torch.cat([blank, x], 2), 2).transpose(0, 1)
+        keep = torch.nonzero(required[b, :n]).flatten() + 1
+        ctc = torch.nn.functional.ctc_loss(lp, keep[None], torch.tensor([t]),
+                                           torch.tensor([len(keep)]), reduction="sum")  # fmt: skip
+        expected.append(ctc / len(keep))
+    assert torch.allclose(loss, torch.stack(expected).mean(), atol=1e-5)
+    everything = forward_sum_loss(scores, frames, tokens, -1.0)
+    all_required = forward_sum_loss(
+        scores, frames, tokens, -1.0, torch.ones(2, 5, dtype=torch.bool)
+    )
+    assert torch.allclose(everything, all_required)

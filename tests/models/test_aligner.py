@@ -97,7 +97,7 @@ def test_training_lowers_the_forward_sum_loss(tmp_path):
     b = task.collate([task.train_set[i] for i in range(len(task.train_set))])
     opt = torch.optim.Adam(task.model.parameters(), 1e-2)
     losses = []
-    for step in range(30):
+    for step in range(80):  # word separators are not required: the loss starts lower
         loss, parts = task.loss(task.model, b, step)
         assert ("binarization" in parts) == (step >= 3)
         opt.zero_grad()
@@ -105,7 +105,7 @@ def test_training_lowers_the_forward_sum_loss(tmp_path):
         opt.step()
         losses.append(parts["forward_sum"])
     assert losses[-1] < 0.9 * losses[0]
-    metrics = task.validate(task.model.eval(), [b], 30, None)
+    metrics = task.validate(task.model.eval(), [b], 80, None)
     assert {"loss", "focus_rate"} <= set(metrics)
 
 

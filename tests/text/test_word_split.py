@@ -62,17 +62,20 @@ def test_a_separator_is_a_pause_or_nothing():
     import numpy as np
 
     from aligner.attention.search import frame_durations
-    from aligner.text.tiers import pause_or_nothing
+    from aligner.text.tiers import separator_log_probs
 
     tokens = ["a", " ", "b"]
-    # the alignment gives the separator frame 2 (sound) and nothing else
+    # the alignment gives the separator frame 2 and nothing else
     weights = np.array([[1, 0, 0], [1, 0, 0], [0.1, 0.8, 0.1], [0, 0, 1], [0, 0, 1]], float)
     optional = np.array([False, True, False])
     assert frame_durations(weights, 1, 5, optional).tolist() == [2, 1, 2]
     sound = np.zeros(5, bool)
-    blocked = pause_or_nothing(tokens, sound)
-    assert blocked.shape == (5, 3) and blocked[:, 1].all() and not blocked[:, [0, 2]].any()
-    assert frame_durations(weights, 1, 5, optional, blocked).tolist() in ([3, 0, 2], [2, 0, 3])
-    pause = np.array([False, False, True, False, False])  # the same frame, silent
-    assert frame_durations(weights, 1, 5, optional, pause_or_nothing(tokens, pause)).tolist() == [2, 1, 2]
-    assert pause_or_nothing(tokens, None) is None
+    cells = separator_log_probs(tokens, sound)
+    assert cells.shape == (5, 3) and np.isnan(cells[:, [0, 2]]).all() and (cells[:, 1] < -1e8).all()
+    assert frame_durations(weights, 1, 5, optional, cells).tolist() in ([3, 0, 2], [2, 0, 3])
+    # a pause the alignment gave to the words: frames 1-3 are silent
+    weights = np.array([[1, 0, 0], [0.9, 0.05, 0.05], [0.5, 0.1, 0.4], [0.1, 0.1, 0.8], [0, 0, 1]])
+    pause = np.array([False, True, True, True, False])
+    cells = separator_log_probs(tokens, pause)
+    assert frame_durations(weights, 1, 5, optional, cells).tolist() == [1, 3, 1]
+    assert separator_log_probs(tokens, None) is None
