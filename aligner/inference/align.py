@@ -74,7 +74,7 @@ def _utterance(
     return UtteranceAlignment(
         name, tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
         cfg.sample_rate, m[0], kind, method, item.get("text") if kind != "positions" else None,
-        pauses,
+        pauses, speech.task == "align",
     )  # fmt: skip
 
 

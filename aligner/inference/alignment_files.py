@@ -75,6 +75,9 @@ class UtteranceAlignment:
     pauses: ``(T,)`` bool, the frames in a pause of the audio
         (`aligner.audio.trim.PauseRule`), if known: the words and phones tiers then
         put pauses where the audio is silent (`aligner.text.tiers`).
+    separators_from_pauses: the word separators take the pause frames between two words
+        and nothing else in the search (`aligner.text.tiers.separator_log_probs`): the
+        alignment model's, which it does not learn; a Tacotron's keep their own weights.
     """
 
     id: str
@@ -89,6 +92,7 @@ class UtteranceAlignment:
     method: str = "argmax"
     text: str | None = None
     pauses: np.ndarray | None = None
+    separators_from_pauses: bool = False
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -108,7 +112,7 @@ def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
             if utt.kind != "positions"
             else np.ones(len(utt.tokens), bool)  # a VC target may be shorter than its source
         )
-        cells = separator_log_probs(utt.tokens, utt.pauses) if utt.kind != "positions" else None
+        cells = separator_log_probs(utt.tokens, utt.pauses) if utt.separators_from_pauses else None
         return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, cells)
     w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
     steps, n = w.shape[1:]

@@ -41,7 +41,6 @@ WORD_SEPARATOR = " "
 PUNCTUATION = frozenset(';:,.!?¡¿—…"«»“”()-')
 SPECIALS = frozenset({"<pad>", "<unk>", "<s>", "</s>"})
 PHONE_KINDS = frozenset({"phonemes", "arpabet"})
-SOUND_SHARE = float(__import__("os").environ.get("ALIGNER_SOUND_SHARE", "1.0"))
 FRAME_CENTRE = 0.5  # frames before a frame's centre that its boundary lies (see frame_bounds)
 
 
@@ -155,10 +154,8 @@ def _times_by_pauses(
         silent = np.flatnonzero(pauses[a:b])
         if silent.size:
             cut_end, cut_start = a + silent[0], a + silent[-1] + 1
-        elif before is None:  # no pause before the first phone: it takes the frames
-            cut_end = cut_start = a
-        else:  # no pause: the phone before takes SOUND_SHARE of the frames
-            cut_end = cut_start = a + int(round(SOUND_SHARE * (b - a))) if after is not None else b
+        else:  # no pause: the phone before takes the frames (or the first phone)
+            cut_end = cut_start = b if before is not None else a
         if before is not None:
             ends[before] = times[cut_end]
         if after is not None:
