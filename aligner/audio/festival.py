@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,9 +85,17 @@ def check_voices(voices: Sequence[str]) -> None:
             )
 
 
+def ascii_fold(text: str) -> str:
+    """`text` with accents dropped (``café`` -> ``cafe``) and other non-ASCII characters
+    removed: Festival reads bytes as Latin-1 and its English voices know no other letters."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return decomposed.encode("ascii", "ignore").decode("ascii")
+
+
 def _quote(text: str) -> str:
-    """A Scheme string literal of `text` (backslashes and quotes escaped, one line)."""
-    flat = " ".join(text.split())
+    """A Scheme string literal of `text` (ASCII-folded, backslashes and quotes escaped, one
+    line)."""
+    flat = " ".join(ascii_fold(text).split())
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -124,6 +133,8 @@ def _run_scheme(script: str, timeout: float = 600.0) -> str:
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         raise FestivalError(f"Festival did not finish within {timeout:.0f} s") from None
+    if done.returncode < 0:
+        raise FestivalError(f"Festival crashed (signal {-done.returncode}) on this text")
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise FestivalError(f"Festival failed (exit {done.returncode}): {last}")

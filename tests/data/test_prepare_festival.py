@@ -90,3 +90,26 @@ def test_a_corpus_from_a_text_file_with_a_bad_sentence_reported(tmp_path):
         assert (out / "textgrids" / f"{item['id']}.TextGrid").is_file()
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 1 and "--force" in again.output
+
+
+@pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
+def test_a_sentence_festival_crashes_on_costs_only_itself(tmp_path):
+    text = tmp_path / "s.txt"
+    text.write_text("Hello there my friend.\n!!! ...\nNaïve café owners smile.\n", encoding="utf-8")
+    out = tmp_path / "c"
+    args = ["prepare", "festival", str(out), "--text", str(text), "--voices", "kal_diphone"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 bad item" in result.output and "festival_000001" in result.output
+    lines = (out / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    words = sorted(w[2] for ln in lines for w in json.loads(ln)["timings"]["words"])
+    assert "Naïve" in words and "café" in words and "Hello" in words  # spoken as naive, cafe
+    assert "Traceback" not in result.output
+
+
+def test_ascii_folding_keeps_letters_and_drops_accents():
+    from aligner.audio.festival import ascii_fold, scheme_script
+    from aligner.audio.festival import FestivalJob as Job
+
+    assert ascii_fold("Naïve café, Ærø — “quoted”") == "Naive cafe, r  quoted"
+    assert '"Naive cafe."' in scheme_script([Job("Naïve café.", "kal_diphone", "/x.wav")])

@@ -22,8 +22,10 @@ from typing import Any
 
 from aligner.audio.festival import (
     DEFAULT_VOICES,
+    FestivalError,
     FestivalJob,
     FestivalResult,
+    ascii_fold,
     check_voices,
     festival_timings,
     synthesize_jobs,
@@ -93,11 +95,22 @@ def prepare_festival(
 
 def _synthesize(
     jobs: list[FestivalJob], workers: int, progress: Callable[[int], object] | None
-) -> list[FestivalResult]:
+) -> list[FestivalResult | FestivalError]:
+    """Festival's result for each job, or the error of a job Festival failed on (a chunk
+    that fails is run again job by job, so one bad sentence costs only itself)."""
     chunks = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)]
 
-    def run(chunk: list[FestivalJob]) -> list[FestivalResult]:
-        done = synthesize_jobs(chunk)
+    def one(job: FestivalJob) -> FestivalResult | FestivalError:
+        try:
+            return synthesize_jobs([job])[0]
+        except FestivalError as err:
+            return err
+
+    def run(chunk: list[FestivalJob]) -> list[FestivalResult | FestivalError]:
+        try:
+            done: list[FestivalResult | FestivalError] = list(synthesize_jobs(chunk))
+        except FestivalError:
+            done = [one(job) for job in chunk]
         if progress is not None:
             progress(len(chunk))
         return done
@@ -107,13 +120,15 @@ def _synthesize(
 
 
 def _item(
-    job: FestivalJob, result: FestivalResult, out_dir: Path, bad: BadItemReport
+    job: FestivalJob, result: FestivalResult | FestivalError, out_dir: Path, bad: BadItemReport
 ) -> dict[str, Any] | None:
     """The manifest item of one spoken sentence, or None (reported, wav removed)."""
     import soundfile
 
     uid = Path(job.path).stem
     try:
+        if isinstance(result, FestivalError):
+            raise result
         duration = soundfile.info(job.path).duration
         timings = festival_timings(result, duration)
         timings = _labelled(timings, job.text)
@@ -133,6 +148,8 @@ def _labelled(timings: Timings, text: str) -> Timings:
     are not the text's words."""
     said = [w.label for w in timings.words]
     written = text_words(text)
+    if not written:
+        raise ValueError("no words to speak (give a sentence with letters)")
     if [_key(w) for w in said] != [_key(w) for w in written]:
         raise ValueError(
             f"Festival read other words than the text's (it said {' '.join(said)!r}; "
@@ -160,4 +177,4 @@ def _figures(
 
 def _key(word: str) -> str:
     """A word as compared with Festival's (which drops some apostrophes: ma'am -> maam)."""
-    return word.lower().replace("'", "")
+    return ascii_fold(word).lower().replace("'", "")

@@ -18,13 +18,13 @@ from pathlib import Path
 from aligner.data.prepare.sentences import BLOCKED
 
 FORTUNE_DIR = Path("/usr/share/games/fortunes")
-WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 _PLAIN = re.compile(r"[A-Z][A-Za-z ,.;:!?']*[.!?]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def text_words(text: str) -> list[str]:
-    """The words of `text` (letters with inner apostrophes), in order."""
+    """The words of `text` (letters of any alphabet with inner apostrophes), in order."""
     return WORD.findall(text)
 
 
