@@ -42,8 +42,9 @@ def start_errors(reference: Path, predicted: Path, classes: dict[str, set[str]])
 def position_errors(reference: Path, predicted: Path):
     """``({place: [signed errors in ms]}, unpaired items)`` of every phone start, and of
     the phone ends that no phone starts at (before a pause or the utterance's end)."""
-    out: dict[str, list[float]] = {n: [] for n in ("inside", "word start", "after pause",
-                                                   "before pause")}  # fmt: skip
+    out: dict[str, list[float]] = {
+        n: [] for n in ("inside", "word start", "after pause", "before pause")
+    }
     unpaired = 0
     for uid, ref in reference_timings(reference).items():
         pred = (predicted_timings(predicted, uid) or {}).get("phones")
@@ -68,10 +69,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", type=Path, required=True)
     parser.add_argument("--predicted", type=Path, required=True)
-    parser.add_argument("--class", dest="classes", action="append", default=[],
-                        help="NAME=PHONE,PHONE,... (repeatable)")  # fmt: skip
-    parser.add_argument("--by-position", action="store_true",
-                        help="Group the boundaries by their place in the words, not by class.")  # fmt: skip
+    parser.add_argument(
+        "--class",
+        dest="classes",
+        action="append",
+        default=[],
+        help="NAME=PHONE,PHONE,... (repeatable)",
+    )
+    parser.add_argument(
+        "--by-position",
+        action="store_true",
+        help="Group the boundaries by their place in the words, not by class.",
+    )
     args = parser.parse_args(argv)
     classes = {c.split("=")[0]: set(c.split("=")[1].split(",")) for c in args.classes}
     if args.by_position:

@@ -44,14 +44,27 @@ def _progress(done: int, total: int) -> None:
 
 
 @click.command()
-@click.option("--system", "systems", multiple=True, required=True,
-              help="NAME=MANIFEST: the manifest.jsonl of a conversion (repeatable).")  # fmt: skip
-@click.option("--alignment", "alignments", multiple=True,
-              help="NAME=SUMMARY: aligner align's summary.json for that system, or NAME=source.")  # fmt: skip
+@click.option(
+    "--system",
+    "systems",
+    multiple=True,
+    required=True,
+    help="NAME=MANIFEST: the manifest.jsonl of a conversion (repeatable).",
+)
+@click.option(
+    "--alignment",
+    "alignments",
+    multiple=True,
+    help="NAME=SUMMARY: aligner align's summary.json for that system, or NAME=source.",
+)
 @click.option("--limit", default=0, show_default=True, help="First N items (0 = all).")
 @click.option("--verbose", is_flag=True, help="Print every item.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write per-item scores and totals as JSON.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write per-item scores and totals as JSON.",
+)
 def main(systems, alignments, limit: int, verbose: bool, json_out: Path | None) -> None:
     """Print MCD, F0 and duration scores of the source and each system (Markdown table)."""
     from aligner.inference.common import InferenceError

@@ -265,8 +265,14 @@ def _finish(args: argparse.Namespace, start: float) -> int:
     skipped = len(result["skipped"])
     aligned = len(items) - skipped
     print(f"aligned {aligned} of {len(items)} items in {secs:.1f} s ({skipped} skipped)")
-    summary = {"manifest": str(args.manifest), "items": len(items), "aligned": aligned,
-               "seconds": round(secs, 2), "settings": SETTINGS, **result}  # fmt: skip
+    summary = {
+        "manifest": str(args.manifest),
+        "items": len(items),
+        "aligned": aligned,
+        "seconds": round(secs, 2),
+        "settings": SETTINGS,
+        **result,
+    }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return 1 if skipped else 0
 

@@ -24,17 +24,26 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--data", type=click.Path(path_type=Path), required=True,
-              help="A parallel corpus folder (train.jsonl, valid.jsonl with target_audio).")  # fmt: skip
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The model file to write.")  # fmt: skip
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="A parallel corpus folder (train.jsonl, valid.jsonl with target_audio).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The model file to write.",
+)
 @click.option("--epochs", default=30, show_default=True)
 @click.option("--max-minutes", default=10.0, show_default=True, help="Training time budget.")
 @click.option("--context", default=4, show_default=True, help="Source frames each side.")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--force", is_flag=True, help="Overwrite --out.")
-def train(data: Path, out: Path, epochs: int, max_minutes: float, context: int, seed: int,
-          force: bool) -> None:  # fmt: skip
+def train(
+    data: Path, out: Path, epochs: int, max_minutes: float, context: int, seed: int, force: bool
+) -> None:
     """Fit the regression on the corpus's training pairs (DTW-aligned log-mels)."""
     from aligner.inference.common import InferenceError
     from aligner.inference.vc_baseline import BaselineConfig, train_baseline
@@ -55,16 +64,33 @@ def _writes_conversions(what: str):
     manifest (`what`: which of its audio they read)."""
 
     def wrap(func):
-        for option in reversed([
-            click.option("--model", type=click.Path(dir_okay=False, path_type=Path),
-                         required=True, help="A baseline model file (its log-mel settings)."),
-            click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path),
-                         required=True, help=f"A manifest (e.g. data/test.jsonl): {what}."),
-            click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-                         required=True, help="Folder for ID.wav and manifest.jsonl."),
-            click.option("--griffin-lim-iters", default=60, show_default=True),
-            click.option("--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl."),
-        ]):  # fmt: skip
+        for option in reversed(
+            [
+                click.option(
+                    "--model",
+                    type=click.Path(dir_okay=False, path_type=Path),
+                    required=True,
+                    help="A baseline model file (its log-mel settings).",
+                ),
+                click.option(
+                    "--in",
+                    "manifest",
+                    type=click.Path(dir_okay=False, path_type=Path),
+                    required=True,
+                    help=f"A manifest (e.g. data/test.jsonl): {what}.",
+                ),
+                click.option(
+                    "--out",
+                    type=click.Path(file_okay=False, path_type=Path),
+                    required=True,
+                    help="Folder for ID.wav and manifest.jsonl.",
+                ),
+                click.option("--griffin-lim-iters", default=60, show_default=True),
+                click.option(
+                    "--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl."
+                ),
+            ]
+        ):
             func = option(func)
         return main.command()(func)
 

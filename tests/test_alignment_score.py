@@ -19,8 +19,10 @@ PHONES = [(0.10, 0.20, "h"), (0.20, 0.40, "o"), (0.45, 0.90, "b"), (0.90, 1.30, 
 
 def reference(tmp: Path, ids=("a", "b", "c", "d")) -> Path:
     t = Timings([Interval(*w) for w in WORDS], [Interval(*p) for p in PHONES], 1.5)
-    items = [{"id": i, "audio": f"{i}.wav", "text": "hello big world", "timings": t.to_dict()}
-             for i in ids]  # fmt: skip
+    items = [
+        {"id": i, "audio": f"{i}.wav", "text": "hello big world", "timings": t.to_dict()}
+        for i in ids
+    ]
     path = tmp / "valid.jsonl"
     path.write_text("".join(json.dumps(it) + "\n" for it in items))
     return path
@@ -67,8 +69,10 @@ def test_another_tools_textgrid_and_unmatched_items(tmp_path):
     pred = tmp_path / "mfa"
     pred.mkdir()
     with_sil = [(0.0, 0.05, "sil"), *shift(WORDS, -0.01), (1.3, 1.5, "sp")]
-    grid(pred / "a.TextGrid", {"Phones": shift(PHONES, 0.02), "extra": [(0, 1.5, "x")],
-                               "WORDS": with_sil})  # fmt: skip
+    grid(
+        pred / "a.TextGrid",
+        {"Phones": shift(PHONES, 0.02), "extra": [(0, 1.5, "x")], "WORDS": with_sil},
+    )
     grid(pred / "b.TextGrid", {"words": WORDS[:2], "phones": PHONES})
     grid(pred / "c.TextGrid", {"words": WORDS})
     result = score("--reference", ref, "--predicted", pred, "--out", tmp_path / "s.json")

@@ -37,8 +37,16 @@ def test_alignment_curve_prints_the_truth_columns_when_logged(tmp_path, capsys):
 
     logger = Logger(tmp_path / "exp" / "tb")
     for step, (focus, words) in enumerate([(0.2, 80.0), (0.5, 31.5)], 1):
-        logger.scalars({"focus_rate": focus, "items_with_skips": 0.0, "items_with_repeats": 0.0,
-                        "word_boundary_ms": words}, 100 * step, prefix="valid")  # fmt: skip
+        logger.scalars(
+            {
+                "focus_rate": focus,
+                "items_with_skips": 0.0,
+                "items_with_repeats": 0.0,
+                "word_boundary_ms": words,
+            },
+            100 * step,
+            prefix="valid",
+        )
     logger.close()
     curve = load("alignment_curve")
     rows = curve.read_curve(tmp_path / "exp")
@@ -54,16 +62,21 @@ def test_boundary_errors_by_class_splits_the_phone_starts(tmp_path, capsys):
     import json
 
     phones = [[0.0, 0.1, "ˈa"], [0.1, 0.2, "t"], [0.2, 0.3, "s"]]
-    item = {"id": "u1", "audio": "u1.wav", "text": "at s",
-            "timings": {"duration": 0.3, "words": [[0.0, 0.3, "ats"]], "phones": phones}}  # fmt: skip
+    item = {
+        "id": "u1",
+        "audio": "u1.wav",
+        "text": "at s",
+        "timings": {"duration": 0.3, "words": [[0.0, 0.3, "ats"]], "phones": phones},
+    }
     (tmp_path / "ref.jsonl").write_text(json.dumps(item) + "\n")
     shift = {"t": -0.03}
     pred = [[a + shift.get(lab, 0.01), b, lab] for a, b, lab in phones]
     (tmp_path / "pred").mkdir()
     (tmp_path / "pred/u1.durations.json").write_text(json.dumps({"phones": pred}))
     script = load("boundary_errors_by_class")
-    errors, unpaired = script.start_errors(tmp_path / "ref.jsonl", tmp_path / "pred",
-                                           {"stops": {"t", "k"}})  # fmt: skip
+    errors, unpaired = script.start_errors(
+        tmp_path / "ref.jsonl", tmp_path / "pred", {"stops": {"t", "k"}}
+    )
     assert unpaired == 0
     assert errors["stops"] == pytest.approx([-30.0])
     assert errors["other"] == pytest.approx([10.0, 10.0])
@@ -76,8 +89,12 @@ def test_boundary_errors_by_position_finds_pauses(tmp_path):
 
     phones = [[0.0, 0.1, "a"], [0.1, 0.2, "t"], [0.3, 0.4, "s"], [0.4, 0.5, "o"]]
     words = [[0.0, 0.2, "at"], [0.3, 0.5, "so"]]
-    item = {"id": "u1", "audio": "u1.wav", "text": "at so",
-            "timings": {"duration": 0.5, "words": words, "phones": phones}}  # fmt: skip
+    item = {
+        "id": "u1",
+        "audio": "u1.wav",
+        "text": "at so",
+        "timings": {"duration": 0.5, "words": words, "phones": phones},
+    }
     (tmp_path / "ref.jsonl").write_text(json.dumps(item) + "\n")
     pred = [[a + 0.01, b + 0.02, lab] for a, b, lab in phones]
     (tmp_path / "pred").mkdir()

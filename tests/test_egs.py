@@ -60,8 +60,12 @@ def fake_env(tmp: Path) -> dict[str, str]:
     for name, text in (("aligner", FAKE_ALIGNER), ("python", FAKE_PYTHON)):
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
-    return {**os.environ, "ALIGNER": str(bin_dir / "aligner"), "PYTHON": str(bin_dir / "python"),
-            "CALLS": str(tmp / "calls.txt")}  # fmt: skip
+    return {
+        **os.environ,
+        "ALIGNER": str(bin_dir / "aligner"),
+        "PYTHON": str(bin_dir / "python"),
+        "CALLS": str(tmp / "calls.txt"),
+    }
 
 
 def run(name: str, tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -80,8 +84,12 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
     env = fake_env(tmp_path)
     first = run(name, tmp_path, env)
     assert first.returncode == 0, first.stderr
-    expected = ["prepare", "train", "convert" if "vc" in name or name == "arctic" else "synthesize",
-                "align"]  # fmt: skip
+    expected = [
+        "prepare",
+        "train",
+        "convert" if "vc" in name or name == "arctic" else "synthesize",
+        "align",
+    ]
     if expected[2] == "convert":
         expected.append("score")  # aligner score --task vc
         expected += ["python"] * 4  # baseline train, convert, vocode; scripts/eval_vc.py
@@ -148,12 +156,15 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         in lines[7]
     )
     assert "--system vocoded-target=" in lines[8]
-    assert lines[8].endswith("--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
-                             "summary.json --alignment baseline=source --json "
-                             "exp/accent/seq2seq_vc_lsa_small/score/vc.json")  # fmt: skip
+    assert lines[8].endswith(
+        "--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
+        "summary.json --alignment baseline=source --json "
+        "exp/accent/seq2seq_vc_lsa_small/score/vc.json"
+    )
     assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
-    bad = subprocess.run([*cmd[:2], "--pair", "hard"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True)  # fmt: skip
+    bad = subprocess.run(
+        [*cmd[:2], "--pair", "hard"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "use easy or accent" in bad.stderr
 
 
@@ -233,9 +244,19 @@ def test_g2p_training_in_stages_as_the_readme_reproduces_its_best_row(tmp_path):
 def test_g2p_right_to_left_runs_rerank_the_ensemble(tmp_path):
     env = fake_env(tmp_path)
     r = run_g2p(
-        tmp_path, env, "--seeds", "1 2", "--r2l-seeds", "11", "--r2l-weight", "0.4",
-        "--train-args", "--set train.max_steps=9", "--r2l-train-args", "--set train.lr=1e-3",
-    )  # fmt: skip
+        tmp_path,
+        env,
+        "--seeds",
+        "1 2",
+        "--r2l-seeds",
+        "11",
+        "--r2l-weight",
+        "0.4",
+        "--train-args",
+        "--set train.max_steps=9",
+        "--r2l-train-args",
+        "--set train.lr=1e-3",
+    )
     assert r.returncode == 0, r.stderr
     lines = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls(tmp_path) == ["prepare", *["train"] * 3, *["average"] * 3, *["g2p"] * 3, "score"]
@@ -296,13 +317,19 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
     if not (ROOT / (prepare_module.replace(".", "/") + ".py")).exists():
         pytest.skip("aligner prepare is not in this checkout yet")
     (ljspeech_fixture if name == "ljspeech" else arctic_fixture)(tmp_path / "corpus")
-    small = {"ljspeech": "recipes/tts/tacotron_lsa_small.yaml",
-             "arctic": "recipes/vc/seq2seq_vc_lsa_small.yaml"}[name]  # fmt: skip
+    small = {
+        "ljspeech": "recipes/tts/tacotron_lsa_small.yaml",
+        "arctic": "recipes/vc/seq2seq_vc_lsa_small.yaml",
+    }[name]
     bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "ALIGNER": str(bin_dir / "aligner"), "PYTHON": sys.executable,
-           "ALIGNER_TRAIN_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
-           "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false",
-           "ALIGNER_BASELINE_ARGS": "--epochs 1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "ALIGNER": str(bin_dir / "aligner"),
+        "PYTHON": sys.executable,
+        "ALIGNER_TRAIN_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
+        "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false",
+        "ALIGNER_BASELINE_ARGS": "--epochs 1",
+    }
     r = run(name, tmp_path, env, "--recipe", str(ROOT / small))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     summary = json.loads((tmp_path / "exp/align/summary.json").read_text())

@@ -88,8 +88,10 @@ def test_torch_write_failure_without_errno_on_a_full_disk(tmp_path, monkeypatch)
     monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10, 10, 0))
 
     def failing(obj, fh):
-        raise RuntimeError("[enforce fail at inline_container.cc:778] . PytorchStreamWriter "
-                           "failed writing file data/0: file write failed")  # fmt: skip
+        raise RuntimeError(
+            "[enforce fail at inline_container.cc:778] . PytorchStreamWriter "
+            "failed writing file data/0: file write failed"
+        )
 
     monkeypatch.setattr(torch, "save", failing)
     with pytest.raises(OutputError, match="no space left"):

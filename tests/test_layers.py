@@ -12,10 +12,21 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "aligner"
 # bottom to top; the bottom floor shares one level
 LEVELS = {
-    "attention": 0, "audio": 0, "text": 0, "checkpoint": 0, "config": 0, "files": 0,
-    "__init__": 0, "data": 1, "models": 2, "decode": 3, "tasks": 4, "train": 5, "inference": 6,
+    "attention": 0,
+    "audio": 0,
+    "text": 0,
+    "checkpoint": 0,
+    "config": 0,
+    "files": 0,
+    "__init__": 0,
+    "data": 1,
+    "models": 2,
+    "decode": 3,
+    "tasks": 4,
+    "train": 5,
+    "inference": 6,
     "cli": 7,
-}  # fmt: skip
+}
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 

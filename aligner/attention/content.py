@@ -115,9 +115,13 @@ class DistanceAttention(ContentAttention):
     """
 
     def __init__(
-        self, query_dim: int, memory_dim: int, attn_dim: int = 128, temperature: float = 5e-4,
+        self,
+        query_dim: int,
+        memory_dim: int,
+        attn_dim: int = 128,
+        temperature: float = 5e-4,
         **kw,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(query_dim, memory_dim, attn_dim, **kw)
         if temperature <= 0:
             raise ValueError(f"distance attention: temperature must be > 0, got {temperature}")

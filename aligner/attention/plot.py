@@ -46,10 +46,19 @@ MAX_PANELS = 12  # sentences per multi-panel PNG file
 LABEL_PT, MIN_LABEL_PT = 11.0, 8.0  # token label sizes: preferred, smallest
 TITLE_CHARS = 80
 __all__ = [
-    "alignment_figure", "alignment_image", "alignments_figure", "draw_alignment",
-    "evolution_strip", "figure_image", "plot_npy", "save_alignment_panels",
-    "save_alignment_png", "save_evolution_gif", "text_alignment_figure", "Timing",
-]  # fmt: skip
+    "alignment_figure",
+    "alignment_image",
+    "alignments_figure",
+    "draw_alignment",
+    "evolution_strip",
+    "figure_image",
+    "plot_npy",
+    "save_alignment_panels",
+    "save_alignment_png",
+    "save_evolution_gif",
+    "text_alignment_figure",
+    "Timing",
+]
 
 
 def _short(title: str) -> str:
@@ -160,9 +169,14 @@ def alignments_figure(
         )
     heights = [_height(matrix_shape(w)[1], bool(t), PANEL_HEIGHT) for w, t in zip(weights, tokens)]
     fig, axes = plt.subplots(
-        len(weights), 1, figsize=(WIDTH, sum(heights)), dpi=100, layout="constrained",
-        squeeze=False, gridspec_kw={"height_ratios": heights},
-    )  # fmt: skip
+        len(weights),
+        1,
+        figsize=(WIDTH, sum(heights)),
+        dpi=100,
+        layout="constrained",
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
+    )
     timing = Timing(r, hop_length, sample_rate)
     try:
         for k, (ax, w, tok, title) in enumerate(zip(axes[:, 0], weights, tokens, titles)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -160,3 +161,25 @@ class MelStats:
         if mean.shape != std.shape or mean.dim() != 1:
             raise ValueError(f"mel stats need equal 1-D mean/std, got {mean.shape}, {std.shape}")
         return cls(mean, std)
+
+
+def speech_spans(
+    log_mel: torch.Tensor, lengths: torch.Tensor, top_db: float = 40.0, power: float = 1.0
+) -> torch.Tensor:
+    """``(B, 2)`` long: per utterance the first frame with sound and one past the last, from
+    its natural-log mel ``(B, T, M)`` (not normalized) of ``lengths (B,)`` frames; a frame
+    has sound when its summed mel is at most `top_db` below the utterance's loudest frame
+    (`power`: the mel's exponent of the magnitude, 1 or 2). An utterance with no frame that
+    quiet, or all silent, spans all its frames. Real recordings start and end in silence (or
+    breath and noise, which count as sound): the span is where the words can be."""
+    level = torch.logsumexp(log_mel.float(), dim=2) * (20.0 / (power * math.log(10.0)))
+    t = torch.arange(log_mel.size(1), device=log_mel.device)
+    valid = t[None, :] < lengths.to(log_mel.device)[:, None]
+    level = level.masked_fill(~valid, float("-inf"))
+    loud = level >= level.max(dim=1, keepdim=True).values - top_db
+    loud &= valid
+    any_loud = loud.any(dim=1)
+    first = torch.where(any_loud, loud.float().argmax(dim=1), torch.zeros_like(lengths))
+    last = t.numel() - 1 - loud.flip(1).float().argmax(dim=1)
+    end = torch.where(any_loud, last + 1, lengths.to(log_mel.device))
+    return torch.stack([first, end], dim=1).long()

@@ -128,9 +128,13 @@ def _run_scheme(script: str, timeout: float = 600.0) -> str:
     program = festival_program()
     try:
         done = subprocess.run(
-            [program, "--batch", "--pipe"], input=script, capture_output=True, text=True,
-            timeout=timeout, errors="replace",
-        )  # fmt: skip
+            [program, "--batch", "--pipe"],
+            input=script,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            errors="replace",
+        )
     except subprocess.TimeoutExpired:
         raise FestivalError(f"Festival did not finish within {timeout:.0f} s") from None
     if done.returncode < 0:

@@ -31,8 +31,9 @@ from typing import Any, NamedTuple
 TIERS = ("words", "phones")
 STOP_CONVENTIONS = ("closure", "burst")
 # Stops and affricates (eSpeak NG's IPA names), whose closure starts them.
-CLOSURE_PHONES = frozenset({"p", "t", "k", "b", "d", "ɡ", "g", "c", "ɟ", "q", "ʔ",
-                            "tʃ", "dʒ", "ts", "dz"})  # fmt: skip
+CLOSURE_PHONES = frozenset(
+    {"p", "t", "k", "b", "d", "ɡ", "g", "c", "ɟ", "q", "ʔ", "tʃ", "dʒ", "ts", "dz"}
+)
 SILENCE_LEVEL = 64 / 32768  # peak of a silent 1 ms window, of full scale (-54 dBFS)
 MAX_CLOSURE = 0.08  # seconds; eSpeak NG's closures are 25-60 ms
 SILENCE_LABELS = frozenset({"", "sil", "sp", "pau", "<sil>", "silence", "<eps>", "#"})
@@ -64,8 +65,11 @@ class Timings:
         def rows(tier: list[Interval]) -> list[list[Any]]:
             return [[round(a.start, digits), round(a.end, digits), a.label] for a in tier]
 
-        return {"duration": round(self.duration, digits), "words": rows(self.words),
-                "phones": rows(self.phones)}  # fmt: skip
+        return {
+            "duration": round(self.duration, digits),
+            "words": rows(self.words),
+            "phones": rows(self.phones),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Timings:
@@ -165,8 +169,12 @@ def write_textgrid(timings: Timings, path: str | Path) -> None:
     for name in TIERS:
         entries = [(a.start, a.end, a.label) for a in timings.tier(name) if a.end > a.start]
         grid.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
-    save_by_name(path, lambda tmp: grid.save(str(tmp), format="long_textgrid",
-                                             includeBlankSpaces=True, reportingMode="error"))  # fmt: skip
+    save_by_name(
+        path,
+        lambda tmp: grid.save(
+            str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error"
+        ),
+    )
 
 
 def read_textgrid(path: str | Path) -> dict[str, list[Interval]]:

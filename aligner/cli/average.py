@@ -9,10 +9,19 @@ import click
 
 @click.command()
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The averaged checkpoint to write (a .pt file).")  # fmt: skip
-@click.option("--last", default=3, show_default=True, type=click.IntRange(min=1),
-              help="Checkpoints taken from each folder given (its newest ckpt-STEP.pt).")  # fmt: skip
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The averaged checkpoint to write (a .pt file).",
+)
+@click.option(
+    "--last",
+    default=3,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Checkpoints taken from each folder given (its newest ckpt-STEP.pt).",
+)
 @click.option("--force", is_flag=True, help="Replace an existing --out.")
 def average(sources: tuple[Path, ...], out: Path, last: int, force: bool) -> None:
     """Average the weights of SOURCES into one checkpoint for decoding and evaluation.

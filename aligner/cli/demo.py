@@ -10,16 +10,34 @@ import click
 
 
 @click.command()
-@click.option("--out", "out_dir", default="demo", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for the corpus (data/), the run (exp/) and the outputs.")  # fmt: skip
-@click.option("--minutes", default=20.0, show_default=True,
-              type=click.FloatRange(0.0, 10_000.0, min_open=True),
-              help="Training time budget, in minutes.")  # fmt: skip
-@click.option("--utterances", default=1000, show_default=True, type=click.IntRange(10, 100_000),
-              help="Size of the eSpeak NG corpus.")  # fmt: skip
-@click.option("--recipe", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="Training recipe (default: the small dynamic-convolution-attention TTS recipe).")  # fmt: skip
+@click.option(
+    "--out",
+    "out_dir",
+    default="demo",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for the corpus (data/), the run (exp/) and the outputs.",
+)
+@click.option(
+    "--minutes",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(0.0, 10_000.0, min_open=True),
+    help="Training time budget, in minutes.",
+)
+@click.option(
+    "--utterances",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(10, 100_000),
+    help="Size of the eSpeak NG corpus.",
+)
+@click.option(
+    "--recipe",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Training recipe (default: the small dynamic-convolution-attention TTS recipe).",
+)
 def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) -> None:
     """Prepare the eSpeak NG corpus, train the small TTS recipe for --minutes, synthesize a
     new sentence, and draw its alignment and the alignment's evolution during training.
@@ -43,19 +61,47 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     click.secho(f"[2/5] training {recipe.name} for up to {minutes:g} min -> {exp}", bold=True)
     if not (exp / ".done").exists():
         resume = ["--resume"] if any((exp / "checkpoints").glob("ckpt-*.pt")) else []
-        run_cli("train", str(recipe), "--data", str(data), "--out", str(exp), *resume,
-                "--set", f"train.max_minutes={minutes}")  # fmt: skip
+        run_cli(
+            "train",
+            str(recipe),
+            "--data",
+            str(data),
+            "--out",
+            str(exp),
+            *resume,
+            "--set",
+            f"train.max_minutes={minutes}",
+        )
         (exp / ".done").touch()
     ckpt = chosen_checkpoint(exp)
     sentence = new_sentence(data)
     click.secho(f"[3/5] synthesizing a sentence not in the corpus: {sentence!r}", bold=True)
-    run_cli("synthesize", "--checkpoint", str(ckpt), "--text", sentence, "--force",
-            "--out", str(out_dir / "demo.wav"), "--alignment", str(out_dir / "demo_alignment.png"))  # fmt: skip
+    run_cli(
+        "synthesize",
+        "--checkpoint",
+        str(ckpt),
+        "--text",
+        sentence,
+        "--force",
+        "--out",
+        str(out_dir / "demo.wav"),
+        "--alignment",
+        str(out_dir / "demo_alignment.png"),
+    )
     click.secho("[4/5] alignment evolution during training", bold=True)
     run_cli("evolution", str(exp), "--out", str(out_dir / "evolution.gif"), "--force")
     click.secho("[5/5] alignment quality on the validation split", bold=True)
-    run_cli("align", "--checkpoint", str(ckpt), "--in", str(data / "valid.jsonl"),
-            "--out", str(out_dir / "valid_alignments"), "--no-png", "--force")  # fmt: skip
+    run_cli(
+        "align",
+        "--checkpoint",
+        str(ckpt),
+        "--in",
+        str(data / "valid.jsonl"),
+        "--out",
+        str(out_dir / "valid_alignments"),
+        "--no-png",
+        "--force",
+    )
     if not has_timings(data / "valid.jsonl"):
         click.echo(f"{data} has no reference timings (an older corpus): boundary errors skipped")
     else:
@@ -97,9 +143,16 @@ def has_timings(manifest: Path) -> bool:
 
 
 def score_alignment(data: Path, out_dir: Path) -> None:
-    run_cli("score-alignment", "--reference", str(data / "valid.jsonl"), "--predicted",
-            str(out_dir / "valid_alignments"), "--out", str(out_dir / "alignment_score.json"),
-            "--force")  # fmt: skip
+    run_cli(
+        "score-alignment",
+        "--reference",
+        str(data / "valid.jsonl"),
+        "--predicted",
+        str(out_dir / "valid_alignments"),
+        "--out",
+        str(out_dir / "alignment_score.json"),
+        "--force",
+    )
 
 
 DEMO_SENTENCES = (

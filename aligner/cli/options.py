@@ -30,8 +30,9 @@ def parse_device(ctx: click.Context, param: click.Parameter, value: str | None) 
         if count == 0:
             raise click.BadParameter(f"{value!r}: no CUDA GPU is visible here; use --device cpu")
         if device.index is not None and device.index >= count:
-            raise click.BadParameter(f"{value!r}: this machine has {count} GPU(s), cuda:0 to "
-                                     f"cuda:{count - 1}")  # fmt: skip
+            raise click.BadParameter(
+                f"{value!r}: this machine has {count} GPU(s), cuda:0 to cuda:{count - 1}"
+            )
     elif device.type == "mps":
         if not torch.backends.mps.is_available():
             raise click.BadParameter(f"{value!r}: MPS is not available here; use --device cpu")
@@ -143,8 +144,11 @@ def renamed(old: str, new: str, dest: str, **option_kw):
         def wrapper(*args, **kwargs):
             value = kwargs.pop(f"old_{dest}")
             if value is not None:
-                click.echo(f"note: {old} is now spelled {new}; the old spelling will go in a "
-                           "later release", err=True)  # fmt: skip
+                click.echo(
+                    f"note: {old} is now spelled {new}; the old spelling will go in a "
+                    "later release",
+                    err=True,
+                )
                 if kwargs.get(dest) is None:
                     kwargs[dest] = value
             return func(*args, **kwargs)

@@ -91,10 +91,13 @@ def _run(work: Callable[[], PrepareSummary]) -> None:
 )
 @click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
 @click.option(
-    "--stops", type=click.Choice(["closure", "burst"]), default="closure", show_default=True,
+    "--stops",
+    type=click.Choice(["closure", "burst"]),
+    default="closure",
+    show_default=True,
     help="Where the reference timings start a stop or affricate: at its closure (TIMIT's and "
     "MFA's convention) or at its burst (eSpeak NG's own events).",
-)  # fmt: skip
+)
 @SEED
 @FORCE
 def espeak(
@@ -123,9 +126,16 @@ def espeak(
     def work() -> PrepareSummary:
         with _progress(files, "wav") as progress:
             return prepare_espeak(
-                out, utterances, voices or (DEFAULT_VOICE,), parallel or None, seed,
-                workers, force, progress, stops,
-            )  # fmt: skip
+                out,
+                utterances,
+                voices or (DEFAULT_VOICE,),
+                parallel or None,
+                seed,
+                workers,
+                force,
+                progress,
+                stops,
+            )
 
     _run(work)
 
@@ -176,9 +186,15 @@ def festival(
     def work() -> PrepareSummary:
         with _progress(utterances, "utt") as progress:
             return prepare_festival(
-                out, utterances, voices or DEFAULT_VOICES, text_file, seed, workers, force,
+                out,
+                utterances,
+                voices or DEFAULT_VOICES,
+                text_file,
+                seed,
+                workers,
+                force,
                 progress,
-            )  # fmt: skip
+            )
 
     _run(work)
 
@@ -216,9 +232,14 @@ def ljspeech(src_dir: Path, out: Path, seed: int, skip_bad: bool, force: bool) -
 @SKIP_BAD
 @FORCE
 def arctic(
-    src_dir: Path, out: Path, source: str, target: str | None, seed: int, skip_bad: bool,
+    src_dir: Path,
+    out: Path,
+    source: str,
+    target: str | None,
+    seed: int,
+    skip_bad: bool,
     force: bool,
-) -> None:  # fmt: skip
+) -> None:
     """CMU ARCTIC from local speaker folders (cmu_us_SPK_arctic/{wav,etc}).
 
     \b

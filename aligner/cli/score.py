@@ -10,17 +10,31 @@ import click
 
 
 @click.command()
-@click.option("--task", required=True, type=click.Choice(["g2p", "nmt", "vc"]),
-              help="g2p: PER/WER of `aligner g2p` lines; nmt: BLEU/chrF of translations; "
-              "vc: mel-cepstral distortion of `aligner convert` output.")  # fmt: skip
-@click.option("--hyp", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The outputs: `aligner g2p --in MANIFEST` or `aligner translate --in MANIFEST` "
-              "(a text file), or the manifest.jsonl of `aligner convert` (vc).")  # fmt: skip
-@click.option("--ref", type=click.Path(dir_okay=False, path_type=Path),
-              help="g2p, nmt: the manifest the outputs were decoded from (its `target`s are "
-              "the references); vc names its targets in --hyp.")  # fmt: skip
-@click.option("--lowercase", is_flag=True,
-              help="nmt: case-insensitive scores (a model trained with data.lowercase_target).")  # fmt: skip
+@click.option(
+    "--task",
+    required=True,
+    type=click.Choice(["g2p", "nmt", "vc"]),
+    help="g2p: PER/WER of `aligner g2p` lines; nmt: BLEU/chrF of translations; "
+    "vc: mel-cepstral distortion of `aligner convert` output.",
+)
+@click.option(
+    "--hyp",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The outputs: `aligner g2p --in MANIFEST` or `aligner translate --in MANIFEST` "
+    "(a text file), or the manifest.jsonl of `aligner convert` (vc).",
+)
+@click.option(
+    "--ref",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="g2p, nmt: the manifest the outputs were decoded from (its `target`s are "
+    "the references); vc names its targets in --hyp.",
+)
+@click.option(
+    "--lowercase",
+    is_flag=True,
+    help="nmt: case-insensitive scores (a model trained with data.lowercase_target).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON line.")
 def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> None:
     """Score decoded outputs against the references of a manifest.
@@ -69,15 +83,29 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
 
 
 @click.command("score-alignment")
-@click.option("--reference", required=True, type=click.Path(path_type=Path),
-              help="A manifest whose items have reference timings (aligner prepare espeak), "
-              "or a folder of reference TextGrids (tiers words, phones).")  # fmt: skip
-@click.option("--predicted", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="A folder of predicted ID.TextGrid (any tool) or ID.durations.json (aligner align).")  # fmt: skip
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the full report (per tier, worst and unmatched items) as JSON.")  # fmt: skip
-@click.option("--by-speaker", is_flag=True,
-              help="Also score each speaker of the reference manifest on its own.")  # fmt: skip
+@click.option(
+    "--reference",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A manifest whose items have reference timings (aligner prepare espeak), "
+    "or a folder of reference TextGrids (tiers words, phones).",
+)
+@click.option(
+    "--predicted",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder of predicted ID.TextGrid (any tool) or ID.durations.json (aligner align).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the full report (per tier, worst and unmatched items) as JSON.",
+)
+@click.option(
+    "--by-speaker",
+    is_flag=True,
+    help="Also score each speaker of the reference manifest on its own.",
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing --out.")
 def score_alignment(
     reference: Path, predicted: Path, out: Path | None, by_speaker: bool, force: bool

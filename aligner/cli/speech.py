@@ -84,29 +84,59 @@ save_mel_option = click.option(
 @click.command()
 @checkpoint_option
 @click.option("--text", help="Text to say (long text is split into sentences).")
-@click.option("--in", "text_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Read the text from this UTF-8 file instead.")  # fmt: skip
+@click.option(
+    "--in",
+    "text_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read the text from this UTF-8 file instead.",
+)
 @renamed("--text-file", "--in", "text_file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Output WAV file (sentences joined with --pause seconds of silence).")  # fmt: skip
-@click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path),
-              help="Alignment heatmap PNG file (one panel per sentence).")  # fmt: skip
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Output WAV file (sentences joined with --pause seconds of silence).",
+)
+@click.option(
+    "--alignment",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Alignment heatmap PNG file (one panel per sentence).",
+)
 @save_mel_option
 @max_length_ratio_option(default=10.0, per="mel frames per input token")
-@click.option("--window", callback=parse_window,
-              help="Monotonic attention window BACK,FRONT around the last focus (e.g. 1,3).")  # fmt: skip
+@click.option(
+    "--window",
+    callback=parse_window,
+    help="Monotonic attention window BACK,FRONT around the last focus (e.g. 1,3).",
+)
 @batch_size_option(what="Sentences decoded at once.")
-@click.option("--pause", default=0.25, show_default=True,
-              type=click.FloatRange(0.0, MAX_PAUSE_SECONDS),
-              help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).")  # fmt: skip
+@click.option(
+    "--pause",
+    default=0.25,
+    show_default=True,
+    type=click.FloatRange(0.0, MAX_PAUSE_SECONDS),
+    help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).",
+)
 @griffin_lim_option
 @device_option
 @seed_option
 @force_option
-def synthesize(checkpoint: Path, text: str | None, text_file: Path | None, out: Path,
-               alignment: Path | None, save_mel: Path | None, max_length_ratio: float,
-               window: tuple[int, int] | None, batch_size: int, pause: float,
-               griffin_lim_iters: int, device: str, seed: int, force: bool) -> None:  # fmt: skip
+def synthesize(
+    checkpoint: Path,
+    text: str | None,
+    text_file: Path | None,
+    out: Path,
+    alignment: Path | None,
+    save_mel: Path | None,
+    max_length_ratio: float,
+    window: tuple[int, int] | None,
+    batch_size: int,
+    pause: float,
+    griffin_lim_iters: int,
+    device: str,
+    seed: int,
+    force: bool,
+) -> None:
     """Text to speech with a TTS checkpoint (Griffin-Lim vocoder).
 
     Prints how the text was normalized and split into sentences.
@@ -126,23 +156,47 @@ def synthesize(checkpoint: Path, text: str | None, text_file: Path | None, out: 
         text = read_text_file(text_file)
     decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
     with user_errors():
-        result = run(checkpoint, text or "", out, alignment, decoding, pause, device, force,
-                     save_mel=save_mel)  # fmt: skip
+        result = run(
+            checkpoint,
+            text or "",
+            out,
+            alignment,
+            decoding,
+            pause,
+            device,
+            force,
+            save_mel=save_mel,
+        )
     for i, sentence in enumerate(result.names, 1):
         click.echo(f"sentence {i}: {sentence}")
-    report(result, f"wrote {out} ({result.frames} frames, {len(result.names)} sentence(s), "
-           f"{checkpoint} at step {result.step})")  # fmt: skip
+    report(
+        result,
+        f"wrote {out} ({result.frames} frames, {len(result.names)} sentence(s), "
+        f"{checkpoint} at step {result.step})",
+    )
 
 
 # ---------------------------------------------------------------------- convert
 @click.command()
 @checkpoint_option
-@click.option("--in", "src", required=True, type=click.Path(path_type=Path),
-              help="Source audio: a file, a folder of audio files, or a manifest (.jsonl).")  # fmt: skip
-@click.option("--out", required=True, type=click.Path(path_type=Path),
-              help="A WAV file for one input file; a folder for a folder or a manifest.")  # fmt: skip
-@click.option("--alignment", type=click.Path(dir_okay=False, path_type=Path),
-              help="Alignment heatmap PNG file (one input file only).")  # fmt: skip
+@click.option(
+    "--in",
+    "src",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Source audio: a file, a folder of audio files, or a manifest (.jsonl).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A WAV file for one input file; a folder for a folder or a manifest.",
+)
+@click.option(
+    "--alignment",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Alignment heatmap PNG file (one input file only).",
+)
 @save_mel_option
 @max_length_ratio_option(default=3.0, per="output frames per source frame")
 @click.option("--window", callback=parse_window, help="Monotonic window BACK,FRONT (e.g. 1,3).")
@@ -151,10 +205,20 @@ def synthesize(checkpoint: Path, text: str | None, text_file: Path | None, out: 
 @device_option
 @seed_option
 @force_option
-def convert(checkpoint: Path, src: Path, out: Path, alignment: Path | None,
-            save_mel: Path | None, max_length_ratio: float, window: tuple[int, int] | None,
-            batch_size: int, griffin_lim_iters: int, device: str, seed: int,
-            force: bool) -> None:  # fmt: skip
+def convert(
+    checkpoint: Path,
+    src: Path,
+    out: Path,
+    alignment: Path | None,
+    save_mel: Path | None,
+    max_length_ratio: float,
+    window: tuple[int, int] | None,
+    batch_size: int,
+    griffin_lim_iters: int,
+    device: str,
+    seed: int,
+    force: bool,
+) -> None:
     """Voice conversion of one file, a folder or a manifest with a VC checkpoint.
 
     A batch converts every readable input, names each bad one (also in OUT/summary.json)
@@ -180,25 +244,47 @@ def convert(checkpoint: Path, src: Path, out: Path, alignment: Path | None,
 # ---------------------------------------------------------------------- align
 @click.command()
 @checkpoint_option
-@click.option("--in", "manifest", type=click.Path(dir_okay=False, path_type=Path),
-              help="A JSON Lines manifest (id, audio, text; VC: target_audio).  [required]")  # fmt: skip
+@click.option(
+    "--in",
+    "manifest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A JSON Lines manifest (id, audio, text; VC: target_audio).  [required]",
+)
 @renamed("--manifest", "--in", "manifest", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder (per-utterance files and summary.json).")  # fmt: skip
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (per-utterance files and summary.json).",
+)
 @batch_size_option(what="Utterances aligned at once.")
-@click.option("--min-focus", default=0.4, show_default=True, type=click.FloatRange(0.0, 1.0),
-              help="Flag alignments whose mean focus rate is below this.")  # fmt: skip
+@click.option(
+    "--min-focus",
+    default=0.4,
+    show_default=True,
+    type=click.FloatRange(0.0, 1.0),
+    help="Flag alignments whose mean focus rate is below this.",
+)
 @click.option("--no-png", is_flag=True, help="Skip the heatmap PNGs (faster).")
-@click.option("--durations", type=click.Choice(["search", "argmax"]), default="search",
-              show_default=True,
-              help="search: the best monotonic path through the attention spread to frames "
-              "(frame resolution); argmax: the most attended token of each decoder step "
-              "(multiples of r frames).")  # fmt: skip
-@click.option("--silence-db", default=40.0, show_default=True, type=click.FloatRange(0.0, 120.0),
-              help="Pauses in the words/phones tiers are where the audio is this many dB "
-              "below its loudest frame, within the frames of separators, punctuation and "
-              "</s>; 0: do not look at the audio (punctuation is a pause, a word separator "
-              "is not).")  # fmt: skip
+@click.option(
+    "--durations",
+    type=click.Choice(["search", "argmax"]),
+    default="search",
+    show_default=True,
+    help="search: the best monotonic path through the attention spread to frames "
+    "(frame resolution); argmax: the most attended token of each decoder step "
+    "(multiples of r frames).",
+)
+@click.option(
+    "--silence-db",
+    default=40.0,
+    show_default=True,
+    type=click.FloatRange(0.0, 120.0),
+    help="Pauses in the words/phones tiers are where the audio is this many dB "
+    "below its loudest frame, within the frames of separators, punctuation and "
+    "</s>; 0: do not look at the audio (punctuation is a pause, a word separator "
+    "is not).",
+)
 @click.option(
     "--min-pause",
     default=0.03,
@@ -244,31 +330,49 @@ def align(
     if out.exists() and any(out.iterdir()) and not force:
         raise click.ClickException(f"{out} is not empty; pass --force to overwrite its files")
     with user_errors():
-        summary = align_manifest(checkpoint, manifest, out, batch_size, min_focus, not no_png,
-                                 device, force, durations=durations,
-                                 pauses=PauseRule(silence_db, min_pause))  # fmt: skip
+        summary = align_manifest(
+            checkpoint,
+            manifest,
+            out,
+            batch_size,
+            min_focus,
+            not no_png,
+            device,
+            force,
+            durations=durations,
+            pauses=PauseRule(silence_db, min_pause),
+        )
     click.echo(summary.table())
     click.echo(f"wrote {out}/summary.json and per-utterance files")
     for bad in summary.bad:
         click.echo(f"Error: {bad['id']}: {bad['reason']}", err=True)
     if summary.bad:
-        click.echo(f"Error: {len(summary.bad)} item(s) not aligned (listed above and in "
-                   f"{out}/summary.json)", err=True)  # fmt: skip
+        click.echo(
+            f"Error: {len(summary.bad)} item(s) not aligned (listed above and in "
+            f"{out}/summary.json)",
+            err=True,
+        )
         raise click.exceptions.Exit(1)
 
 
 # ---------------------------------------------------------------------- plot
 @click.command()
 @click.argument("alignment", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Output PNG file.")  # fmt: skip
-@click.option("--durations", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Tokens, r and seconds from an `aligner align` .durations.json [default: "
-              "ID.durations.json beside ID.npy].")  # fmt: skip
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output PNG file."
+)
+@click.option(
+    "--durations",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Tokens, r and seconds from an `aligner align` .durations.json [default: "
+    "ID.durations.json beside ID.npy].",
+)
 @click.option("--title", default=None, help="Figure title [default: the sentence or the id].")
 @force_option
-def plot(alignment: Path, out: Path, durations: Path | None, title: str | None,
-         force: bool) -> None:  # fmt: skip
+def plot(
+    alignment: Path, out: Path, durations: Path | None, title: str | None, force: bool
+) -> None:
     """Heatmap PNG of a saved alignment (.npy or .durations.json).
 
     The .npy holds (T_dec, T_enc) or (1, T_dec, T_enc) weights; a .durations.json from

@@ -44,14 +44,14 @@ SEARCH_OPTIONS = [
         show_default=True,
         type=click.IntRange(1, 1000),
         help="Beam size (1 = greedy).",
-    ),  # fmt: skip
+    ),
     click.option(
         "--nbest",
         default=1,
         show_default=True,
         type=click.IntRange(1, 1000),
         help="Outputs per input (at most --beam).",
-    ),  # fmt: skip
+    ),
     click.option(
         "--alpha",
         type=float,

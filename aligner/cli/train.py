@@ -66,8 +66,11 @@ def train(
     from aligner.train.run import RunError, run
 
     if force:
-        click.echo("note: `train --force` is now `train --restart` (it deletes the run in "
-                   "--out); --force will stop working in a later version", err=True)  # fmt: skip
+        click.echo(
+            "note: `train --force` is now `train --restart` (it deletes the run in "
+            "--out); --force will stop working in a later version",
+            err=True,
+        )
     try:
         result = run(recipe, data_dir, out_dir, overrides, resume, restart or force, click.echo)
     except RunError as err:
@@ -92,10 +95,20 @@ def train(
     default=None,
     help="GIF to write (default EXP/evolution.gif); the PNG strip goes next to it.",
 )
-@click.option("--frame-ms", default=400, show_default=True, type=click.IntRange(1, 60_000),
-              help="Duration of each GIF frame, in milliseconds.")  # fmt: skip
-@click.option("--strip-frames", default=8, show_default=True, type=click.IntRange(1, 100),
-              help="Frames (training steps) in the PNG strip.")  # fmt: skip
+@click.option(
+    "--frame-ms",
+    default=400,
+    show_default=True,
+    type=click.IntRange(1, 60_000),
+    help="Duration of each GIF frame, in milliseconds.",
+)
+@click.option(
+    "--strip-frames",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    help="Frames (training steps) in the PNG strip.",
+)
 @click.option("--force", is_flag=True, help="Overwrite existing output files.")
 def evolution(
     exp: Path, tag: str | None, out_path: Path | None, frame_ms: int, strip_frames: int, force: bool

@@ -72,10 +72,20 @@ def _utterance(
     m = utterance_metrics(weights[None], torch.tensor([steps]), torch.tensor([n]), required)
     cfg = speech.mel_cfg
     return UtteranceAlignment(
-        name, tokens, weights.numpy(), n_frames, speech.r, cfg.hop_length,
-        cfg.sample_rate, m[0], kind, method, item.get("text") if kind != "positions" else None,
-        pauses, speech.task == "align",
-    )  # fmt: skip
+        name,
+        tokens,
+        weights.numpy(),
+        n_frames,
+        speech.r,
+        cfg.hop_length,
+        cfg.sample_rate,
+        m[0],
+        kind,
+        method,
+        item.get("text") if kind != "positions" else None,
+        pauses,
+        speech.task == "align",
+    )
 
 
 def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict:
@@ -146,8 +156,9 @@ def align_manifest(
             weights = speech.teacher_force(sources, targets, batch_size)
             for (k, (source, target, pause)), w in zip(part, weights):
                 it = items[start + k]
-                utt = _utterance(speech, it, names[start + k], source, len(target), w, durations,
-                                 pause)  # fmt: skip
+                utt = _utterance(
+                    speech, it, names[start + k], source, len(target), w, durations, pause
+                )
                 record = write_utterance(utt, out, png=png, force=force)
                 summary.add(it["id"], {**utt.metrics, **_mapping_ms(speech, it, record["frames"])})
             bar.update(len(items[start : start + chunk]))

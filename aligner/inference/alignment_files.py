@@ -177,8 +177,12 @@ def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
             entries = [(s, e, label) for s, e, label in record[name] if e > s]
             tg.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
     tg.addTier(textgrid.IntervalTier("tokens", intervals, 0.0, end))
-    save_by_name(path, lambda tmp: tg.save(str(tmp), format="long_textgrid",
-                                           includeBlankSpaces=True, reportingMode="error"))  # fmt: skip
+    save_by_name(
+        path,
+        lambda tmp: tg.save(
+            str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error"
+        ),
+    )
 
 
 def utterance_metrics(
@@ -217,10 +221,16 @@ def write_utterance(
     write_atomic(paths[2], lambda fh: np.save(fh, utt.weights.astype(np.float32)))
     write_atomic(paths[3], lambda fh: np.save(fh, np.asarray(record["frames"], dtype=np.int64)))
     if png:
-        save_alignment_png(utt.weights, out_dir / f"{utt.id}.png",
-                           tokens=[_label(t) for t in utt.tokens], title=utt.text or utt.id,
-                           force=force, r=utt.r, hop_length=utt.hop_length,
-                           sample_rate=utt.sample_rate)  # fmt: skip
+        save_alignment_png(
+            utt.weights,
+            out_dir / f"{utt.id}.png",
+            tokens=[_label(t) for t in utt.tokens],
+            title=utt.text or utt.id,
+            force=force,
+            r=utt.r,
+            hop_length=utt.hop_length,
+            sample_rate=utt.sample_rate,
+        )
     return record
 
 
@@ -267,8 +277,10 @@ class Summary:
 
     def table(self, limit: int = 20) -> str:
         """A plain-text table: the means, then up to `limit` suspect utterances."""
-        lines = [f"{len(self.utterances)} utterances, {len(self.suspects)} suspect"
-                 + (f", {len(self.bad)} bad (not aligned)" if self.bad else "")]  # fmt: skip
+        lines = [
+            f"{len(self.utterances)} utterances, {len(self.suspects)} suspect"
+            + (f", {len(self.bad)} bad (not aligned)" if self.bad else "")
+        ]
         mean = self.means()
         lines.append("mean: " + "  ".join(f"{k} {v:.3f}" for k, v in mean.items()))
         if self.suspects:

@@ -28,28 +28,23 @@ from aligner.inference.common import InferenceError, manifest_items
 Tiers = dict[str, list[Interval]]
 
 
-def reference_speakers(reference: Path) -> dict[str, str]:
-    """Item id -> speaker of a reference manifest (empty for a folder of TextGrids or items
-    without a speaker)."""
-    if reference.is_dir():
-        return {}
-    items = manifest_items(reference, "--reference")
-    return {str(it["id"]): str(it["speaker"]) for it in items if it.get("speaker") is not None}
-
-
-def reference_timings(reference: Path, key: str = "timings") -> dict[str, Tiers]:
-    """Item id -> tiers of a manifest's ``key`` timings, or of a folder's TextGrids."""
+def reference_timings(
+    reference: Path, key: str = "timings", items: list[dict[str, Any]] | None = None
+) -> dict[str, Tiers]:
+    """Item id -> tiers of a manifest's ``key`` timings (`items`: the manifest's items when
+    already read), or of a folder's TextGrids."""
     if reference.is_dir():
         grids = sorted(reference.glob("*.TextGrid"))
         if not grids:
             raise InferenceError(f"--reference {reference} holds no .TextGrid files")
         return {p.stem: _read_grid(p) for p in grids}
-    items = manifest_items(reference, "--reference")
+    if items is None:
+        items = manifest_items(reference, "--reference")
     found = {str(it["id"]): it[key] for it in items if it.get(key)}
     if not found:
         raise InferenceError(
             f"{reference} has no item with '{key}': give a manifest of `aligner prepare "
-            "espeak` (or a folder of reference TextGrids)"
+            "espeak` or `prepare festival` (or a folder of reference TextGrids)"
         )
     out = {}
     for uid, data in found.items():
@@ -119,8 +114,11 @@ def score_alignments(
     manifest under ``speakers``."""
     if not predicted.is_dir():
         raise InferenceError(f"--predicted {predicted} is not a folder of TextGrids or durations")
-    refs = reference_timings(reference, key)
-    speakers = reference_speakers(reference) if by_speaker else {}
+    items = None if reference.is_dir() else manifest_items(reference, "--reference")
+    refs = reference_timings(reference, key, items)
+    speakers = {
+        str(it["id"]): str(it["speaker"]) for it in items or [] if it.get("speaker") is not None
+    }
     groups: dict[str, dict[str, TierScore]] = {}
     scores = {name: TierScore() for name in TIERS}
     for uid, ref_tiers in refs.items():

@@ -101,8 +101,9 @@ class _Converter:
         if not group:
             return
         d = self.decoding
-        results = self.speech.generate([m for _, m in group], d.batch_size, d.max_length_ratio,
-                                       d.window)  # fmt: skip
+        results = self.speech.generate(
+            [m for _, m in group], d.batch_size, d.max_length_ratio, d.window
+        )
         for (item, _), r in zip(group, results):
             item.waves.append(self.speech.vocode(r.mel, d.griffin_lim_iters))
             item.hit_max |= r.hit_max
@@ -193,8 +194,15 @@ def _save_alignments(
 
     titles = [f"piece {k}" for k in range(1, len(alignments) + 1)] if len(alignments) > 1 else None
     cfg = speech.mel_cfg
-    save_alignment_panels(alignments, path, titles=titles, force=force, r=speech.r,
-                          hop_length=cfg.hop_length, sample_rate=cfg.sample_rate)  # fmt: skip
+    save_alignment_panels(
+        alignments,
+        path,
+        titles=titles,
+        force=force,
+        r=speech.r,
+        hop_length=cfg.hop_length,
+        sample_rate=cfg.sample_rate,
+    )
 
 
 def _write_batch_files(out: Path, items: list[dict], paths: list[Path], bad: list[str]) -> None:

@@ -84,8 +84,15 @@ def score_vc(hyp: Path) -> dict[str, float]:
     table = score_systems({"converted": hyp})
     conv, src = table.items["converted"], table.items["source"]
     out: dict[str, float] = {"items": len(conv)}
-    keys = ("mcd", "mcd_std", "f0_rmse_hz", "f0_corr", "vuv_error", "duration_abs_diff",
-            "duration_ratio")  # fmt: skip
+    keys = (
+        "mcd",
+        "mcd_std",
+        "f0_rmse_hz",
+        "f0_corr",
+        "vuv_error",
+        "duration_abs_diff",
+        "duration_ratio",
+    )
     for name in ("converted", "source"):
         out.update({f"{k}_{name}": table.totals[name][k] for k in keys})
     closer = np.array([c["mcd"] < s["mcd"] for c, s in zip(conv, src)])

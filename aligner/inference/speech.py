@@ -169,12 +169,12 @@ class SpeechModel:
         for idx in length_batches([len(m) for m in mels], batch_size, longest_first=True):
             src, src_len, _ = pad([sources[i].to(self.device) for i in idx])
             mel, mel_len, _ = pad([mels[i].to(self.device) for i in idx])
-            lengths = (src_len.to(self.device), mel, mel_len.to(self.device))
+            inputs = (src, src_len.to(self.device), mel, mel_len.to(self.device))
             if self.task == "align":  # the prior over the frames with sound
                 spans = self.model.spans(self.denormalize(mel), mel_len, self.mel_cfg.power)
-                res = self.model(src, *lengths, spans=spans)
+                res = self.model(*inputs, spans=spans)
             else:
-                res = self.model(src, *lengths)
+                res = self.model(*inputs)
             enc_len = res.enc_mask.sum(1)
             for j, i in enumerate(idx):
                 steps = -(-int(mel_len[j]) // self.r)

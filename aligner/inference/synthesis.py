@@ -177,6 +177,13 @@ def _save_panels(
 
     tokens = [speech.symbols.decode(speech.encode_text(s).tolist()) for s in sentences]
     cfg = speech.mel_cfg
-    save_alignment_panels([r.alignment.float() for r in results], path, tokens, sentences,
-                          force, r=speech.r, hop_length=cfg.hop_length,
-                          sample_rate=cfg.sample_rate)  # fmt: skip
+    save_alignment_panels(
+        [r.alignment.float() for r in results],
+        path,
+        tokens,
+        sentences,
+        force,
+        r=speech.r,
+        hop_length=cfg.hop_length,
+        sample_rate=cfg.sample_rate,
+    )

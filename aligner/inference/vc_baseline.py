@@ -158,20 +158,27 @@ def train_baseline(
     for split in ("train", "valid"):
         path = Path(data_dir) / f"{split}.jsonl"
         items = manifest_items(path, "--data", ("audio", "target_audio"), "give a VC corpus")
-        sets[split] = (_mels(items, "audio", mel_cfg, str(path)),
-                       _mels(items, "target_audio", mel_cfg, str(path)))  # fmt: skip
+        sets[split] = (
+            _mels(items, "audio", mel_cfg, str(path)),
+            _mels(items, "target_audio", mel_cfg, str(path)),
+        )
     stats = [MelStats.compute(sets["train"][k]) for k in (0, 1)]
     frames = {
         split: _Frames(
             [stats[0].normalize(m) for m in src], [stats[1].normalize(m) for m in tgt], cfg.context
-        )  # fmt: skip
+        )
         for split, (src, tgt) in sets.items()
     }
     log(f"{len(frames['train'].src_idx)} DTW frame pairs from {len(sets['train'][0])} utterances")
     model = build_mlp(mel_cfg.n_mels, cfg)
     summary = _fit(model, frames["train"], frames["valid"], cfg, log)
-    state = {"model": model.state_dict(), "config": asdict(cfg), "mel": mel_cfg.to_dict(),
-             "stats_src": stats[0].to_dict(), "stats": stats[1].to_dict()}  # fmt: skip
+    state = {
+        "model": model.state_dict(),
+        "config": asdict(cfg),
+        "mel": mel_cfg.to_dict(),
+        "stats_src": stats[0].to_dict(),
+        "stats": stats[1].to_dict(),
+    }
     write_atomic(out, lambda fh: torch.save(state, fh))
     return {"pairs": len(frames["train"].src_idx), **summary}
 
@@ -190,9 +197,12 @@ def _load(path: Path) -> tuple[nn.Module, dict]:
 
 
 def convert_baseline(
-    model_path: Path, manifest: Path, out_dir: Path, griffin_lim_iters: int = 60,
+    model_path: Path,
+    manifest: Path,
+    out_dir: Path,
+    griffin_lim_iters: int = 60,
     force: bool = False,
-) -> Path:  # fmt: skip
+) -> Path:
     """Convert every item's ``audio`` of `manifest` into ``out_dir/ID.wav`` and write
     ``out_dir/manifest.jsonl`` as `aligner convert` does (converted ``audio``,
     ``source_audio``, the item's other keys); returns that manifest's path."""
@@ -217,9 +227,12 @@ def convert_baseline(
 
 
 def vocode_targets(
-    model_path: Path, manifest: Path, out_dir: Path, griffin_lim_iters: int = 60,
+    model_path: Path,
+    manifest: Path,
+    out_dir: Path,
+    griffin_lim_iters: int = 60,
     force: bool = False,
-) -> Path:  # fmt: skip
+) -> Path:
     """The vocoder's floor: every item's ``target_audio`` through the log-mel of the
     baseline in `model_path` and Griffin-Lim back, into ``out_dir/ID.wav`` with
     ``out_dir/manifest.jsonl`` (as `convert_baseline` writes). What a conversion that got
@@ -230,9 +243,15 @@ def vocode_targets(
 
 
 def _vocode_each(
-    state: dict, manifest: Path, out_dir: Path, griffin_lim_iters: int, force: bool, key: str,
-    hint: str, make_mel: Callable[[torch.Tensor], torch.Tensor],
-) -> Path:  # fmt: skip
+    state: dict,
+    manifest: Path,
+    out_dir: Path,
+    griffin_lim_iters: int,
+    force: bool,
+    key: str,
+    hint: str,
+    make_mel: Callable[[torch.Tensor], torch.Tensor],
+) -> Path:
     """``make_mel`` of the log-mel of each item's `key` audio (the baseline file's mel
     settings), through Griffin-Lim into ``out_dir/ID.wav``; ``out_dir/manifest.jsonl``
     keeps the item's keys with ``audio`` the new file and ``source_audio`` the item's."""

@@ -162,18 +162,26 @@ def set_mapping(table: VcTable, name: str, alignment: str | Path) -> None:
     table.totals[name] = _totals(table.items[name])
 
 
-COLUMNS = (("MCD dB", "mcd", "{:.2f}"), ("F0 RMSE Hz", "f0_rmse_hz", "{:.1f}"),
-           ("F0 corr", "f0_corr", "{:.3f}"), ("V/UV err", "vuv_error", "{:.3f}"),
-           ("abs dur diff s", "duration_abs_diff", "{:.3f}"),
-           ("dur ratio", "duration_ratio", "{:.3f}"), ("mapping ms", "mapping_ms", "{:.1f}"))  # fmt: skip
+COLUMNS = (
+    ("MCD dB", "mcd", "{:.2f}"),
+    ("F0 RMSE Hz", "f0_rmse_hz", "{:.1f}"),
+    ("F0 corr", "f0_corr", "{:.3f}"),
+    ("V/UV err", "vuv_error", "{:.3f}"),
+    ("abs dur diff s", "duration_abs_diff", "{:.3f}"),
+    ("dur ratio", "duration_ratio", "{:.3f}"),
+    ("mapping ms", "mapping_ms", "{:.1f}"),
+)
 
 
 def markdown(table: VcTable) -> str:
     """The totals as a Markdown table, one row per system (``-`` where not measured)."""
-    lines = ["| system | items | " + " | ".join(c[0] for c in COLUMNS) + " |",
-             "| --- " * (len(COLUMNS) + 2) + "|"]  # fmt: skip
+    lines = [
+        "| system | items | " + " | ".join(c[0] for c in COLUMNS) + " |",
+        "| --- " * (len(COLUMNS) + 2) + "|",
+    ]
     for name, total in table.totals.items():
-        cells = [fmt.format(total[key]) if np.isfinite(total[key]) else "-"
-                 for _, key, fmt in COLUMNS]  # fmt: skip
+        cells = [
+            fmt.format(total[key]) if np.isfinite(total[key]) else "-" for _, key, fmt in COLUMNS
+        ]
         lines.append(f"| {name} | {total['items']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -22,7 +22,7 @@ from aligner.attention import build_attention
 from aligner.attention.base import lengths_to_mask
 from aligner.attention.content import ContentAttention
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
-from aligner.audio.trim import speech_spans
+from aligner.audio.features import speech_spans
 from aligner.config import from_dict
 from aligner.models.encoders import ConvBlock
 
@@ -41,7 +41,7 @@ class AlignerConfig:
     and unit variance over its own frames first (what a speaker, microphone or synthesizer
     adds to every frame is gone; see `utterance_normalize`). ``prior_silence_db`` > 0 lays the
     prior over the frames where the recording has sound (within that many dB of its loudest
-    frame; `aligner.audio.trim.speech_spans`), so that the silence before the first word and
+    frame; `aligner.audio.features.speech_spans`), so that the silence before the first word and
     after the last falls to ``<s>`` and ``</s>`` rather than squeezing the diagonal; 0 lays
     it over every frame.
 

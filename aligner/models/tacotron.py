@@ -56,9 +56,17 @@ class MelEncoderConfig:
 
     def build(self, n_symbols: int, n_mels: int) -> MelEncoder:
         return MelEncoder(
-            n_mels, self.prenet_dims, self.conv_dim, self.out_dim, self.n_convs, self.kernel_size,
-            self.dropout, self.prenet_dropout, self.reduction, self.reduce_mode,
-        )  # fmt: skip
+            n_mels,
+            self.prenet_dims,
+            self.conv_dim,
+            self.out_dim,
+            self.n_convs,
+            self.kernel_size,
+            self.dropout,
+            self.prenet_dropout,
+            self.reduction,
+            self.reduce_mode,
+        )
 
 
 ENCODERS: dict[str, type] = {"text": TextEncoderConfig, "mel": MelEncoderConfig}

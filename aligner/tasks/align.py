@@ -98,9 +98,12 @@ class AlignTask:
         raw = self.corpus.stats.denormalize(batch["mel"])
         spans = self.model.spans(raw, batch["mel_lengths"], self.corpus.mel_cfg.power)
         return model(
-            batch["tokens"], batch["token_lengths"], batch["mel"], batch["mel_lengths"],
+            batch["tokens"],
+            batch["token_lengths"],
+            batch["mel"],
+            batch["mel_lengths"],
             spans=spans,
-        )  # fmt: skip
+        )
 
     def loss(
         self, model: nn.Module, batch: dict[str, Any], step: int
@@ -193,13 +196,18 @@ class AlignTask:
         device = next(model.parameters()).device
         batch = first_items(self.valid_set, self.log.plot_items, self.collate, device)
         out = self.forward(model, batch)
-        hard = one_hot(hard_alignment(out, batch["mel_lengths"], self.optional(batch)),
-                       out.enc_mask.size(1), device)  # fmt: skip
+        hard = one_hot(
+            hard_alignment(out, batch["mel_lengths"], self.optional(batch)),
+            out.enc_mask.size(1),
+            device,
+        )
         for i, item in enumerate(batch["ids"]):
             t, k = int(batch["mel_lengths"][i]), int(batch["token_lengths"][i])
             labels = self.corpus.table.decode(batch["tokens"][i, :k].tolist())
-            timing = {"hop_length": self.corpus.mel_cfg.hop_length,
-                      "sample_rate": self.corpus.mel_cfg.sample_rate}  # fmt: skip
+            timing = {
+                "hop_length": self.corpus.mel_cfg.hop_length,
+                "sample_rate": self.corpus.mel_cfg.sample_rate,
+            }
             logger.alignment(f"alignment/{item}", out.alignments[i, :t, :k], step, labels, **timing)
             logger.alignment(f"alignment_hard/{item}", hard[i, :t, :k], step, labels, **timing)
 

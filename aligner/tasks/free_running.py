@@ -30,9 +30,11 @@ def log_free_running(task: Any, model: Any, step: int, logger: Any) -> dict[str,
     names, seqs, labels = zip(*sources)
     src, lengths, _ = pad([s.to(device) for s in seqs])
     mel, dec = model.generate(
-        src, lengths.to(device), stop_threshold=STOP_THRESHOLD,
+        src,
+        lengths.to(device),
+        stop_threshold=STOP_THRESHOLD,
         max_steps=task.log.infer_max_steps,
-    )  # fmt: skip
+    )
     reduce = getattr(model.encoder, "reduced_lengths", None)
     enc_len = (reduce(lengths) if reduce is not None else lengths).to(device)
     steps = -(-dec.lengths // task.r)
@@ -52,8 +54,9 @@ def _log_item(
 ) -> None:
     t = int(dec.lengths[i])
     s = -(-t // task.r)
-    logger.alignment(f"infer/alignment/{name}", dec.alignments[i, :s, :n], step, labels,
-                     **task.timing())  # fmt: skip
+    logger.alignment(
+        f"infer/alignment/{name}", dec.alignments[i, :s, :n], step, labels, **task.timing()
+    )
     logger.mel(f"infer/mel/{name}", mel[:t], step)
     how = "hit the step limit" if bool(dec.hit_max[i]) else f"stopped by itself at step {s}"
     stop = torch.sigmoid(dec.stop_logits[i, :s].float())

@@ -231,8 +231,13 @@ class SpeechTask:
         steps = decoder_steps(batch["mel_lengths"], self.r)
         for i, item in enumerate(batch["ids"]):
             t, s, n = int(batch["mel_lengths"][i]), int(steps[i]), int(out.enc_mask[i].sum())
-            logger.alignment(f"alignment/{item}", out.alignments[i, :s, :n], step,
-                             self.source_labels(batch, i), **self.timing())  # fmt: skip
+            logger.alignment(
+                f"alignment/{item}",
+                out.alignments[i, :s, :n],
+                step,
+                self.source_labels(batch, i),
+                **self.timing(),
+            )
             logger.mel(f"mel/{item}/predicted", out.mel_post[i, :t], step)
             logger.mel(f"mel/{item}/target", batch["mel"][i, :t], step)
             if i < self.log.audio_items:

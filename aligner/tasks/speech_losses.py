@@ -112,8 +112,13 @@ def tacotron_loss(
     mel = l1 + mse + l1_post + mse_post
     stop = stop_loss(out.stop_logits, mel_lengths, r, cfg.stop_pos_weight)
     total = cfg.mel_weight * mel + cfg.stop_weight * stop
-    parts = {"mel_l1": l1.item(), "mel_mse": mse.item(), "post_l1": l1_post.item(),
-             "post_mse": mse_post.item(), "stop": stop.item()}  # fmt: skip
+    parts = {
+        "mel_l1": l1.item(),
+        "mel_mse": mse.item(),
+        "post_l1": l1_post.item(),
+        "post_mse": mse_post.item(),
+        "stop": stop.item(),
+    }
     weight = cfg.guided(step) if cfg.guided is not None else 0.0
     if weight > 0:
         guided = guided_attention_loss(

@@ -45,9 +45,12 @@ class References:
             except (OSError, ValueError):
                 wav = None
             self._pauses[key] = (
-                None if wav is None else
-                self.rule.frames(wav, cfg.sample_rate, cfg.hop_length, cfg.num_frames(wav.numel()))
-            )  # fmt: skip
+                None
+                if wav is None
+                else self.rule.frames(
+                    wav, cfg.sample_rate, cfg.hop_length, cfg.num_frames(wav.numel())
+                )
+            )
         found = self._pauses[key]
         return found if found is not None and found.size == n_frames else None
 

@@ -106,9 +106,14 @@ class TTSTask(SpeechTask):
     """Text -> mel Tacotron training."""
 
     def __init__(
-        self, *args: Any, table: SymbolTable, kind: str = "chars", tokenizer: Any = None,
-        add_eos: bool = True, **kw: Any,
-    ) -> None:  # fmt: skip
+        self,
+        *args: Any,
+        table: SymbolTable,
+        kind: str = "chars",
+        tokenizer: Any = None,
+        add_eos: bool = True,
+        **kw: Any,
+    ) -> None:
         super().__init__(*args, **kw)
         self.table, self.kind, self.tokenizer, self.add_eos = table, kind, tokenizer, add_eos
         self._infer: list[tuple[str, torch.Tensor, list[str]]] | None = None
@@ -239,9 +244,17 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
     tacotron_cfg, loss_cfg = model_config(cfg.model, corpus.mel_cfg.n_mels, len(corpus.table))
     model = Tacotron.from_config(tacotron_cfg)
     task = TTSTask(
-        model, corpus.train_set, corpus.valid_set, loss_cfg, corpus.mel_cfg, corpus.stats,
-        corpus.data.log, table=corpus.table, kind=corpus.data.tokenizer,
-        tokenizer=corpus.tokenizer, add_eos=corpus.data.add_eos,
-    )  # fmt: skip
+        model,
+        corpus.train_set,
+        corpus.valid_set,
+        loss_cfg,
+        corpus.mel_cfg,
+        corpus.stats,
+        corpus.data.log,
+        table=corpus.table,
+        kind=corpus.data.tokenizer,
+        tokenizer=corpus.tokenizer,
+        add_eos=corpus.data.add_eos,
+    )
     task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
     return task

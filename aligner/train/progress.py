@@ -25,8 +25,15 @@ def _clock(seconds: float) -> str:
 
 
 # left out of the one-line summary (TensorBoard has them all)
-QUIET = {"entropy", "repeated", "longest_hold", "items_with_repeats", "truth_unmatched",
-         "word_bias_ms", "phone_bias_ms"}  # fmt: skip
+QUIET = {
+    "entropy",
+    "repeated",
+    "longest_hold",
+    "items_with_repeats",
+    "truth_unmatched",
+    "word_bias_ms",
+    "phone_bias_ms",
+}
 INFER_SHOWN = ("infer/stopped", "infer/focus_rate", "infer/skipped")
 
 
@@ -60,9 +67,12 @@ class Progress:
         self.bar = None
         if enabled and tty:
             self.bar = tqdm(
-                total=cfg.max_steps, initial=initial, file=self.stream, dynamic_ncols=True,
+                total=cfg.max_steps,
+                initial=initial,
+                file=self.stream,
+                dynamic_ncols=True,
                 desc="train",
-            )  # fmt: skip
+            )
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start

@@ -96,9 +96,13 @@ class Logger:
 
         recipe = yaml.safe_dump(dict(config), sort_keys=False)
         started = time.strftime("%Y-%m-%d %H:%M:%S")
-        self.text("run/name", f"**{Path(out_dir).resolve().name}**: `{Path(out_dir)}`, "
-                  f"started {started} on {socket.gethostname()} (pid {os.getpid()}) "
-                  f"at step {step}", step)  # fmt: skip
+        self.text(
+            "run/name",
+            f"**{Path(out_dir).resolve().name}**: `{Path(out_dir)}`, "
+            f"started {started} on {socket.gethostname()} (pid {os.getpid()}) "
+            f"at step {step}",
+            step,
+        )
         self.text("run/recipe", "    " + recipe.replace("\n", "\n    "), step)
 
     def image(self, tag: str, image: np.ndarray, step: int) -> None:

@@ -55,8 +55,12 @@ def explicit_forward_sum(scores: torch.Tensor, blank: float) -> float:
 
 
 @settings(max_examples=40, deadline=None)
-@given(t_len=st.integers(1, 6), n=st.integers(1, 4), seed=st.integers(0, 999),
-       blank=st.sampled_from([-1.0, 0.0, -3.0]))  # fmt: skip
+@given(
+    t_len=st.integers(1, 6),
+    n=st.integers(1, 4),
+    seed=st.integers(0, 999),
+    blank=st.sampled_from([-1.0, 0.0, -3.0]),
+)
 def test_forward_sum_equals_the_sum_over_every_path(t_len, n, seed, blank):
     scores = torch.randn(t_len, n, generator=torch.Generator().manual_seed(seed))
     loss = forward_sum_loss(scores[None], torch.tensor([t_len]), torch.tensor([n]), blank)
@@ -85,8 +89,12 @@ def test_forward_sum_of_a_padded_batch_is_the_mean_of_its_items():
     frames, tokens = torch.tensor([9, 6, 4]), torch.tensor([4, 5, 2])
     scores = torch.randn(3, 9, 5, generator=g)
     batch = forward_sum_loss(scores, frames, tokens)
-    one = [forward_sum_loss(scores[b : b + 1, : frames[b], : tokens[b]], frames[b : b + 1],
-                            tokens[b : b + 1]) for b in range(3)]  # fmt: skip
+    one = [
+        forward_sum_loss(
+            scores[b : b + 1, : frames[b], : tokens[b]], frames[b : b + 1], tokens[b : b + 1]
+        )
+        for b in range(3)
+    ]
     assert float(batch) == pytest.approx(float(torch.stack(one).mean()), rel=1e-5)
     garbage = scores.clone()
     garbage[0, 9:], garbage[1, :, 5:], garbage[2, 4:] = 50.0, 50.0, 50.0

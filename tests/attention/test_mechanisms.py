@@ -185,8 +185,10 @@ def test_dca_unfolded_equals_convolutions(opts: dict) -> None:
     _, got, _ = attn(query, state)
     want = _dca_by_convolutions(attn, query, state.prev_weights, mask)
     torch.testing.assert_close(got, want)
-    grads = [torch.autograd.grad((w * torch.arange(30.0)).sum(), list(attn.parameters()))
-             for w in (got, want)]  # fmt: skip
+    grads = [
+        torch.autograd.grad((w * torch.arange(30.0)).sum(), list(attn.parameters()))
+        for w in (got, want)
+    ]
     for a, b in zip(*grads):
         torch.testing.assert_close(a, b)
 

@@ -198,8 +198,9 @@ def test_a_token_that_is_not_required_is_never_on_a_path():
         blank = torch.full((1, t, 1), -1.0)
         lp = torch.log_softmax(torch.cat([blank, x], 2), 2).transpose(0, 1)
         keep = torch.nonzero(required[b, :n]).flatten() + 1
-        ctc = torch.nn.functional.ctc_loss(lp, keep[None], torch.tensor([t]),
-                                           torch.tensor([len(keep)]), reduction="sum")  # fmt: skip
+        ctc = torch.nn.functional.ctc_loss(
+            lp, keep[None], torch.tensor([t]), torch.tensor([len(keep)]), reduction="sum"
+        )
         expected.append(ctc / len(keep))
     assert torch.allclose(loss, torch.stack(expected).mean(), atol=1e-5)
     everything = forward_sum_loss(scores, frames, tokens, -1.0)

@@ -125,8 +125,14 @@ def test_one_panel_per_sentence_and_files_of_at_most_max_panels(tmp_path):
 def write_align_outputs(folder, weights, tokens, frames):
     """What `aligner align` writes for one utterance: ID.npy and ID.durations.json."""
     np.save(folder / "u1.npy", weights)
-    record = {"id": "u1", "tokens": tokens, "frames": frames, "r": 2, "hop_length": 256,
-              "sample_rate": 16000}  # fmt: skip
+    record = {
+        "id": "u1",
+        "tokens": tokens,
+        "frames": frames,
+        "r": 2,
+        "hop_length": 256,
+        "sample_rate": 16000,
+    }
     (folder / "u1.durations.json").write_text(json.dumps(record))
 
 

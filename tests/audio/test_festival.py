@@ -36,9 +36,20 @@ def test_the_script_quotes_text_and_switches_voices_once_per_run():
 
 def test_output_is_parsed_per_utterance_and_noise_between_is_ignored():
     out = "\n".join(
-        ["festival noise", "@@UTT", "S\tpau\t0.2", "S\thh\t0.3", "W\thi\t0.2\t0.3", "@@END",
-         "SIOD: junk", "@@UTT", "S\tax\t0.1", "W\ta\t0.0\t0.1", "@@END"]
-    )  # fmt: skip
+        [
+            "festival noise",
+            "@@UTT",
+            "S\tpau\t0.2",
+            "S\thh\t0.3",
+            "W\thi\t0.2\t0.3",
+            "@@END",
+            "SIOD: junk",
+            "@@UTT",
+            "S\tax\t0.1",
+            "W\ta\t0.0\t0.1",
+            "@@END",
+        ]
+    )
     res = parse_output(out)
     assert [r.segments for r in res] == [[("pau", 0.2), ("hh", 0.3)], [("ax", 0.1)]]
     assert res[0].words == [("hi", 0.2, 0.3)]
@@ -46,10 +57,19 @@ def test_output_is_parsed_per_utterance_and_noise_between_is_ignored():
 
 def test_pauses_are_gaps_and_clitics_join_the_word_before():
     result = FestivalResult(
-        segments=[("pau", 0.2), ("s", 0.3), ("m", 0.35), ("ih", 0.4), ("th", 0.45),
-                  ("s", 0.5), ("pau", 0.7), ("ax", 0.8), ("pau", 1.0)],
+        segments=[
+            ("pau", 0.2),
+            ("s", 0.3),
+            ("m", 0.35),
+            ("ih", 0.4),
+            ("th", 0.45),
+            ("s", 0.5),
+            ("pau", 0.7),
+            ("ax", 0.8),
+            ("pau", 1.0),
+        ],
         words=[("Smith", 0.2, 0.5), ("'s", 0.0, 0.0), ("a", 0.7, 0.8)],
-    )  # fmt: skip
+    )
     t = festival_timings(result, duration=1.02)
     assert t.words == [Interval(0.2, 0.5, "Smith's"), Interval(0.7, 0.8, "a")]
     assert [p.label for p in t.phones] == ["s", "m", "ih", "th", "s", "ax"]

@@ -77,7 +77,7 @@ def test_events_do_not_change_the_audio():
     out = [
         subprocess.run(
             [sys.executable, "-c", script, flag], capture_output=True, text=True, check=True
-        ).stdout  # fmt: skip
+        ).stdout
         for flag in ("on", "off")
     ]
     assert out[0] == out[1] and int(out[0].split()[0]) > 0
@@ -85,13 +85,22 @@ def test_events_do_not_change_the_audio():
 
 def test_timings_from_events_by_hand():
     events = [
-        Event("word", 1, 2, 0), Event("phoneme", 1, 0, 10, "h"), Event("phoneme", 1, 0, 30, "i"),
-        Event("phoneme", 3, 0, 50, ""), Event("word", 5, 3, 70), Event("phoneme", 5, 0, 70, "j"),
-        Event("phoneme", 5, 0, 80, "o"), Event("phoneme", 9, 0, 95, ""),
-    ]  # fmt: skip
+        Event("word", 1, 2, 0),
+        Event("phoneme", 1, 0, 10, "h"),
+        Event("phoneme", 1, 0, 30, "i"),
+        Event("phoneme", 3, 0, 50, ""),
+        Event("word", 5, 3, 70),
+        Event("phoneme", 5, 0, 70, "j"),
+        Event("phoneme", 5, 0, 80, "o"),
+        Event("phoneme", 9, 0, 95, ""),
+    ]
     t = timings_from_events(events, "hi, you.", 100, 10)
-    assert t.phones == [Interval(1.0, 3.0, "h"), Interval(3.0, 5.0, "i"),
-                        Interval(7.0, 8.0, "j"), Interval(8.0, 9.5, "o")]  # fmt: skip
+    assert t.phones == [
+        Interval(1.0, 3.0, "h"),
+        Interval(3.0, 5.0, "i"),
+        Interval(7.0, 8.0, "j"),
+        Interval(8.0, 9.5, "o"),
+    ]
     assert t.words == [Interval(1.0, 5.0, "hi"), Interval(7.0, 9.5, "you")]
     assert t.duration == 10.0
     assert Timings.from_dict(t.to_dict()) == t
@@ -106,11 +115,15 @@ def test_a_stop_starts_at_its_closure_by_hand():
     wav[60:100] = 0
     wav[160:200] = 3  # below the silence level
     events = [
-        Event("word", 1, 4, 0), Event("phoneme", 1, 0, 0, "a"), Event("phoneme", 2, 0, 100, "t"),
-        Event("phoneme", 3, 0, 120, "a"), Event("phoneme", 4, 0, 160, ""),
-        Event("word", 6, 1, 200), Event("phoneme", 6, 0, 200, "k"),
+        Event("word", 1, 4, 0),
+        Event("phoneme", 1, 0, 0, "a"),
+        Event("phoneme", 2, 0, 100, "t"),
+        Event("phoneme", 3, 0, 120, "a"),
+        Event("phoneme", 4, 0, 160, ""),
+        Event("word", 6, 1, 200),
+        Event("phoneme", 6, 0, 200, "k"),
         Event("phoneme", 6, 0, 230, "a"),
-    ]  # fmt: skip
+    ]
     moved = closures_into_stops(events, wav, 1000)
     assert [e.sample for e in moved] == [0, 0, 60, 120, 160, 200, 200, 230]  # no closure in a pause
     capped = closures_into_stops(events, wav, 1000, max_closure=0.025)
@@ -134,8 +147,9 @@ def test_stops_at_closure_or_burst_in_real_speech():
     )
     runs = {}
     for stops in ("burst", "closure"):
-        out = subprocess.run([sys.executable, "-c", script, stops], capture_output=True,
-                             text=True, check=True).stdout  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", script, stops], capture_output=True, text=True, check=True
+        ).stdout
         timings, wav = json.loads(out)
         runs[stops] = Timings.from_dict(timings), np.abs(np.array(wav))
     (burst, wav), (closure, wav2) = runs["burst"], runs["closure"]

@@ -53,8 +53,10 @@ def test_mcd_of_a_signal_against_itself_is_zero_and_grows_with_noise():
     ref = analyze(x, SR)
     assert compare(ref, ref)["mcd"] == pytest.approx(0.0, abs=1e-9)
     rng = np.random.default_rng(2)
-    mcds = [compare(analyze(x + level * rng.standard_normal(len(x)), SR), ref)["mcd"]
-            for level in (0.003, 0.01, 0.03)]  # fmt: skip
+    mcds = [
+        compare(analyze(x + level * rng.standard_normal(len(x)), SR), ref)["mcd"]
+        for level in (0.003, 0.01, 0.03)
+    ]
     assert 0 < mcds[0] < mcds[1] < mcds[2]
 
 

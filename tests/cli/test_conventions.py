@@ -29,8 +29,9 @@ COMMAND_LIST = all_commands()
 
 @pytest.mark.parametrize(("name", "cmd"), COMMAND_LIST, ids=[n for n, _ in COMMAND_LIST])
 def test_every_option_is_explained_and_the_help_ends_with_examples(name, cmd):
-    missing = [p.opts[0] for p in cmd.params
-               if isinstance(p, click.Option) and not p.hidden and not p.help]  # fmt: skip
+    missing = [
+        p.opts[0] for p in cmd.params if isinstance(p, click.Option) and not p.hidden and not p.help
+    ]
     assert not missing, f"{name}: options without help: {missing}"
     text = CliRunner().invoke(main, [*name.split(), "--help"]).output
     tail = text.split("Example")[-1]
@@ -48,17 +49,31 @@ def test_the_command_list_shows_whole_descriptions():
 
 
 def test_one_spelling_per_idea():
-    spellings = {opt for _, cmd in COMMAND_LIST for p in cmd.params
-                 if isinstance(p, click.Option) and not p.hidden for opt in p.opts}  # fmt: skip
+    spellings = {
+        opt
+        for _, cmd in COMMAND_LIST
+        for p in cmd.params
+        if isinstance(p, click.Option) and not p.hidden
+        for opt in p.opts
+    }
     for old in ("--max-len-ratio", "--manifest", "--text-file", "--force-restart"):
         assert old not in spellings
     assert "--max-length-ratio" in spellings and "--in" in spellings
 
 
 def test_old_spellings_still_work_with_a_note(tmp_path):
-    r = CliRunner().invoke(main, ["align", "--checkpoint", str(tmp_path / "x.pt"),
-                                  "--manifest", str(tmp_path / "m.jsonl"), "--out",
-                                  str(tmp_path / "o")])  # fmt: skip
+    r = CliRunner().invoke(
+        main,
+        [
+            "align",
+            "--checkpoint",
+            str(tmp_path / "x.pt"),
+            "--manifest",
+            str(tmp_path / "m.jsonl"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert "--manifest is now spelled --in" in r.stderr
     assert "m.jsonl" in r.output and "Traceback" not in r.output
 

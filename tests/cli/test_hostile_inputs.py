@@ -38,15 +38,24 @@ def assert_usage_error(result, *words: str) -> None:
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("--batch-size", "0"), ("--batch-size", "-3"), ("--griffin-lim-iters", "0"),
-     ("--pause", "-1"), ("--pause", "1e9"), ("--window", "99999999999,3"),
-     ("--window", "1"), ("--device", "foo"), ("--device", "cuda:99"),
-     ("--max-length-ratio", "0")],
-)  # fmt: skip
+    [
+        ("--batch-size", "0"),
+        ("--batch-size", "-3"),
+        ("--griffin-lim-iters", "0"),
+        ("--pause", "-1"),
+        ("--pause", "1e9"),
+        ("--window", "99999999999,3"),
+        ("--window", "1"),
+        ("--device", "foo"),
+        ("--device", "cuda:99"),
+        ("--max-length-ratio", "0"),
+    ],
+)
 def test_synthesize_refuses_bad_option_values_before_any_work(ckpts, tmp_path, option, value):
     out = tmp_path / "o.wav"
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", out,
-               option, value)  # fmt: skip
+    r = invoke(
+        "synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", out, option, value
+    )
     assert_usage_error(r, option)
     assert not out.exists()
 
@@ -54,41 +63,69 @@ def test_synthesize_refuses_bad_option_values_before_any_work(ckpts, tmp_path, o
 def test_device_without_a_gpu_is_one_line(ckpts, tmp_path):
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", tmp_path, "--out", tmp_path / "o",
-               "--device", "cuda")  # fmt: skip
+    r = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        tmp_path,
+        "--out",
+        tmp_path / "o",
+        "--device",
+        "cuda",
+    )
     assert_usage_error(r, "--device", "no CUDA GPU")
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", tmp_path / "m.jsonl",
-               "--out", tmp_path / "a", "--batch-size", "0")  # fmt: skip
+    r = invoke(
+        "align",
+        "--checkpoint",
+        ckpts["tts"],
+        "--in",
+        tmp_path / "m.jsonl",
+        "--out",
+        tmp_path / "a",
+        "--batch-size",
+        "0",
+    )
     assert_usage_error(r, "--batch-size")
 
 
 def test_text_files_that_are_not_utf8(ckpts, tmp_path):
     latin = tmp_path / "latin.txt"
     latin.write_bytes("first line\nna\xefve caf\xe9\n".encode("latin-1"))
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--in", latin,
-               "--out", tmp_path / "o.wav")  # fmt: skip
+    r = invoke(
+        "synthesize", "--checkpoint", ckpts["tts"], "--in", latin, "--out", tmp_path / "o.wav"
+    )
     assert_clean_failure(r, "latin.txt", "line 2", "UTF-8")
     binary = tmp_path / "blob.txt"
     binary.write_bytes(bytes(range(256)))
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--in", binary,
-               "--out", tmp_path / "o.wav")  # fmt: skip
+    r = invoke(
+        "synthesize", "--checkpoint", ckpts["tts"], "--in", binary, "--out", tmp_path / "o.wav"
+    )
     assert_clean_failure(r, "blob.txt", "binary")
 
 
 @pytest.mark.parametrize(
     ("line", "words"),
-    [(b'{"id": "a", "audio": "x.wav", "text": "caf\xe9"}', ["m.jsonl:1", "UTF-8"]),
-     (b'{"id": "a", "audio": "x.wav", "text": 42}', ["m.jsonl:1", "'text'", "int"]),
-     (b'{"id": "a", "audio": "x.wav", "text": ["a", "b"]}', ["m.jsonl:1", "'text'", "list"])],
-)  # fmt: skip
+    [
+        (b'{"id": "a", "audio": "x.wav", "text": "caf\xe9"}', ["m.jsonl:1", "UTF-8"]),
+        (b'{"id": "a", "audio": "x.wav", "text": 42}', ["m.jsonl:1", "'text'", "int"]),
+        (b'{"id": "a", "audio": "x.wav", "text": ["a", "b"]}', ["m.jsonl:1", "'text'", "list"]),
+    ],
+)
 def test_align_manifests_with_bad_text(ckpts, tmp_path, line, words):
     manifest = tmp_path / "m.jsonl"
     manifest.write_bytes(line + b"\n")
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out",
-               tmp_path / "al")  # fmt: skip
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out", tmp_path / "al")
     assert_clean_failure(r, *words)
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", tmp_path / "none.jsonl",
-               "--out", tmp_path / "al")  # fmt: skip
+    r = invoke(
+        "align",
+        "--checkpoint",
+        ckpts["tts"],
+        "--in",
+        tmp_path / "none.jsonl",
+        "--out",
+        tmp_path / "al",
+    )
     assert_clean_failure(r, "none.jsonl", "does not exist")
 
 
@@ -96,28 +133,50 @@ def test_convert_checks_the_kind_of_out_before_working(ckpts, tmp_path):
     data = ckpts["root"] / "data_vc"
     folder = tmp_path / "dir"
     folder.mkdir()
-    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "u0.wav", "--out", folder,
-               "--force")  # fmt: skip
+    r = invoke(
+        "convert", "--checkpoint", ckpts["vc"], "--in", data / "u0.wav", "--out", folder, "--force"
+    )
     assert_clean_failure(r, "dir", "folder", "file name")
     afile = tmp_path / "f.wav"
     afile.write_bytes(b"keep")
     for extra in ([], ["--force"]):
-        r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl",
-                   "--out", afile, *extra)  # fmt: skip
+        r = invoke(
+            "convert",
+            "--checkpoint",
+            ckpts["vc"],
+            "--in",
+            data / "test.jsonl",
+            "--out",
+            afile,
+            *extra,
+        )
         assert_clean_failure(r, "f.wav", "is a file")
     assert afile.read_bytes() == b"keep"
 
 
 def test_convert_ids_stay_inside_out(ckpts, tmp_path):
     data = ckpts["root"] / "data_vc"
-    items = [{"id": "../../escape", "audio": str(data / "u0.wav")},
-             {"id": str(tmp_path / "abs"), "audio": str(data / "u1.wav")}]  # fmt: skip
+    items = [
+        {"id": "../../escape", "audio": str(data / "u0.wav")},
+        {"id": str(tmp_path / "abs"), "audio": str(data / "u1.wav")},
+    ]
     manifest = tmp_path / "in" / "list.jsonl"
     manifest.parent.mkdir()
     manifest.write_text("".join(json.dumps(i) + "\n" for i in items))
     out = tmp_path / "deep" / "er" / "out"
-    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", manifest, "--out", out,
-               "--griffin-lim-iters", "1", "--max-length-ratio", "0.5")  # fmt: skip
+    r = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        manifest,
+        "--out",
+        out,
+        "--griffin-lim-iters",
+        "1",
+        "--max-length-ratio",
+        "0.5",
+    )
     assert r.exit_code == 0, r.output
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.wav"))
     assert all(str(p).startswith("deep/er/out/") for p in written), written
@@ -134,10 +193,12 @@ def test_colliding_names_are_refused(ckpts, tmp_path):
     assert not (tmp_path / "o").exists()
     wav = ckpts["root"] / "data_tts" / "u0.wav"
     manifest = tmp_path / "m.jsonl"
-    manifest.write_text("".join(json.dumps({"id": i, "audio": str(wav), "text": "hi"}) + "\n"
-                                for i in ("a/b", "a_b")))  # fmt: skip
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out",
-               tmp_path / "al")  # fmt: skip
+    manifest.write_text(
+        "".join(
+            json.dumps({"id": i, "audio": str(wav), "text": "hi"}) + "\n" for i in ("a/b", "a_b")
+        )
+    )
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out", tmp_path / "al")
     assert_clean_failure(r, "'a/b'", "'a_b'")
 
 
@@ -149,8 +210,19 @@ def test_convert_folder_finishes_the_good_files_and_names_the_bad(ckpts, tmp_pat
     (folder / "empty.wav").write_bytes(b"")
     (folder / "junk.wav").write_bytes(b"RIFF....WAVEjunk")
     out = tmp_path / "out"
-    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", folder, "--out", out,
-               "--griffin-lim-iters", "1", "--max-length-ratio", "0.5")  # fmt: skip
+    r = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        folder,
+        "--out",
+        out,
+        "--griffin-lim-iters",
+        "1",
+        "--max-length-ratio",
+        "0.5",
+    )
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert sorted(p.name for p in out.glob("*.wav")) == ["good0.wav", "good1.wav", "good2.wav"]
     errors = [ln for ln in r.output.splitlines() if ln.startswith("Error:")]
@@ -165,29 +237,61 @@ def full_disk(*args, **kwargs):
 
 def test_a_full_disk_is_one_line_and_leaves_no_temporary(ckpts, tmp_path, wav_disk_full):
     out = tmp_path / "o.wav"
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", out,
-               "--griffin-lim-iters", "1", "--max-length-ratio", "1")  # fmt: skip
+    r = invoke(
+        "synthesize",
+        "--checkpoint",
+        ckpts["tts"],
+        "--text",
+        "hi.",
+        "--out",
+        out,
+        "--griffin-lim-iters",
+        "1",
+        "--max-length-ratio",
+        "1",
+    )
     assert_clean_failure(r, "no space left on", "o.wav")
     assert list(tmp_path.iterdir()) == []
     data = ckpts["root"] / "data_vc"
-    r = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl", "--out",
-               tmp_path / "c", "--griffin-lim-iters", "1", "--max-length-ratio", "0.5")  # fmt: skip
+    r = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        data / "test.jsonl",
+        "--out",
+        tmp_path / "c",
+        "--griffin-lim-iters",
+        "1",
+        "--max-length-ratio",
+        "0.5",
+    )
     assert_clean_failure(r, "no space left on", "u0.wav")
 
 
 def test_align_on_a_full_disk(ckpts, tmp_path, monkeypatch):
     monkeypatch.setattr("aligner.inference.alignment_files.np.save", full_disk)
     data = ckpts["root"] / "data_tts"
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl",
-               "--out", tmp_path / "al", "--no-png")  # fmt: skip
+    r = invoke(
+        "align",
+        "--checkpoint",
+        ckpts["tts"],
+        "--in",
+        data / "test.jsonl",
+        "--out",
+        tmp_path / "al",
+        "--no-png",
+    )
     assert_clean_failure(r, "no space left on", "u0.npy")
     assert not [p for p in (tmp_path / "al").rglob("*") if ".tmp" in p.name]
 
 
 # ------------------------------------------------------------------ long recordings
 @settings(max_examples=12, deadline=None)
-@given(st.lists(st.tuples(st.floats(0.05, 4.0), st.floats(0.0, 1.0)), min_size=1, max_size=12),
-       st.floats(0.5, 5.0))  # fmt: skip
+@given(
+    st.lists(st.tuples(st.floats(0.05, 4.0), st.floats(0.0, 1.0)), min_size=1, max_size=12),
+    st.floats(0.5, 5.0),
+)
 def test_pieces_cover_the_recording_and_respect_the_limit(parts, max_seconds):
     sr = 1000
     rng = np.random.default_rng(0)
@@ -195,7 +299,7 @@ def test_pieces_cover_the_recording_and_respect_the_limit(parts, max_seconds):
         [
             np.concatenate([0.5 * rng.standard_normal(int(s * sr)), np.zeros(int(g * sr))])
             for s, g in parts
-        ]  # fmt: skip
+        ]
     ).astype(np.float32)
     if len(wav) == 0:
         return
@@ -208,8 +312,15 @@ def test_pieces_cover_the_recording_and_respect_the_limit(parts, max_seconds):
 def test_a_long_recording_is_converted_in_bounded_pieces(ckpts, tmp_path, monkeypatch):
     """Speech bursts with pauses, 30 s: decoded in pieces of at most 4 s, joined in order."""
     sr, rng = SR, np.random.default_rng(1)
-    bursts = [np.concatenate([0.3 * np.sin(np.arange(int(sr * rng.uniform(0.4, 1.5))) * 0.2),
-                              np.zeros(int(sr * 0.3))]) for _ in range(25)]  # fmt: skip
+    bursts = [
+        np.concatenate(
+            [
+                0.3 * np.sin(np.arange(int(sr * rng.uniform(0.4, 1.5))) * 0.2),
+                np.zeros(int(sr * 0.3)),
+            ]
+        )
+        for _ in range(25)
+    ]
     wav = np.concatenate(bursts)[: 30 * sr].astype(np.float32)
     src = tmp_path / "long.wav"
     sf.write(src, wav, sr)
@@ -221,8 +332,13 @@ def test_a_long_recording_is_converted_in_bounded_pieces(ckpts, tmp_path, monkey
         return real(self, sources, *args, **kwargs)
 
     monkeypatch.setattr(conversion.SpeechModel, "generate", spy)
-    run = conversion.convert(ckpts["vc"], src, tmp_path / "o.wav",
-                             decoding=Decoding(4, 0.3, None, 1, 0), max_piece_seconds=4.0)  # fmt: skip
+    run = conversion.convert(
+        ckpts["vc"],
+        src,
+        tmp_path / "o.wav",
+        decoding=Decoding(4, 0.3, None, 1, 0),
+        max_piece_seconds=4.0,
+    )
     assert len(seen) >= 8 and max(seen) <= 4 * sr // 64 + 2
     assert sum(seen) == pytest.approx(len(wav) / 64, abs=2 * len(seen))
     assert run.outputs == [tmp_path / "o.wav"] and sf.info(tmp_path / "o.wav").frames > 0

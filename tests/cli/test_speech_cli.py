@@ -24,15 +24,26 @@ from aligner.tasks import build_task
 from aligner.text.sentences import split_sentences
 
 SR = 8000
-MEL = {"sample_rate": SR, "n_fft": 256, "win_length": 256, "hop_length": 64, "n_mels": 16,
-       "f_max": 4000.0}  # fmt: skip
+MEL = {
+    "sample_rate": SR,
+    "n_fft": 256,
+    "win_length": 256,
+    "hop_length": 64,
+    "n_mels": 16,
+    "f_max": 4000.0,
+}
 TINY_MODEL = {
     "r": 2,
     "encoder": {"embed_dim": 16, "out_dim": 16, "n_convs": 1, "kernel_size": 3},
-    "decoder": {"prenet_dims": [16], "attn_rnn_dim": 16, "attn_dim": 8, "dec_dim": 16,
-                "attention_opts": {"filters": 4, "kernel_size": 3}},
+    "decoder": {
+        "prenet_dims": [16],
+        "attn_rnn_dim": 16,
+        "attn_dim": 8,
+        "dec_dim": 16,
+        "attention_opts": {"filters": 4, "kernel_size": 3},
+    },
     "postnet": {"channels": 8, "n_convs": 2, "kernel_size": 3},
-}  # fmt: skip
+}
 TEXTS = ["hello world.", "a good day!", "the cat sat, hi?"]
 
 
@@ -48,8 +59,12 @@ def write_corpus(root: Path, vc: bool) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     lines = []
     for i, text in enumerate(TEXTS):
-        item = {"id": f"u{i}", "audio": write_wav(root / f"u{i}.wav", 0.3 + 0.05 * i, i).name,
-                "text": text, "speaker": "s"}  # fmt: skip
+        item = {
+            "id": f"u{i}",
+            "audio": write_wav(root / f"u{i}.wav", 0.3 + 0.05 * i, i).name,
+            "text": text,
+            "speaker": "s",
+        }
         if vc:
             item["target_audio"] = write_wav(root / f"t{i}.wav", 0.35 + 0.05 * i, i + 5).name
         lines.append(json.dumps(item))
@@ -64,14 +79,24 @@ def make_checkpoint(tmp: Path, task: str) -> Path:
     data = write_corpus(tmp / f"data_{task}", vc=task == "vc")
     model = dict(TINY_MODEL)
     if task == "vc":
-        model["encoder"] = {"kind": "mel", "prenet_dims": [16], "conv_dim": 16, "out_dim": 16,
-                            "n_convs": 1, "kernel_size": 3}  # fmt: skip
+        model["encoder"] = {
+            "kind": "mel",
+            "prenet_dims": [16],
+            "conv_dim": 16,
+            "out_dim": 16,
+            "n_convs": 1,
+            "kernel_size": 3,
+        }
     cfg = ExperimentConfig.from_dict({"task": task, "data": {"mel": MEL}, "model": model})
     built = build_task(cfg, data)
     with torch.no_grad():  # never predict the end: every decode runs to the length limit
         built.model.decoder.stop.bias.fill_(-50.0)
-    state = {"model": built.model.state_dict(), "step": 7, "config": cfg.to_dict(),
-             "symbols": built.symbols}  # fmt: skip
+    state = {
+        "model": built.model.state_dict(),
+        "step": 7,
+        "config": cfg.to_dict(),
+        "symbols": built.symbols,
+    }
     path = tmp / f"{task}.pt"
     atomic_save(state, path)
     return path
@@ -157,8 +182,21 @@ def test_batched_generation_equals_one_by_one(ckpts):
 def test_synthesize_writes_audio_and_reports_length_hits(ckpts, tmp_path):
     out, png = tmp_path / "s.wav", tmp_path / "s.png"
     text = "Hello world. A good day!"
-    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", text, "--out", out,
-               "--alignment", png, "--max-length-ratio", "1.5", "--griffin-lim-iters", "2")  # fmt: skip
+    r = invoke(
+        "synthesize",
+        "--checkpoint",
+        ckpts["tts"],
+        "--text",
+        text,
+        "--out",
+        out,
+        "--alignment",
+        png,
+        "--max-length-ratio",
+        "1.5",
+        "--griffin-lim-iters",
+        "2",
+    )
     assert r.exit_code == 0, r.output
     wav, sr = sf.read(out)
     assert sr == SR and len(wav) > int(0.25 * SR)  # two sentences + the 0.25 s pause
@@ -214,12 +252,30 @@ def test_synthesize_refuses_to_overwrite(ckpts, tmp_path):
 # ------------------------------------------------------------------ convert
 def test_convert_file_folder_and_manifest(ckpts, tmp_path):
     data = ckpts["root"] / "data_vc"
-    one = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "u0.wav",
-                 "--out", tmp_path / "one.wav", "--griffin-lim-iters", "2")  # fmt: skip
+    one = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        data / "u0.wav",
+        "--out",
+        tmp_path / "one.wav",
+        "--griffin-lim-iters",
+        "2",
+    )
     assert one.exit_code == 0, one.output
     assert sf.info(tmp_path / "one.wav").samplerate == SR
-    many = invoke("convert", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl",
-                  "--out", tmp_path / "conv", "--griffin-lim-iters", "2")  # fmt: skip
+    many = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        data / "test.jsonl",
+        "--out",
+        tmp_path / "conv",
+        "--griffin-lim-iters",
+        "2",
+    )
     assert many.exit_code == 0, many.output
     written = json.loads((tmp_path / "conv" / "manifest.jsonl").read_text().splitlines()[0])
     assert written["id"] == "u0" and Path(written["source_audio"]).name == "u0.wav"
@@ -267,31 +323,59 @@ def test_align_writes_consistent_files(ckpts, tmp_path):
     assert_clean_failure(again, "not empty", "--force")
     # pauses from the audio move only the words and phones tiers, never the frames
     plain = tmp_path / "plain"
-    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", plain,
-               "--silence-db", "0", "--no-png")  # fmt: skip
+    r = invoke(
+        "align",
+        "--checkpoint",
+        ckpts["tts"],
+        "--in",
+        data / "test.jsonl",
+        "--out",
+        plain,
+        "--silence-db",
+        "0",
+        "--no-png",
+    )
     assert r.exit_code == 0, r.output
     for i in range(3):
         a, b = (json.loads((d / f"u{i}.durations.json").read_text()) for d in (out, plain))
         assert a["frames"] == b["frames"] and len(a["words"]) == len(b["words"])
     for bad in (["--silence-db", "-1"], ["--min-pause", "x"]):
-        r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl",
-                   "--out", tmp_path / "x", *bad)  # fmt: skip
+        r = invoke(
+            "align",
+            "--checkpoint",
+            ckpts["tts"],
+            "--in",
+            data / "test.jsonl",
+            "--out",
+            tmp_path / "x",
+            *bad,
+        )
         assert r.exit_code == 2 and bad[0] in r.output and "Traceback" not in r.output
 
 
 def test_align_vc_and_bad_items(ckpts, tmp_path):
     data = ckpts["root"] / "data_vc"
-    r = invoke("align", "--checkpoint", ckpts["vc"], "--in", data / "test.jsonl",
-               "--out", tmp_path / "vc", "--no-png")  # fmt: skip
+    r = invoke(
+        "align",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        data / "test.jsonl",
+        "--out",
+        tmp_path / "vc",
+        "--no-png",
+    )
     assert r.exit_code == 0, r.output
     assert not list((tmp_path / "vc").glob("*.png"))
     # a batch with bad items aligns the good ones, names every bad one and exits 1
     tts = ckpts["root"] / "data_tts"
     good = [json.loads(line) for line in (tts / "test.jsonl").read_text().splitlines()]
-    lines = [{**good[0], "audio": str(tts / good[0]["audio"])},
-             {"id": "x", "audio": str(tts / "u0.wav")},  # no text
-             {"id": "y", "audio": str(tmp_path / "gone.wav"), "text": "hi"},  # no audio file
-             {**good[1], "audio": str(tts / good[1]["audio"])}]  # fmt: skip
+    lines = [
+        {**good[0], "audio": str(tts / good[0]["audio"])},
+        {"id": "x", "audio": str(tts / "u0.wav")},  # no text
+        {"id": "y", "audio": str(tmp_path / "gone.wav"), "text": "hi"},  # no audio file
+        {**good[1], "audio": str(tts / good[1]["audio"])},
+    ]
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(json.dumps(it) + "\n" for it in lines))
     out = tmp_path / "b"
@@ -327,8 +411,19 @@ def test_python_api_synthesizes_as_the_command_line_does(ckpts, tmp_path):
 
     out = tmp_path / "cli.wav"
     text = "Hello there. How are you?"
-    result = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", text, "--out", out,
-                    "--griffin-lim-iters", 2, "--max-length-ratio", 2)  # fmt: skip
+    result = invoke(
+        "synthesize",
+        "--checkpoint",
+        ckpts["tts"],
+        "--text",
+        text,
+        "--out",
+        out,
+        "--griffin-lim-iters",
+        2,
+        "--max-length-ratio",
+        2,
+    )
     assert result.exit_code == 0, result.output
     torch.manual_seed(0)  # as the command's --seed 0
     speech = load_speech_model(ckpts["tts"], "tts")

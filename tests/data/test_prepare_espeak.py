@@ -104,11 +104,11 @@ def test_espeak_corpus_deterministic_for_a_seed(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "vocabulary:" in result.output and "hours:" in result.output
     assert _prepare(b, "--seed", "7", "--voices", "en-us", "--voices", "en-us+f2,rate=200",
-                    "--workers", "1").exit_code == 0  # fmt: skip
+                    "--workers", "1").exit_code == 0
     items_a = sorted((i for s in ("train", "valid", "test") for i in read_manifest(a / f"{s}.jsonl")),
-                     key=lambda i: i["id"])  # fmt: skip
+                     key=lambda i: i["id"])
     items_b = sorted((i for s in ("train", "valid", "test") for i in read_manifest(b / f"{s}.jsonl")),
-                     key=lambda i: i["id"])  # fmt: skip
+                     key=lambda i: i["id"])
     assert [i["text"] for i in items_a] == [i["text"] for i in items_b]
     assert {i["speaker"] for i in items_a} == {"en-us_r175_p50", "en-us+f2_r200_p50"}
     for x, y in zip(items_a, items_b):

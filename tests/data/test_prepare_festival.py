@@ -77,7 +77,7 @@ def test_a_corpus_from_a_text_file_with_a_bad_sentence_reported(tmp_path):
     assert result.exit_code == 0, result.output
     assert "skipped 1 bad item" in result.output and "Downing" in result.output
     items = [json.loads(ln) for s in ("train", "valid", "test")
-             for ln in (out / f"{s}.jsonl").read_text().splitlines()]  # fmt: skip
+             for ln in (out / f"{s}.jsonl").read_text().splitlines()]
     assert len(items) == 3 and {it["speaker"] for it in items} == {"kal_diphone"}
     assert not (out / "wavs" / "festival_000001.wav").exists()  # the skipped one's audio
     smith = next(it for it in items if it["text"].startswith("Smith"))

@@ -15,9 +15,17 @@ def small_decoder(
 ) -> TacotronDecoder:
     """A tiny deterministic (eval, prenet dropout off) decoder over memory of size MEM."""
     dec = TacotronDecoder(
-        N_MELS, MEM, r, prenet_dims=(8, 8), attn_rnn_dim=dim, attention=attention, attn_dim=8,
-        attention_options=opts, dec_dim=16, dec_layers=2,
-    )  # fmt: skip
+        N_MELS,
+        MEM,
+        r,
+        prenet_dims=(8, 8),
+        attn_rnn_dim=dim,
+        attention=attention,
+        attn_dim=8,
+        attention_options=opts,
+        dec_dim=16,
+        dec_layers=2,
+    )
     dec.prenet.always_dropout = False
     return dec.eval()
 
@@ -31,11 +39,16 @@ def small_tts(r: int = 2, attention: str = "location", n_symbols: int = 12, **de
             "encoder": {"embed_dim": 16, "out_dim": 16},
             "attention": attention,
             "attn_dim": 8,
-            "decoder": {"attn_rnn_dim": 16, "dec_dim": 16, "dec_layers": 2,
-                        "prenet_dims": [8, 8], **dec},
+            "decoder": {
+                "attn_rnn_dim": 16,
+                "dec_dim": 16,
+                "dec_layers": 2,
+                "prenet_dims": [8, 8],
+                **dec,
+            },
             "postnet": {"channels": 8},
         }
-    )  # fmt: skip
+    )
     return Tacotron.from_config(cfg)
 
 

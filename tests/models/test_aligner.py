@@ -86,8 +86,13 @@ def test_binarization_switches_on_after_its_start():
 def build(tmp: Path, **model_kw):
     data = write_corpus(tmp / "data", vc=False)
     loss = {"bin_start": 3, "bin_ramp": 1}
-    cfg = ExperimentConfig.from_dict({"task": "align", "data": {"mel": MEL, "log": {"plot_items": 2}},
-                                      "model": {**TINY, **model_kw, "loss": loss}})  # fmt: skip
+    cfg = ExperimentConfig.from_dict(
+        {
+            "task": "align",
+            "data": {"mel": MEL, "log": {"plot_items": 2}},
+            "model": {**TINY, **model_kw, "loss": loss},
+        }
+    )
     return cfg, build_task(cfg, data)
 
 
@@ -118,8 +123,12 @@ def test_the_data_decides_the_sizes(tmp_path):
 def aligner_ckpt(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("aligner")
     cfg, task = build(tmp)
-    state = {"model": task.model.state_dict(), "step": 5, "config": cfg.to_dict(),
-             "symbols": task.symbols}  # fmt: skip
+    state = {
+        "model": task.model.state_dict(),
+        "step": 5,
+        "config": cfg.to_dict(),
+        "symbols": task.symbols,
+    }
     atomic_save(state, tmp / "aligner.pt")
     return tmp / "aligner.pt"
 
@@ -127,8 +136,19 @@ def aligner_ckpt(tmp_path_factory) -> Path:
 def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, tmp_path):
     manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
     out = tmp_path / "ali"
-    res = CliRunner().invoke(main, ["align", "--checkpoint", str(aligner_ckpt), "--in",
-                                    str(manifest), "--out", str(out), "--no-png"])  # fmt: skip
+    res = CliRunner().invoke(
+        main,
+        [
+            "align",
+            "--checkpoint",
+            str(aligner_ckpt),
+            "--in",
+            str(manifest),
+            "--out",
+            str(out),
+            "--no-png",
+        ],
+    )
     assert res.exit_code == 0, res.output
     speech = load_speech_model(aligner_ckpt)
     for line in manifest.read_text().splitlines():
@@ -145,7 +165,17 @@ def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, t
 
 
 def test_an_aligner_checkpoint_cannot_synthesize(aligner_ckpt, tmp_path):
-    res = CliRunner().invoke(main, ["synthesize", "--checkpoint", str(aligner_ckpt), "--text",
-                                    "hello", "--out", str(tmp_path / "x.wav")])  # fmt: skip
+    res = CliRunner().invoke(
+        main,
+        [
+            "synthesize",
+            "--checkpoint",
+            str(aligner_ckpt),
+            "--text",
+            "hello",
+            "--out",
+            str(tmp_path / "x.wav"),
+        ],
+    )
     assert res.exit_code != 0 and "use `aligner align`" in res.output
     assert "Traceback" not in res.output

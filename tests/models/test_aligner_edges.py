@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
-from aligner.audio.trim import speech_spans
+from aligner.audio.features import speech_spans
 from aligner.models.aligner import AlignerConfig, AlignmentModel, utterance_normalize
 
 
@@ -79,8 +79,9 @@ def test_utterance_normalization_ignores_padding_and_removes_an_offset():
 @pytest.mark.parametrize("norm", ["global", "utterance"])
 def test_a_padded_batch_with_spans_equals_its_items(norm):
     torch.manual_seed(0)
-    cfg = AlignerConfig(n_symbols=10, n_mels=6, channels=16, attn_dim=8, mel_norm=norm,
-                        prior_silence_db=40.0)  # fmt: skip
+    cfg = AlignerConfig(
+        n_symbols=10, n_mels=6, channels=16, attn_dim=8, mel_norm=norm, prior_silence_db=40.0
+    )
     m = AlignmentModel(cfg).eval()
     tokens = torch.tensor([[2, 5, 6, 3], [2, 7, 3, 0]])
     n, t = torch.tensor([4, 3]), torch.tensor([10, 7])
@@ -88,8 +89,13 @@ def test_a_padded_batch_with_spans_equals_its_items(norm):
     spans = torch.tensor([[2, 8], [1, 7]])
     out = m(tokens, n, mel, t, spans=spans)
     for b in range(2):
-        one = m(tokens[b : b + 1, : n[b]], n[b : b + 1], mel[b : b + 1, : t[b]], t[b : b + 1],
-                spans=spans[b : b + 1])  # fmt: skip
+        one = m(
+            tokens[b : b + 1, : n[b]],
+            n[b : b + 1],
+            mel[b : b + 1, : t[b]],
+            t[b : b + 1],
+            spans=spans[b : b + 1],
+        )
         assert torch.allclose(out.alignments[b, : t[b], : n[b]], one.alignments[0], atol=1e-5)
 
 

@@ -42,8 +42,14 @@ def test_old_attention_keys_in_a_recipe_load_with_a_one_line_note(capsys) -> Non
     """Recipes kept the TTS/VC attention under model.decoder before every model family
     spelled it model.attention / model.attn_dim / model.attention_options."""
     new = load_config(RECIPES[0]).model
-    old = {**new, "decoder": {**new["decoder"], "attention": new["attention"],
-                              "attention_opts": new["attention_options"]}}  # fmt: skip
+    old = {
+        **new,
+        "decoder": {
+            **new["decoder"],
+            "attention": new["attention"],
+            "attention_opts": new["attention_options"],
+        },
+    }
     del old["attention"], old["attention_options"]
     assert model_config(old, 80, 60) == model_config(new, 80, 60)
     err = capsys.readouterr().err.strip().splitlines()

@@ -82,8 +82,13 @@ def test_tacotron_loss_is_sum_of_parts() -> None:
     r, lengths = 2, torch.tensor([7, 4])
     out = _output([7, 4], [5, 3], r)
     target = torch.randn(2, 7, 3)
-    cfg = TacotronLossConfig(mel_weight=2.0, stop_weight=0.5, stop_pos_weight=3.0,
-                             guided=GuidedSchedule(10.0, "exp", decay=0.5), guided_g=0.3)  # fmt: skip
+    cfg = TacotronLossConfig(
+        mel_weight=2.0,
+        stop_weight=0.5,
+        stop_pos_weight=3.0,
+        guided=GuidedSchedule(10.0, "exp", decay=0.5),
+        guided_g=0.3,
+    )
     total, parts = tacotron_loss(out, target, lengths, r, step=2, cfg=cfg)
     l1, mse = masked_mel_loss(out.mel, target, out.mel_mask)
     l1p, msep = masked_mel_loss(out.mel_post, target, out.mel_mask)

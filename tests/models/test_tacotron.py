@@ -41,10 +41,22 @@ def test_config_round_trip_and_errors() -> None:
 
 def test_old_decoder_attention_keys_still_load() -> None:
     """Recipes and checkpoints of aligner <= 0.1 kept the attention under model.decoder."""
-    old = {"n_symbols": 5, "decoder": {"attention": "gmm", "attn_dim": 7, "dec_layers": 2,
-                                      "attention_opts": {"components": 3}}}  # fmt: skip
-    new = {"n_symbols": 5, "attention": "gmm", "attn_dim": 7, "decoder": {"dec_layers": 2},
-           "attention_options": {"components": 3}}  # fmt: skip
+    old = {
+        "n_symbols": 5,
+        "decoder": {
+            "attention": "gmm",
+            "attn_dim": 7,
+            "dec_layers": 2,
+            "attention_opts": {"components": 3},
+        },
+    }
+    new = {
+        "n_symbols": 5,
+        "attention": "gmm",
+        "attn_dim": 7,
+        "decoder": {"dec_layers": 2},
+        "attention_options": {"components": 3},
+    }
     assert TacotronConfig.from_dict(old) == TacotronConfig.from_dict(new)
     assert old["decoder"]["attention"] == "gmm"  # the caller's dict is left as it was
 

@@ -16,8 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "pocketsphinx_align.py"
 PYTHON = os.environ.get("POCKETSPHINX_PYTHON", "/work/psvenv/bin/python")
-SENTENCES = {"fox": "The quick brown fox jumps over the lazy dog.",
-             "shells": "She sells sea shells by the sea shore, every day."}  # fmt: skip
+SENTENCES = {
+    "fox": "The quick brown fox jumps over the lazy dog.",
+    "shells": "She sells sea shells by the sea shore, every day.",
+}
 
 
 def _has_pocketsphinx() -> bool:
@@ -87,8 +89,10 @@ def corpus(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def run(corpus: Path):
     """The first run: the two good items and one whose audio file is missing."""
-    items = [{"id": uid, "audio": f"{uid}.wav", "text": text, "speaker": "s"}
-             for uid, text in SENTENCES.items()]  # fmt: skip
+    items = [
+        {"id": uid, "audio": f"{uid}.wav", "text": text, "speaker": "s"}
+        for uid, text in SENTENCES.items()
+    ]
     items.append({"id": "gone", "audio": "gone.wav", "text": "hello", "speaker": "s"})
     manifest = write_manifest(corpus / "test.jsonl", items)
     out = corpus / "ali"
@@ -128,9 +132,10 @@ def test_the_textgrid_has_the_words_in_order_within_the_audio(run, corpus, uid):
 
 
 def test_a_48khz_copy_gives_the_same_word_boundaries(run, corpus):
-    manifest = write_manifest(corpus / "hi.jsonl", [
-        {"id": "shells", "audio": "shells48.wav", "text": SENTENCES["shells"], "speaker": "s"}
-    ])  # fmt: skip
+    manifest = write_manifest(
+        corpus / "hi.jsonl",
+        [{"id": "shells", "audio": "shells48.wav", "text": SENTENCES["shells"], "speaker": "s"}],
+    )
     done = align(manifest, corpus / "ali48")
     assert done.returncode == 0, done.stderr
     low = words(tiers(run[1] / "shells.TextGrid")["words"])
@@ -148,9 +153,10 @@ def test_rerunning_into_a_folder_of_textgrids_needs_force(run):
 
 
 def test_a_word_missing_from_the_dictionary_is_skipped(corpus):
-    manifest = write_manifest(corpus / "oov.jsonl", [
-        {"id": "oov", "audio": "fox.wav", "text": "The quick brown zzxqvw.", "speaker": "s"}
-    ])  # fmt: skip
+    manifest = write_manifest(
+        corpus / "oov.jsonl",
+        [{"id": "oov", "audio": "fox.wav", "text": "The quick brown zzxqvw.", "speaker": "s"}],
+    )
     done = align(manifest, corpus / "ali_oov")
     assert done.returncode == 1
     assert done.stderr.strip() == "skipped oov: 'zzxqvw' is not in the PocketSphinx dictionary"

@@ -85,8 +85,14 @@ def test_pauses_from_the_audio_split_the_tokens_outside_words():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a", "b", " ", ",", "</s>"]), st.integers(0, 4)),
-                min_size=1, max_size=12), st.data())  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", " ", ",", "</s>"]), st.integers(0, 4)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.data(),
+)
 def test_pauses_leave_phones_ordered_and_gaps_only_where_silent(pairs, data):
     tokens = [tok for tok, _ in pairs]
     frames = [max(n, 1) if tok in ("a", "b") else n for tok, n in pairs]  # phones: a frame

@@ -9,8 +9,14 @@ from hypothesis import strategies as st
 from aligner.text.tokenizers import WORD_SEP, PhonemeTokenizer
 from aligner.text.word_split import edit_distance, split_merged
 
-ALONE = {"of": ["ʌ", "v"], "the": ["ð", "ə"], "cat": ["k", "ˈæ", "t"], "a": ["ˈeɪ"],
-         "to": ["t", "uː"], "be": ["b", "ˈiː"]}  # fmt: skip
+ALONE = {
+    "of": ["ʌ", "v"],
+    "the": ["ð", "ə"],
+    "cat": ["k", "ˈæ", "t"],
+    "a": ["ˈeɪ"],
+    "to": ["t", "uː"],
+    "be": ["b", "ˈiː"],
+}
 
 
 def test_edit_distance_ignores_stress():
@@ -40,8 +46,10 @@ PHONES = st.sampled_from(["a", "b", "ð", "ə", "ʌ", "v", "k", "t", "ˈæ"])
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(PHONES, min_size=1, max_size=5), min_size=1, max_size=4),
-       st.lists(st.sampled_from(sorted(ALONE)), min_size=1, max_size=8))  # fmt: skip
+@given(
+    st.lists(st.lists(PHONES, min_size=1, max_size=5), min_size=1, max_size=4),
+    st.lists(st.sampled_from(sorted(ALONE)), min_size=1, max_size=8),
+)
 def test_the_phones_are_kept_in_order_and_words_never_empty(words, text):
     out = split_merged(words, text, ALONE)
     assert [p for w in out for p in w] == [p for w in words for p in w]
@@ -50,8 +58,11 @@ def test_the_phones_are_kept_in_order_and_words_never_empty(words, text):
 
 def test_the_phonemes_tokenizer_gives_one_word_per_text_word():
     tok = PhonemeTokenizer()
-    for text in ["Just a few of the perfect excuses.", "To generalize is to be an idiot.",
-                 "Hello, \"world\" of the cats!"]:  # fmt: skip
+    for text in [
+        "Just a few of the perfect excuses.",
+        "To generalize is to be an idiot.",
+        'Hello, "world" of the cats!',
+    ]:
         tokens = tok.tokenize(text)
         words = [w for w in text.replace(",", " ").replace('"', " ").split() if w.strip(".!")]
         assert tokens.count(WORD_SEP) == len(words) - 1, tokens

@@ -260,8 +260,21 @@ def test_decoding_defaults_come_from_the_recipe_and_options_override_them(g2p_di
     result = invoke("g2p", "--checkpoint", str(ckpt), "--max-length-ratio", "0", "ab")
     assert result.exit_code == 2 and "--max-length-ratio" in result.output
     # the old spelling still works, with a note on stderr
-    old = CliRunner().invoke(main, ["g2p", "--checkpoint", str(ckpt), "--beam", "3", "--alpha",
-                                    "0", "--max-len-ratio", "3", "abcdeo"])  # fmt: skip
+    old = CliRunner().invoke(
+        main,
+        [
+            "g2p",
+            "--checkpoint",
+            str(ckpt),
+            "--beam",
+            "3",
+            "--alpha",
+            "0",
+            "--max-len-ratio",
+            "3",
+            "abcdeo",
+        ],
+    )
     assert old.exit_code == 0 and old.stdout.strip() == library(0.0, 3.0)
     assert "--max-len-ratio is now spelled --max-length-ratio" in old.stderr
 

@@ -49,12 +49,23 @@ def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
 def test_sigterm_saves_a_checkpoint_a_second_run_is_refused_and_resume_continues(recipe, tmp_path):
     exp = tmp_path / "exp"
     args = ["train", str(recipe), "--data", str(tmp_path), "--out", str(exp)]
-    sets = ["--set", "train.max_steps=100000", "--set", "train.checkpoint_every=100000",
-            "--set", "train.eval_every=100000", "--set", "model.sleep=0.01"]  # fmt: skip
+    sets = [
+        "--set",
+        "train.max_steps=100000",
+        "--set",
+        "train.checkpoint_every=100000",
+        "--set",
+        "train.eval_every=100000",
+        "--set",
+        "model.sleep=0.01",
+    ]
     proc = subprocess.Popen(
-        [*CLI, *args, *sets], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [*CLI, *args, *sets],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-    )  # fmt: skip
+    )
     try:
         _wait_for(exp / "tb", proc)  # training has started
         time.sleep(0.5)
@@ -137,8 +148,9 @@ def test_full_disk_keeps_earlier_checkpoints(recipe, tmp_path, monkeypatch):
     assert not (exp / LOCK_NAME).exists()
 
     full[0] = "ckpt-00000009"  # --resume: step 6 is saved, step 9 is not
-    res = run("train", recipe, "--data", tmp_path, "--out", exp, "--resume",
-              "--set", "train.max_steps=9")  # fmt: skip
+    res = run(
+        "train", recipe, "--data", tmp_path, "--out", exp, "--resume", "--set", "train.max_steps=9"
+    )
     assert res.exit_code == 1 and "no space left on" in res.output
     assert "ckpt-00000009.pt" in res.output and "Traceback" not in res.output
 

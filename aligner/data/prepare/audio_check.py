@@ -43,7 +43,7 @@ def clip_warnings(item: dict[str, Any], key: str, seconds: float, peak: float) -
         per_char = seconds / len(text.strip())
         if per_char > MAX_SECONDS_PER_CHAR:
             out.append(f"{where}: {seconds:.1f} s for {len(text.strip())} characters "
-                       f"({per_char:.2f} s/char > {MAX_SECONDS_PER_CHAR}): wrong clip or text?")  # fmt: skip
+                       f"({per_char:.2f} s/char > {MAX_SECONDS_PER_CHAR}): wrong clip or text?")
     return out
 
 

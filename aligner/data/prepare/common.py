@@ -34,7 +34,7 @@ def text_lines(
         except UnicodeDecodeError as err:
             name = ident(raw) if ident is not None else ""
             report.add(where, f"undecodable line{f' of {name}' if name else ''} (not UTF-8: "
-                       f"{err.reason} at byte {err.start + 1})")  # fmt: skip
+                       f"{err.reason} at byte {err.start + 1})")
             continue
         yield lineno, where, line
 

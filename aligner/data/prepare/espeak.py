@@ -88,7 +88,7 @@ def _plan(
             src_path = out_dir / "wavs" / f"{uid}_src.wav"
             tgt_path = out_dir / "wavs" / f"{uid}_tgt.wav"
             jobs += [SynthJob(text, src, str(src_path), stops),
-                     SynthJob(text, tgt, str(tgt_path), stops)]  # fmt: skip
+                     SynthJob(text, tgt, str(tgt_path), stops)]
             item = {"id": uid, "audio": str(src_path), "target_audio": str(tgt_path)}
             item.update(text=text, speaker=speaker_name(src), target_speaker=speaker_name(tgt))
         else:

@@ -140,7 +140,7 @@ def _item(
     return {
         "id": uid, "audio": job.path, "text": job.text, "speaker": job.voice,
         "duration": round(duration, 4), "timings": timings.to_dict(),
-    }  # fmt: skip
+    }
 
 
 def _labelled(timings: Timings, text: str) -> Timings:

@@ -37,7 +37,7 @@ def _parse(fields: list[str], where: str) -> tuple[str, str] | str:
     if len(fields) not in (2, 3) or not uid:
         named = f" of {uid}" if uid else ""
         return (f"malformed line{named}: {len(fields)} field(s), expected 3 "
-                "(id|text|normalized text)")  # fmt: skip
+                "(id|text|normalized text)")
     text = fields[2] if len(fields) > 2 and fields[2].strip() else fields[1]
     return (uid, text.strip()) if text.strip() else f"empty text for {uid}"
 

@@ -26,7 +26,7 @@ PREPOSITIONS = (
 CONJUNCTIONS = ["and", "but", "because", "while", "so", "although", "until", "when"]
 MODALS = "will can should might must would could".split()
 NOUN_SUFFIXES = ("tion", "ment", "ness", "ship", "ance", "ence", "ity", "ure", "ery",
-                 "ist", "ism", "age", "hood", "dom", "er", "or")  # fmt: skip
+                 "ist", "ism", "age", "hood", "dom", "er", "or")
 # Nouns everybody knows, so that short sentences sound ordinary.
 COMMON_NOUNS = (
     "house car dog cat tree river city garden window door table chair book letter "
@@ -37,7 +37,7 @@ COMMON_NOUNS = (
 ).split()
 # Words no generated sentence should contain (substring match).
 BLOCKED = ("fuck", "shit", "cunt", "nigg", "fag", "whore", "slut", "rape", "porn", "bitch",
-           "dildo", "wank", "penis", "vagin", "anal", "dick", "cock", "pussy", "nazi", "kill")  # fmt: skip
+           "dildo", "wank", "penis", "vagin", "anal", "dick", "cock", "pussy", "nazi", "kill")
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def build_lexicon() -> Lexicon:
         for w in words
         if 4 <= len(w) <= 10 and w + "ly" in words and (w + "ness" in words or w + "er" in words)
         and w not in verb_set
-    )  # fmt: skip
+    )
     nouns = sorted(
         {w for w in COMMON_NOUNS if w in words}
         | {
@@ -84,7 +84,7 @@ def build_lexicon() -> Lexicon:
             if 5 <= len(w) <= 11 and w.endswith(NOUN_SUFFIXES) and w + "s" in words
             and w not in verb_set and w[:-2] + "ing" not in words
         }
-    )  # fmt: skip
+    )
     return Lexicon(tuple(nouns), tuple(verbs), tuple(adjectives))
 
 
