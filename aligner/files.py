@@ -164,7 +164,7 @@ def write_atomic(path: str | Path, writer: Callable[[IO], Any], mode: str = "wb"
 
 
 def save_by_name(path: str | Path, save: Callable[[Path], Any]) -> Path:
-    """For writers that take a file name (praatio, matplotlib): ``save(temporary name)``,
+    """For writers that take a file name (a TextGrid, matplotlib): ``save(temporary name)``,
     then the rename; storage errors as in `atomic_write`, no temporary left behind."""
     path = Path(path)
     tmp = temporary_name(path)

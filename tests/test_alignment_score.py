@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from praatio import textgrid
 
-from aligner.audio.timings import Interval, Timings
+from aligner.alignment.intervals import Interval, Timings
 from aligner.cli import main
 
 WORDS = [(0.10, 0.40, "hello"), (0.45, 0.90, "big"), (0.90, 1.30, "world")]

@@ -1,6 +1,7 @@
 """The layer picture of docs/design.md: a module imports only from its own layer or the
 layers below it; nothing outside train/ and cli/ imports aligner.train; the attention core
-imports nothing of aligner but itself."""
+imports nothing of aligner but itself; alignment output (records, tiers, TextGrids) has
+one room, which imports only the core, `aligner.files` and itself."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "aligner"
 # bottom to top; the bottom floor shares one level
 LEVELS = {
     "attention": 0,
+    "alignment": 0,
     "audio": 0,
     "text": 0,
     "checkpoint": 0,
@@ -62,6 +64,19 @@ def test_imports_only_point_down(path: Path) -> None:
             assert own in ("train", "cli"), f"{path.name} ({own}) imports {target}"
         if own == "attention":
             assert other == "attention", f"the attention core imports {target}"
+        if own == "alignment":
+            assert other in ("alignment", "attention", "files"), f"{path.name} imports {target}"
+
+
+def test_alignment_formats_live_in_one_room() -> None:
+    """Only aligner/alignment/ writes or parses TextGrids and durations records: no other
+    module opens praatio or names the record's file suffix."""
+    for path in MODULES:
+        if path.parent.name == "alignment":
+            continue
+        text = path.read_text()
+        assert "praatio" not in text, f"{path.relative_to(PACKAGE)} uses praatio"
+        assert '".durations.json"' not in text, f"{path.relative_to(PACKAGE)} names the record"
 
 
 def test_every_room_is_placed() -> None:

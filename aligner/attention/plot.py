@@ -33,7 +33,6 @@ from aligner.attention.plot_matrix import (  # noqa: E402
     display_token,
     matrix_shape,
     pooled,
-    read_alignment,
     thinned_labels,
 )
 
@@ -52,7 +51,6 @@ __all__ = [
     "draw_alignment",
     "evolution_strip",
     "figure_image",
-    "plot_npy",
     "save_alignment_panels",
     "save_alignment_png",
     "save_evolution_gif",
@@ -285,26 +283,3 @@ def save_alignment_panels(
             alignments_figure(weights[part], tokens[part], titles[part], first=first, **timing), out
         )
     return paths
-
-
-def plot_npy(
-    npy: str | Path,
-    out: str | Path,
-    title: str | None = None,
-    force: bool = False,
-    durations: str | Path | None = None,
-) -> Path:
-    """Draw a saved alignment to the PNG `out`: a ``.npy`` (``(T_dec, T_enc)`` or ``(1,
-    T_dec, T_enc)``) or an `aligner align` ``.durations.json``. Token labels, r and
-    seconds come from `durations` or the ``ID.durations.json`` beside ``ID.npy``
-    (`aligner.attention.plot_matrix.read_alignment`); the title defaults to the sentence
-    id. ValueError (one line, naming the file) for anything else."""
-    out = Path(out)
-    _refuse([out], force)
-    found = read_alignment(npy, durations)
-    if not np.isfinite(pooled(found.weights)[0]).all():
-        raise ValueError(f"{npy}: expected a finite (T_dec, T_enc) matrix, found NaN or inf")
-    timing = {"r": found.r, "hop_length": found.hop_length, "sample_rate": found.sample_rate}
-    return save_alignment_png(
-        found.weights, out, found.tokens, title or found.title, True, **timing
-    )

@@ -1,5 +1,5 @@
-"""What the alignment plots draw, kept small: max-pooled matrices, thinned token labels,
-and alignments read back from files (``.npy`` weights, ``.durations.json`` records).
+"""What the alignment plots draw, kept small: max-pooled matrices and thinned token labels
+(reading alignments back from files is `aligner.alignment.reading`'s).
 
 Pooling keeps memory bounded: a ``(T_dec, T_enc)`` alignment of any size (a 20,000 x
 20,000 one, a bfloat16 tensor) is reduced block by block, a few million values at a time,
@@ -9,10 +9,8 @@ keeps a sharp one-frame-wide path visible.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -92,89 +90,3 @@ def thinned_labels(tokens: list[str], max_labels: int) -> tuple[list[int], list[
 def display_token(token: str) -> str:
     """A token as an axis label: whitespace shows as ``␣`` (an empty label hides it)."""
     return token if token.strip() else "␣"
-
-
-@dataclass
-class AlignmentFile:
-    """An alignment read back for drawing: weights ``(T_dec, T_enc)``, its token labels
-    (or None), the frames per decoder step `r`, and the hop and sample rate (None when
-    unknown) that turn frames into seconds."""
-
-    weights: np.ndarray
-    tokens: list[str] | None = None
-    r: int = 1
-    hop_length: int | None = None
-    sample_rate: int | None = None
-    title: str | None = None
-
-
-def _load_npy(npy: Path) -> np.ndarray:
-    try:
-        weights = np.load(npy, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{npy} is not a .npy array ({err})") from None
-    weights = weights[0] if weights.ndim == 3 and weights.shape[0] == 1 else weights
-    if weights.ndim != 2 or weights.dtype.kind not in "fiub":
-        raise ValueError(
-            f"{npy}: expected a finite (T_dec, T_enc) matrix, got shape {weights.shape}"
-        )
-    return weights
-
-
-def _read_record(path: Path) -> dict:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise ValueError(f"{path} is not a durations JSON file ({err})") from None
-    if not isinstance(record, dict) or not {"tokens", "frames"} <= set(record):
-        raise ValueError(f"{path}: a durations JSON needs 'tokens' and 'frames' (aligner align)")
-    return record
-
-
-def hard_alignment(frames: list[int]) -> np.ndarray:
-    """``(sum(frames), N)`` one-hot float32 matrix: frame t attends the token it belongs to."""
-    out = np.zeros((int(sum(frames)), len(frames)), dtype=np.float32)
-    owner = np.repeat(np.arange(len(frames)), np.asarray(frames, dtype=np.int64))
-    out[np.arange(len(owner)), owner] = 1.0
-    return out
-
-
-def durations_path(npy: Path) -> Path:
-    """``ID.durations.json`` beside ``ID.npy`` (where `aligner align` writes both)."""
-    return npy.with_name(npy.name.removesuffix(".npy") + ".durations.json")
-
-
-def read_alignment(path: str | Path, durations: str | Path | None = None) -> AlignmentFile:
-    """The alignment to draw from `path`: a ``.npy`` of weights ``(T_dec, T_enc)`` (or
-    ``(1, T_dec, T_enc)``) or a ``.durations.json`` (`aligner align`'s record: tokens,
-    frames per token, r, hop_length, sample_rate). Tokens and timing come from
-    `durations`, else from the ``.durations.json`` beside the ``.npy`` when there is one;
-    a ``.durations.json`` alone is drawn as its hard alignment (frames x tokens).
-    ValueError (one line naming the file) for anything unreadable or inconsistent."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path} does not exist")
-    if path.name.endswith(".json"):
-        durations = durations or path
-        sibling = path.with_name(path.name.removesuffix(".json").removesuffix(".durations"))
-        npy = sibling.with_name(sibling.name + ".npy")
-    else:
-        npy, durations = path, durations or durations_path(path)
-        durations = durations if Path(durations).is_file() else None
-    record = _read_record(Path(durations)) if durations else None
-    if npy.is_file():
-        weights = _load_npy(npy)
-    else:  # a durations record alone: its hard alignment at frame resolution
-        weights, record = hard_alignment(record["frames"]), {**record, "r": 1}
-    found = AlignmentFile(weights, title=path.name.split(".")[0])
-    if record is not None:
-        if len(record["tokens"]) != weights.shape[1]:
-            raise ValueError(
-                f"{durations}: {len(record['tokens'])} tokens for an alignment of "
-                f"{weights.shape[1]} columns ({npy.name})"
-            )
-        found.tokens = list(record["tokens"])
-        found.r = int(record.get("r", 1))
-        found.hop_length, found.sample_rate = record.get("hop_length"), record.get("sample_rate")
-        found.title = str(record.get("id", found.title))
-    return found

@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aligner.audio.timings import Interval, Timings
+from aligner.alignment.intervals import Interval, Timings
 
 PAUSES = frozenset({"pau", "h#", "#", "sil", "brth"})
 # Debian's English voices (package -> voice): festvox-us-slt-hts, festvox-kallpc16k,

@@ -4,7 +4,7 @@ The library is driven through ctypes: ``espeak_Initialize`` in synchronous mode,
 synthesis callback that collects the 16-bit samples, ``espeak_SetVoiceByName`` and
 ``espeak_SetParameter`` for the voice, then ``espeak_Synth``. Phoneme events are on (with
 IPA names): the callback also collects the word and phoneme events, which give every
-word's and phone's sample position (`aligner.audio.timings`); they do not change the
+word's and phone's sample position (`aligner.audio.espeak_timings`); they do not change the
 audio. eSpeak NG keeps global state and is not thread-safe, so one process holds one engine (guarded by a lock);
 parallel synthesis uses a process pool in which every worker initializes its own.
 
@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aligner.audio.timings import Event, Timings, closures_into_stops, timings_from_events
+from aligner.alignment.intervals import Timings
+from aligner.audio.espeak_timings import Event, closures_into_stops, timings_from_events
 from aligner.audio.voices import PARAM, Voice, data_path, language_aliases
 
 SAMPLE_RATE = 22050  # eSpeak NG's output rate (checked against espeak_Initialize)
@@ -184,7 +185,7 @@ def synthesize_timed(
     text: str, voice: Voice | str = "en-us", stops: str = "closure"
 ) -> tuple[np.ndarray, Timings]:
     """Speak ``text``: int16 samples ``(L,)`` at ``SAMPLE_RATE`` and the word and phone
-    intervals in them (from eSpeak NG's own events; `aligner.audio.timings`). ``stops``:
+    intervals in them (from eSpeak NG's own events; `aligner.audio.espeak_timings`). ``stops``:
     "closure" starts stops and affricates at their closure (phoneticians' convention),
     "burst" where eSpeak NG's events put them."""
     if isinstance(voice, str):

@@ -118,7 +118,7 @@ def long_runs(mask: np.ndarray, min_frames: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PauseRule:
-    """Where an utterance pauses, for the words and phones tiers (`aligner.text.tiers`):
+    """Where an utterance pauses, for the words and phones tiers (`aligner.alignment.tiers`):
     frames more than `silence_db` below the loudest, in runs of at least `min_seconds`
     (`silent_frames`, `long_runs`). ``silence_db`` 0: the audio is not looked at (the tiers then take
     punctuation for a pause and a bare word separator for none).

@@ -383,10 +383,10 @@ def plot(
       aligner plot align/u0.npy --out u0.png      # labels from align/u0.durations.json
       aligner plot align/u0.durations.json --out u0_hard.png
     """
-    from aligner.attention.plot import plot_npy
+    from aligner.alignment.plotting import plot_file
 
     try:
-        plot_npy(alignment, out, title, force, durations=durations)
+        plot_file(alignment, out, title, force, durations=durations)
     except (ValueError, FileExistsError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"wrote {out}")

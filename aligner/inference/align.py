@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from aligner.alignment.record import UtteranceAlignment
 from aligner.audio.trim import PauseRule
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
     Summary,
     SuspectThresholds,
-    UtteranceAlignment,
     utterance_metrics,
     write_utterance,
 )
@@ -95,7 +95,7 @@ def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict:
     ``mapping_tier``. Empty for TTS or without timings."""
     if speech.task != "vc" or not (item.get("timings") and item.get("target_timings")):
         return {}
-    from aligner.audio.timings import Timings, mapping_errors
+    from aligner.alignment.intervals import Timings, mapping_errors
 
     cfg = speech.mel_cfg
     frame = cfg.hop_length / cfg.sample_rate
@@ -135,7 +135,7 @@ def align_manifest(
     aligned (no audio, unreadable audio, no text) is listed with its reason in
     ``Summary.bad`` and the others are aligned. TTS aligns tokens with frames; VC source
     positions (after the encoder's time reduction) with the target's frames. Items go `chunk` at a time: memory does not grow with the manifest. `durations`:
-    ``search`` (frames) or ``argmax`` (multiples of r), see `.alignment_files`.
+    ``search`` (frames) or ``argmax`` (multiples of r), see `aligner.alignment.record`.
     """
     if durations not in ("search", "argmax"):
         raise InferenceError(f"durations must be search or argmax, got {durations!r}")

@@ -1,16 +1,7 @@
-"""Export teacher-forced alignments: durations JSON, Praat TextGrids, heatmaps, metrics.
-
-Written by ``aligner align`` (`aligner.inference.align`). An alignment here is one utterance's attention matrix
-``(S, N)`` (decoder steps x tokens) with ``S = ceil(T / r)`` for ``T`` mel frames.
-
-Durations (mel frames per token, summing to ``T``) come from the core in one of two ways:
-``search`` (what `aligner align` uses): the weights spread to frames and the best monotonic
-path through them (:mod:`aligner.attention.search`), at frame resolution, every word's
-token getting at least one frame; ``argmax``: the number of decoder steps whose most
-attended token is each token (:func:`aligner.attention.metrics.durations`) times ``r``,
-the last attended token absorbing the padding of the final step. Seconds are
-``frames * hop_length / sample_rate``; words and phones are grouped from the tokens as
-`aligner.text.tiers` describes.
+"""What ``aligner align`` (`aligner.inference.align`) writes per utterance and for the
+run: the files of each alignment (the record, its TextGrid and durations are
+`aligner.alignment.record`'s formats; the weights and a heatmap beside them), the core's
+metrics, and the summary of suspect alignments.
 
 An alignment is *suspect* when the core's metrics find skipped or repeated tokens or a
 focus rate below a threshold; see :class:`SuspectThresholds`.
@@ -26,11 +17,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.attention import metrics, search
-from aligner.files import save_by_name, write_atomic
-from aligner.text.tiers import frame_bounds, optional_tokens, separator_log_probs, token_tiers
-
-SPACE_LABEL = "sp"
+from aligner.alignment.record import (
+    RECORD_SUFFIX,
+    UtteranceAlignment,
+    durations_record,
+    token_label,
+    write_record_textgrid,
+)
+from aligner.attention import metrics
+from aligner.files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -61,130 +56,6 @@ class SuspectThresholds:
         return out
 
 
-@dataclass
-class UtteranceAlignment:
-    """One utterance's alignment and what it takes to turn it into time.
-
-    weights: (S, N) attention weights, S decoder steps, N tokens.
-    tokens: the N token strings (as the model's symbol table spells them).
-    n_frames: T, the true number of mel frames (S = ceil(T / r)).
-    kind: what the tokens are: ``chars``, ``phonemes``, ``arpabet`` (TTS) or ``positions``
-        (VC source positions).
-    method: ``search`` or ``argmax`` durations (see the module docstring).
-    text: the utterance's text (labels the words), if known.
-    pauses: ``(T,)`` bool, the frames in a pause of the audio
-        (`aligner.audio.trim.PauseRule`), if known: the words and phones tiers then
-        put pauses where the audio is silent (`aligner.text.tiers`).
-    separators_from_pauses: the word separators take the pause frames between two words
-        and nothing else in the search (`aligner.text.tiers.separator_log_probs`): the
-        alignment model's, which it does not learn; a Tacotron's keep their own weights.
-    """
-
-    id: str
-    tokens: list[str]
-    weights: np.ndarray
-    n_frames: int
-    r: int
-    hop_length: int
-    sample_rate: int
-    metrics: dict[str, float] = field(default_factory=dict)
-    kind: str = "chars"
-    method: str = "argmax"
-    text: str | None = None
-    pauses: np.ndarray | None = None
-    separators_from_pauses: bool = False
-
-    def __post_init__(self) -> None:
-        steps, n = self.weights.shape
-        if n != len(self.tokens):
-            raise ValueError(f"{self.id}: {n} alignment columns but {len(self.tokens)} tokens")
-        if steps != -(-self.n_frames // self.r):
-            raise ValueError(
-                f"{self.id}: {steps} decoder steps but {self.n_frames} frames at r={self.r}"
-            )
-
-
-def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
-    """Mel frames per token (N,) summing to ``n_frames``, by `utt.method`."""
-    if utt.method == "search":
-        optional = (
-            optional_tokens(utt.tokens)
-            if utt.kind != "positions"
-            else np.ones(len(utt.tokens), bool)  # a VC target may be shorter than its source
-        )
-        cells = separator_log_probs(utt.tokens, utt.pauses) if utt.separators_from_pauses else None
-        return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, cells)
-    w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
-    steps, n = w.shape[1:]
-    d = metrics.durations(
-        w, torch.tensor([steps]), torch.tensor([n]), utt.r, torch.tensor([utt.n_frames])
-    )
-    return d[0].numpy()
-
-
-def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
-    """The durations JSON of one utterance: per token its frames, start and length in seconds.
-
-    Seconds are ``frames * hop_length / sample_rate``; frames sum to ``n_frames`` and
-    seconds to ``total_seconds``.
-    """
-    frames = frame_durations(utt)
-    sec = utt.hop_length / utt.sample_rate
-    starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
-    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses)
-    return {
-        "id": utt.id,
-        "method": utt.method,
-        "tokens": list(utt.tokens),
-        "frames": frames.tolist(),
-        "start_seconds": [round(float(s) * sec, 6) for s in starts],
-        "seconds": [round(float(f) * sec, 6) for f in frames],
-        "total_frames": int(utt.n_frames),
-        "total_seconds": round(utt.n_frames * sec, 6),
-        "hop_length": utt.hop_length,
-        "sample_rate": utt.sample_rate,
-        "r": utt.r,
-        **{name: [list(a) for a in tier] for name, tier in tiers.items()},
-    }
-
-
-def _label(token: str) -> str:
-    return SPACE_LABEL if not token.strip() else token
-
-
-def write_textgrid(record: dict[str, Any], path: str | Path) -> None:
-    """A Praat TextGrid (praatio) with the interval tiers ``words`` and ``phones`` (where the
-    record has them) and ``tokens``: every token, whitespace labelled ``sp``, tokens with
-    zero frames (skipped) without an interval. Its times are times in the audio
-    (`aligner.text.tiers.frame_bounds`); the record's ``start_seconds`` and ``seconds``
-    count whole frames (``frames * hop_length / sample_rate``), as duration models use."""
-    from praatio import textgrid
-
-    # boundaries from integer frame counts, each converted once: neighbouring intervals
-    # share the very same float (start + duration rounded separately can overlap by 1e-6);
-    # times in the audio, half a frame before the first frame of each token (frame_bounds)
-    sec = record["hop_length"] / record["sample_rate"]
-    bounds = [round(float(b), 6) for b in frame_bounds(record["frames"], sec)]
-    intervals = [
-        (bounds[i], bounds[i + 1], _label(tok))
-        for i, (tok, n) in enumerate(zip(record["tokens"], record["frames"]))
-        if n > 0
-    ]
-    end = record["total_seconds"]
-    tg = textgrid.Textgrid(0.0, end)
-    for name in ("words", "phones"):
-        if name in record:
-            entries = [(s, e, label) for s, e, label in record[name] if e > s]
-            tg.addTier(textgrid.IntervalTier(name, entries, 0.0, end))
-    tg.addTier(textgrid.IntervalTier("tokens", intervals, 0.0, end))
-    save_by_name(
-        path,
-        lambda tmp: tg.save(
-            str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error"
-        ),
-    )
-
-
 def utterance_metrics(
     alignments: torch.Tensor,
     dec_lengths: torch.Tensor,
@@ -208,7 +79,7 @@ def write_utterance(
     the durations record (with the metrics under ``metrics``)."""
     from aligner.attention.plot import save_alignment_png
 
-    exts = (".durations.json", ".TextGrid", ".npy")
+    exts = (RECORD_SUFFIX, ".TextGrid", ".npy")
     paths = [out_dir / f"{utt.id}{ext}" for ext in exts] + [out_dir / "durations" / f"{utt.id}.npy"]
     for path in paths if not force else []:
         if path.exists():
@@ -217,14 +88,14 @@ def write_utterance(
     record["metrics"] = dict(utt.metrics)
     text = json.dumps(record, indent=1) + "\n"
     write_atomic(paths[0], lambda fh: fh.write(text), "w", encoding="utf-8")
-    write_textgrid(record, paths[1])
+    write_record_textgrid(record, paths[1])
     write_atomic(paths[2], lambda fh: np.save(fh, utt.weights.astype(np.float32)))
     write_atomic(paths[3], lambda fh: np.save(fh, np.asarray(record["frames"], dtype=np.int64)))
     if png:
         save_alignment_png(
             utt.weights,
             out_dir / f"{utt.id}.png",
-            tokens=[_label(t) for t in utt.tokens],
+            tokens=[token_label(t) for t in utt.tokens],
             title=utt.text or utt.id,
             force=force,
             r=utt.r,

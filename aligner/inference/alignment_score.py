@@ -5,27 +5,20 @@ The reference is a manifest whose items carry ``timings`` (the built-in eSpeak N
 `aligner.data.prepare.espeak`) or a folder of TextGrids. The prediction is a folder of
 TextGrids from any tool (tiers found by name, ``words`` and ``phones``, in any order and
 case, other tiers ignored) or of ``ID.durations.json`` from `aligner align`; files are
-matched to reference items by name (``ID.TextGrid``). Within a tier, the labelled
-intervals (silences such as ``""``, ``sil``, ``sp`` are left out) are paired in order,
-and each interval's start and end is one boundary: its error is predicted minus reference.
-An item whose prediction is missing, lacks the tier, or has another number of intervals
-is counted and named, never dropped silently. Labels are not compared (tools spell
-phones differently).
+matched to reference items by name (``ID.TextGrid``). The pairing of boundaries is
+`aligner.alignment.scoring`'s.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from aligner.audio.timings import TIERS, Interval, Timings, boundary_errors, read_textgrid
+from aligner.alignment.intervals import TIERS, Tiers, Timings
+from aligner.alignment.reading import predicted_tiers
+from aligner.alignment.scoring import TierScore
+from aligner.alignment.textgrid import read_textgrid
 from aligner.inference.common import InferenceError, manifest_items
-
-Tiers = dict[str, list[Interval]]
 
 
 def reference_timings(
@@ -65,44 +58,10 @@ def _read_grid(path: Path) -> Tiers:
 
 def predicted_timings(folder: Path, uid: str) -> Tiers | None:
     """The tiers predicted for `uid` in `folder` (its TextGrid, else its durations JSON)."""
-    grid, record = folder / f"{uid}.TextGrid", folder / f"{uid}.durations.json"
-    if grid.is_file():
-        return _read_grid(grid)
-    if record.is_file():
-        try:
-            data = json.loads(record.read_text(encoding="utf-8"))
-            return {
-                name: [Interval(float(s), float(e), str(lab)) for s, e, lab in data[name]]
-                for name in TIERS
-                if name in data
-            }
-        except (ValueError, TypeError, KeyError) as err:
-            raise InferenceError(f"{record} is not an aligner durations file ({err})") from None
-    return None
-
-
-@dataclass
-class TierScore:
-    """Boundary errors of one tier over all matched items."""
-
-    errors: list[float] = field(default_factory=list)
-    per_item: dict[str, float] = field(default_factory=dict)
-    unmatched: list[dict[str, str]] = field(default_factory=list)
-
-    def summary(self, worst: int = 5) -> dict[str, Any]:
-        ms = 1000 * np.abs(np.array(self.errors)) if self.errors else np.zeros(0)
-        out: dict[str, Any] = {"items": len(self.per_item), "boundaries": len(self.errors)}
-        if len(ms):
-            out.update(
-                mean_ms=round(float(ms.mean()), 2),
-                median_ms=round(float(np.median(ms)), 2),
-                bias_ms=round(1000 * float(np.mean(self.errors)), 2),
-                **{f"within_{k}ms": round(100 * float((ms <= k).mean()), 1) for k in (10, 20, 50)},
-            )
-        ranked = sorted(self.per_item.items(), key=lambda kv: -kv[1])[:worst]
-        out["worst"] = [{"id": uid, "mean_ms": round(v, 2)} for uid, v in ranked]
-        out["unmatched"] = self.unmatched
-        return out
+    try:
+        return predicted_tiers(folder, uid)
+    except ValueError as err:
+        raise InferenceError(str(err)) from None
 
 
 def score_alignments(
@@ -126,7 +85,7 @@ def score_alignments(
         group = groups.setdefault(speakers.get(uid, "?"), {n: TierScore() for n in TIERS})
         for name, score in scores.items():
             for target in (score, group[name]) if by_speaker else (score,):
-                _score_item(uid, ref_tiers.get(name), pred, name, target)
+                target.add(uid, ref_tiers.get(name), pred, name)
     result: dict[str, Any] = {
         "reference": str(reference),
         "predicted": str(predicted),
@@ -139,24 +98,6 @@ def score_alignments(
             for spk, tiers in sorted(groups.items())
         }
     return result
-
-
-def _score_item(
-    uid: str, ref: list[Interval] | None, pred: Tiers | None, tier: str, score: TierScore
-):
-    if not ref:
-        return  # the reference has no such tier (or nothing in it) for this item
-    if pred is None:
-        score.unmatched.append({"id": uid, "reason": "no prediction"})
-    elif tier not in pred:
-        score.unmatched.append({"id": uid, "reason": f"no '{tier}' tier"})
-    elif len(pred[tier]) != len(ref):
-        reason = f"{len(pred[tier])} {tier} predicted, {len(ref)} in the reference"
-        score.unmatched.append({"id": uid, "reason": reason})
-    else:
-        errors = boundary_errors(ref, pred[tier])
-        score.errors.extend(errors)
-        score.per_item[uid] = 1000 * float(np.mean(np.abs(errors)))
 
 
 def table(result: dict[str, Any]) -> str:

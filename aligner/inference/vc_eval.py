@@ -41,7 +41,7 @@ def identity_mapping_ms(item: dict[str, Any]) -> float | None:
     error of a conversion that keeps the source's timing. None without timings."""
     if not (item.get("timings") and item.get("target_timings")):
         return None
-    from aligner.audio.timings import Timings
+    from aligner.alignment.intervals import Timings
 
     source, target = Timings.from_dict(item["timings"]), Timings.from_dict(item["target_timings"])
     for tier in ("phones", "words"):

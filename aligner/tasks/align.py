@@ -25,6 +25,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from aligner.alignment.tiers import (
+    WORD_SEPARATOR,
+    optional_tokens,
+    separator_log_probs,
+    token_tiers,
+)
 from aligner.attention.losses import binarization_loss, forward_sum_loss
 from aligner.attention.metrics import alignment_metrics, summarize
 from aligner.attention.search import batched_search, path_durations, with_overrides
@@ -34,7 +40,6 @@ from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
 from aligner.tasks.speech import first_items, set_data_sizes
 from aligner.tasks.truth import References, TruthErrors
 from aligner.tasks.tts import TextSpeechData, text_speech_data
-from aligner.text.tiers import WORD_SEPARATOR, optional_tokens, separator_log_probs, token_tiers
 
 
 @dataclass
@@ -125,7 +130,7 @@ class AlignTask:
     def forward_sum(self, out: AlignerOutput, batch: dict[str, Any]) -> torch.Tensor:
         """The forward-sum loss with every token required but the word separators: a
         separator is the pause between two words or nothing, which the audio tells at
-        inference (`aligner.text.tiers.separator_log_probs`); forced to hold a frame, it
+        inference (`aligner.alignment.tiers.separator_log_probs`); forced to hold a frame, it
         took one from the word before or after, whichever the model happened to learn
         (eSpeak: the end of the word before, Festival: the start of the next; docs)."""
         required = torch.as_tensor(~self.separator_ids[batch["tokens"].cpu().numpy()])

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from aligner.alignment.intervals import Timings
 from aligner.audio.features import MelConfig
-from aligner.audio.timings import Timings
 from aligner.audio.trim import PauseRule
 
 
@@ -65,7 +65,7 @@ class TruthErrors:
         self.items = 0
 
     def add(self, reference: Any, predicted: dict[str, list[Any]]) -> None:
-        from aligner.audio.timings import boundary_errors
+        from aligner.alignment.intervals import boundary_errors
 
         self.items += 1
         for tier, errors in self.errors.items():

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import torch
 
+from aligner.alignment.tiers import optional_tokens, token_tiers
 from aligner.attention.search import frame_durations
 from aligner.audio.features import MelConfig, MelStats
 from aligner.config import ConfigError, from_dict
@@ -31,7 +32,6 @@ from aligner.models.tacotron import Tacotron
 from aligner.tasks.speech import SpeechLog, SpeechTask, model_config
 from aligner.tasks.truth import References, TruthErrors
 from aligner.text.symbols import SymbolTable
-from aligner.text.tiers import optional_tokens, token_tiers
 from aligner.text.tokenizers import build_tokenizer
 
 

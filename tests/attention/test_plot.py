@@ -1,7 +1,6 @@
 """Alignment figures (issue 21): landscape, token tick labels, seconds on x, one panel per
-sentence, bounded memory for huge alignments, and `plot_npy` from a durations JSON."""
+sentence, bounded memory for huge alignments, and thinned labels."""
 
-import json
 import tracemalloc
 
 import matplotlib.pyplot as plt
@@ -14,10 +13,9 @@ from aligner.attention.plot import (
     alignment_image,
     alignments_figure,
     panel_paths,
-    plot_npy,
     save_alignment_panels,
 )
-from aligner.attention.plot_matrix import MAX_PIXELS, pooled, read_alignment
+from aligner.attention.plot_matrix import MAX_PIXELS, pooled
 
 
 def diagonal(steps: int, tokens: int) -> np.ndarray:
@@ -120,42 +118,3 @@ def test_one_panel_per_sentence_and_files_of_at_most_max_panels(tmp_path):
     assert all(p.is_file() for p in paths)
     with pytest.raises(FileExistsError):
         save_alignment_panels([diagonal(10, 3)], tmp_path / "a.png")
-
-
-def write_align_outputs(folder, weights, tokens, frames):
-    """What `aligner align` writes for one utterance: ID.npy and ID.durations.json."""
-    np.save(folder / "u1.npy", weights)
-    record = {
-        "id": "u1",
-        "tokens": tokens,
-        "frames": frames,
-        "r": 2,
-        "hop_length": 256,
-        "sample_rate": 16000,
-    }
-    (folder / "u1.durations.json").write_text(json.dumps(record))
-
-
-def test_plot_npy_takes_tokens_and_seconds_from_the_durations_json(tmp_path):
-    write_align_outputs(tmp_path, diagonal(10, 3), ["h", " ", "i"], [8, 6, 6])
-    found = read_alignment(tmp_path / "u1.npy")
-    assert found.tokens == ["h", " ", "i"] and found.r == 2 and found.title == "u1"
-    assert plot_npy(tmp_path / "u1.npy", tmp_path / "u1.png").is_file()
-    # the JSON alone (no .npy beside it): its hard alignment, frames x tokens
-    (tmp_path / "u1.npy").unlink()
-    found = read_alignment(tmp_path / "u1.durations.json")
-    assert found.weights.shape == (20, 3) and found.r == 1
-    assert found.weights[:8, 0].all() and found.weights[8:14, 1].all()
-    assert plot_npy(tmp_path / "u1.durations.json", tmp_path / "u1.png", force=True).is_file()
-
-
-def test_plot_npy_refuses_mismatched_or_bad_inputs(tmp_path):
-    write_align_outputs(tmp_path, diagonal(10, 4), ["h", "i"], [8, 12])
-    with pytest.raises(ValueError, match="2 tokens for an alignment of 4 columns"):
-        plot_npy(tmp_path / "u1.npy", tmp_path / "u1.png")
-    np.save(tmp_path / "nan.npy", np.full((3, 3), np.nan))
-    with pytest.raises(ValueError, match="finite"):
-        plot_npy(tmp_path / "nan.npy", tmp_path / "nan.png")
-    (tmp_path / "bad.durations.json").write_text("{}")
-    with pytest.raises(ValueError, match="'tokens' and 'frames'"):
-        plot_npy(tmp_path / "bad.durations.json", tmp_path / "bad.png")

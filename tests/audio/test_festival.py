@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from aligner.alignment.intervals import Interval
 from aligner.audio.festival import (
     FestivalJob,
     FestivalResult,
@@ -16,7 +17,6 @@ from aligner.audio.festival import (
     scheme_script,
     synthesize_jobs,
 )
-from aligner.audio.timings import Interval
 
 HAS_FESTIVAL = shutil.which("festival") is not None
 

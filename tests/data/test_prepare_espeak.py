@@ -155,7 +155,8 @@ def test_language_codes_resolve_to_voice_files() -> None:
 def test_corpus_keeps_reference_timings_and_textgrids(tmp_path: Path) -> None:
     """Both voices of a parallel corpus: timings in the manifest that span each audio file,
     and the same intervals in textgrids/ID.TextGrid and ID_target.TextGrid."""
-    from aligner.audio.timings import Timings, read_textgrid
+    from aligner.alignment.intervals import Timings
+    from aligner.alignment.textgrid import read_textgrid
     from aligner.data.manifest import read_manifest
 
     out = tmp_path / "vc"

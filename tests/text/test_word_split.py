@@ -72,8 +72,8 @@ def test_the_phonemes_tokenizer_gives_one_word_per_text_word():
 def test_a_separator_is_a_pause_or_nothing():
     import numpy as np
 
+    from aligner.alignment.tiers import separator_log_probs
     from aligner.attention.search import frame_durations
-    from aligner.text.tiers import separator_log_probs
 
     tokens = ["a", " ", "b"]
     # the alignment gives the separator frame 2 and nothing else

@@ -6,12 +6,12 @@ voice, ``audio`` and ``target_audio`` in the manifest.
 
 Reference timings: every item carries ``timings`` (of ``audio``; and ``target_timings`` of
 ``target_audio`` in a parallel corpus), the start and end in seconds of each word and each
-phone as eSpeak NG reported them while speaking (`aligner.audio.timings`):
+phone as eSpeak NG reported them while speaking (`aligner.audio.espeak_timings`):
 ``{"duration": 2.41, "words": [[0.012, 0.379, "Seven"], ...], "phones": [[0.012, 0.085,
 "s"], ...]}``. The same intervals are written as Praat TextGrids with tiers ``words`` and
 ``phones``: ``textgrids/ID.TextGrid`` (and ``textgrids/ID_target.TextGrid``). Stops and
 affricates start at their closure by default (``stops="burst"``: at eSpeak NG's event, the
-burst; `aligner.audio.timings`); ``summary.json`` records which (``stops``).
+burst; `aligner.audio.espeak_timings`); ``summary.json`` records which (``stops``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_files
-from aligner.audio.timings import Timings, write_textgrid
+from aligner.alignment.intervals import Timings
+from aligner.alignment.textgrid import write_textgrid
 from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
 from aligner.data.prepare.sentences import SentenceGenerator
 
@@ -110,12 +111,12 @@ def _add_timings(
         source = timings[i * step]
         item["duration"] = round(source.duration, 4)
         item["timings"] = source.to_dict()
-        write_textgrid(source, grids / f"{item['id']}.TextGrid")
+        write_textgrid(source.tiers, source.duration, grids / f"{item['id']}.TextGrid")
         if parallel:
             target = timings[i * step + 1]
             item["target_duration"] = round(target.duration, 4)
             item["target_timings"] = target.to_dict()
-            write_textgrid(target, grids / f"{item['id']}_target.TextGrid")
+            write_textgrid(target.tiers, target.duration, grids / f"{item['id']}_target.TextGrid")
 
 
 def _figures(

@@ -30,7 +30,8 @@ from aligner.audio.festival import (
     festival_timings,
     synthesize_jobs,
 )
-from aligner.audio.timings import Interval, Timings, write_textgrid
+from aligner.alignment.intervals import Interval, Timings
+from aligner.alignment.textgrid import write_textgrid
 from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
@@ -136,7 +137,7 @@ def _item(
         bad.add(f"{uid} ({job.voice}: {job.text!r})", str(err))
         Path(job.path).unlink(missing_ok=True)
         return None
-    write_textgrid(timings, out_dir / "textgrids" / f"{uid}.TextGrid")
+    write_textgrid(timings.tiers, timings.duration, out_dir / "textgrids" / f"{uid}.TextGrid")
     return {
         "id": uid, "audio": job.path, "text": job.text, "speaker": job.voice,
         "duration": round(duration, 4), "timings": timings.to_dict(),

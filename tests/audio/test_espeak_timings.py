@@ -9,17 +9,15 @@ import sys
 
 import pytest
 
-from aligner.audio.synth import SAMPLE_RATE, synthesize_timed
-from aligner.audio.timings import (
+from aligner.alignment.intervals import Interval, Timings
+from aligner.alignment.textgrid import read_textgrid, write_textgrid
+from aligner.audio.espeak_timings import (
     CLOSURE_PHONES,
     Event,
-    Interval,
-    Timings,
     closures_into_stops,
-    read_textgrid,
     timings_from_events,
 )
-from aligner.audio.timings import write_textgrid as write_reference
+from aligner.audio.synth import SAMPLE_RATE, synthesize_timed
 
 TEXT = "Seven quiet violins drifted, above the harbour at dawn."
 
@@ -172,32 +170,9 @@ def test_stops_at_closure_or_burst_in_real_speech():
 
 def test_textgrid_round_trip(spoken, tmp_path):
     t = spoken[1]
-    write_reference(t, tmp_path / "u.TextGrid")
+    write_textgrid(t.tiers, t.duration, tmp_path / "u.TextGrid")
     tiers = read_textgrid(tmp_path / "u.TextGrid")
     for name in ("words", "phones"):
         assert [a.label for a in tiers[name]] == [a.label for a in t.tier(name)]
         got = [x for a in tiers[name] for x in (a.start, a.end)]
         assert got == pytest.approx([x for a in t.tier(name) for x in (a.start, a.end)], abs=1e-9)
-
-
-def test_malformed_timings_and_textgrids_are_named(tmp_path):
-    with pytest.raises(ValueError, match="malformed timings"):
-        Timings.from_dict({"words": [[0, 1]], "phones": [], "duration": 1})
-    (tmp_path / "bad.TextGrid").write_text("not a textgrid")
-    with pytest.raises(ValueError, match="bad.TextGrid is not a readable TextGrid"):
-        read_textgrid(tmp_path / "bad.TextGrid")
-
-
-def test_mapping_errors_of_a_voice_twice_as_slow():
-    """The target says every phone in twice the time: a mapping that gives each source
-    position two target frames is exact; one that lags a frame is off by one frame."""
-    from aligner.audio.timings import mapping_errors
-
-    source = Timings([], [Interval(0.0, 0.1, "a"), Interval(0.1, 0.3, "b")], 0.3)
-    target = Timings([], [Interval(0.0, 0.2, "a"), Interval(0.2, 0.6, "b")], 0.6)
-    exact = [2] * 6  # 6 source positions of 0.05 s, 2 target frames of 0.05 s each
-    assert mapping_errors(exact, 0.05, 0.05, source, target) == pytest.approx([0, 0, 0, 0])
-    late = [3, 2, 2, 2, 2, 1]  # the first position holds one frame too many
-    assert mapping_errors(late, 0.05, 0.05, source, target) == pytest.approx([0, 0.05, 0.05, 0])
-    with pytest.raises(ValueError, match="2 phones in the source, 1 in the target"):
-        mapping_errors(exact, 0.05, 0.05, source, Timings([], target.phones[:1], 0.6))

@@ -1,4 +1,4 @@
-"""Tokens with frame durations -> words and phones intervals (aligner.text.tiers)."""
+"""Tokens with frame durations -> words and phones intervals (aligner.alignment.tiers)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aligner.text.tiers import frame_bounds, optional_tokens, token_tiers
+from aligner.alignment.tiers import frame_bounds, optional_tokens, token_tiers
 
 SEC = 0.01  # seconds per frame
 

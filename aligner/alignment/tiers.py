@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from aligner.audio.timings import Interval
+from aligner.alignment.intervals import Interval
 
 WORD_SEPARATOR = " "
 PUNCTUATION = frozenset(';:,.!?¡¿—…"«»“”()-')

@@ -1,8 +1,6 @@
-"""aligner.inference.alignment_files: durations, TextGrids, per-utterance metrics and the suspect summary."""
+"""aligner.alignment.record: one utterance's alignment, its durations record and TextGrid."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -11,14 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from praatio import textgrid
 
-from aligner.inference.alignment_files import (
-    Summary,
-    SuspectThresholds,
+from aligner.alignment.record import (
     UtteranceAlignment,
     durations_record,
-    utterance_metrics,
-    write_textgrid,
-    write_utterance,
+    write_record_textgrid,
 )
 
 
@@ -76,60 +70,16 @@ def test_textgrid_round_trip(tmp_path):
     # frame (0.05 s) before the first frame of a token: frames are centred on their hop
     u = utt([0, 0, 1, 2, 2, 2, 4], ["h", " ", "i", "x", "!"], n_frames=7, hop=100, sr=1000)
     rec = durations_record(u)
-    write_textgrid(rec, tmp_path / "u.TextGrid")
+    write_record_textgrid(rec, tmp_path / "u.TextGrid")
     tg = textgrid.openTextgrid(str(tmp_path / "u.TextGrid"), includeEmptyIntervals=False)
     entries = [(round(e.start, 6), round(e.end, 6), e.label) for e in tg.getTier("tokens").entries]
     assert entries == [(0.0, 0.15, "h"), (0.15, 0.25, "sp"), (0.25, 0.55, "i"), (0.55, 0.65, "!")]
     assert tg.maxTimestamp == pytest.approx(0.7)
 
 
-def test_metrics_and_suspects_from_the_core():
-    diag = hard_alignment([0, 0, 1, 1, 2, 2, 3, 3], 4)
-    skip = hard_alignment([0, 0, 0, 0, 3, 3, 3, 3], 4)  # tokens 1, 2 skipped
-    repeat = hard_alignment([0, 1, 2, 1, 2, 3, 3, 3], 4)  # back to 1 and 2
-    batch = torch.tensor(np.stack([diag, skip, repeat]))
-    lengths = torch.tensor([8, 8, 8])
-    m = utterance_metrics(batch, lengths, torch.tensor([4, 4, 4]))
-    assert m[0]["focus_rate"] == pytest.approx(1.0)
-    assert (m[0]["skipped"], m[1]["skipped"], m[2]["repeated"]) == (0, 2, 2)
-    summary = Summary(SuspectThresholds())
-    for name, metrics in zip(["diag", "skip", "repeat"], m):
-        summary.add(name, metrics)
-    assert [u["id"] for u in summary.suspects] == ["skip", "repeat"]
-    assert summary.suspects[0]["suspect"] == ["2 skipped"]
-    table = summary.table()
-    assert "3 utterances, 2 suspect" in table and "2 repeated" in table
-    assert summary.to_dict()["mean"]["skipped"] == pytest.approx(2 / 3, abs=1e-5)
-
-
-def test_low_focus_is_suspect():
-    reasons = SuspectThresholds(min_focus=0.5).reasons(
-        {"focus_rate": 0.3, "skipped": 0, "repeated": 0}
-    )
-    assert reasons == ["focus 0.30 < 0.5"]
-
-
-def test_write_utterance_files_and_no_overwrite(tmp_path):
-    u = utt([0, 1, 1, 2], "abc", n_frames=4)
-    u.metrics = {"focus_rate": 1.0}
-    rec = write_utterance(u, tmp_path)
-    saved = json.loads((tmp_path / "u1.durations.json").read_text())
-    assert saved == rec and saved["frames"] == [1, 2, 1]
-    assert np.array_equal(np.load(tmp_path / "u1.npy"), u.weights)
-    assert (tmp_path / "u1.png").read_bytes()[:4] == b"\x89PNG"
-    assert (tmp_path / "u1.TextGrid").exists()
-    with pytest.raises(FileExistsError, match="--force"):
-        write_utterance(u, tmp_path)
-    write_utterance(u, tmp_path, force=True)
-
-
 def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
     """Frames whose seconds round differently as start + duration than as the next start
     (0.2322 + 0.092880 != 0.325079 at hop 256 / 22050 Hz) still give touching intervals."""
-    from praatio import textgrid
-
-    from aligner.inference.alignment_files import write_textgrid
-
     sec = 256 / 22050
     frames = [20, 8, 4, 0, 7, 13]
     starts = [0, 20, 28, 32, 32, 39]
@@ -142,7 +92,7 @@ def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
         "hop_length": 256,
         "sample_rate": 22050,
     }
-    write_textgrid(record, tmp_path / "x.TextGrid")
+    write_record_textgrid(record, tmp_path / "x.TextGrid")
     tier = textgrid.openTextgrid(str(tmp_path / "x.TextGrid"), False).getTier("tokens")
     entries = [e for e in tier.entries if e.label]
     assert [e.label for e in entries] == ["a", "sp", "b", "d", "e"]

@@ -1,0 +1,55 @@
+"""Praat TextGrids (praatio), the one writer and the one reader of the toolkit: reference
+timings (`aligner prepare`), `aligner align`'s output, and any other tool's files scored
+by `aligner score-alignment`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from aligner.alignment.intervals import SILENCE_LABELS, Interval, Tiers
+
+
+def write_textgrid(
+    tiers: Mapping[str, Sequence[Interval]], duration: float, path: str | Path
+) -> None:
+    """A TextGrid of ``duration`` seconds with one interval tier per entry of `tiers`, in
+    their order; zero-length intervals are left out and the gaps between intervals
+    (pauses) are empty intervals. Written atomically (a full disk is one line)."""
+    from praatio import textgrid
+
+    from aligner.files import save_by_name
+
+    grid = textgrid.Textgrid(0.0, duration)
+    for name, intervals in tiers.items():
+        entries = [(a[0], a[1], a[2]) for a in intervals if a[1] > a[0]]
+        grid.addTier(textgrid.IntervalTier(name, entries, 0.0, duration))
+    save_by_name(
+        path,
+        lambda tmp: grid.save(
+            str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error"
+        ),
+    )
+
+
+def read_textgrid(path: str | Path) -> Tiers:
+    """The labelled (non-silent) intervals of every interval tier of a TextGrid written by
+    any tool, by lower-cased tier name; ValueError naming the file when it cannot be read."""
+    from praatio import textgrid
+
+    try:
+        grid = textgrid.openTextgrid(str(path), includeEmptyIntervals=False)
+    except Exception as err:  # praatio raises many types for a foreign or broken file
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(f"{path} is not a readable TextGrid ({first})") from None
+    tiers: Tiers = {}
+    for name in grid.tierNames:
+        tier = grid.getTier(name)
+        if not isinstance(tier, textgrid.IntervalTier):
+            continue
+        tiers[name.strip().lower()] = [
+            Interval(float(s), float(e), str(label).strip())
+            for s, e, label in tier.entries
+            if str(label).strip().lower() not in SILENCE_LABELS
+        ]
+    return tiers
