@@ -244,9 +244,25 @@ def apply_overrides(raw: dict[str, Any], overrides: Iterable[str]) -> dict[str, 
     return out
 
 
-def load_config(path: str | Path, overrides: Iterable[str] = ()) -> ExperimentConfig:
-    """Read a YAML recipe, apply overrides, and validate it into an `ExperimentConfig`."""
+RECIPES = Path(__file__).resolve().parent / "recipes"  # shipped with the package
+
+
+def find_recipe(path: str | Path) -> Path:
+    """`path` when it exists, else the recipe of that name shipped with the package
+    (``recipes/tts/tacotron_dca_small.yaml`` or ``tts/tacotron_dca_small.yaml`` from any
+    folder, also where aligner was installed from a wheel); else `path` unchanged."""
     path = Path(path)
+    if path.exists() or path.is_absolute():
+        return path
+    parts = path.parts[1:] if path.parts[:1] == ("recipes",) else path.parts
+    shipped = RECIPES.joinpath(*parts) if parts else RECIPES
+    return shipped if shipped.is_file() else path
+
+
+def load_config(path: str | Path, overrides: Iterable[str] = ()) -> ExperimentConfig:
+    """Read a YAML recipe (a file, or a recipe shipped with the package: `find_recipe`),
+    apply overrides, and validate it into an `ExperimentConfig`."""
+    path = find_recipe(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -1,4 +1,5 @@
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 import yaml
@@ -161,3 +162,22 @@ def test_parse_override_types():
     assert parse_override("a=null") == (["a"], None)
     assert parse_override("a='3'") == (["a"], "3")
     assert parse_override("a=x=y") == (["a"], "x=y")
+
+
+def test_a_shipped_recipe_is_found_from_any_folder(tmp_path, monkeypatch):
+    """Recipes are package data: `recipes/...` or `tts/...` resolve to the copy inside the
+    package when the path does not exist where the command runs (a wheel install)."""
+    from aligner.config import RECIPES, find_recipe, load_config
+
+    monkeypatch.chdir(tmp_path)
+    found = find_recipe("recipes/tts/tacotron_dca_small.yaml")
+    assert found == RECIPES / "tts" / "tacotron_dca_small.yaml" and found.is_file()
+    assert find_recipe("align/aligner.yaml") == RECIPES / "align" / "aligner.yaml"
+    assert load_config("recipes/align/aligner.yaml").task == "align"
+    (tmp_path / "recipes" / "tts").mkdir(parents=True)
+    mine = tmp_path / "recipes" / "tts" / "tacotron_dca_small.yaml"
+    mine.write_text("task: tts\n")
+    assert find_recipe("recipes/tts/tacotron_dca_small.yaml") == Path(
+        "recipes/tts/tacotron_dca_small.yaml"
+    )
+    assert find_recipe("nothing/here.yaml") == Path("nothing/here.yaml")

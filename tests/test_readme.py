@@ -35,7 +35,9 @@ def test_python_api_example_names_what_exists() -> None:
     assert blocks, "no python example under '## Python API'"
     imports = [line for line in blocks[0].splitlines() if line.startswith(("from ", "import "))]
     exec(compile("\n".join(imports), str(README), "exec"), {"__name__": "readme"})
-    for name in ("encode_text", "source_mel", "generate", "teacher_force", "vocode"):
-        assert callable(getattr(inference.SpeechModel, name))
+    for name in ("encode_text", "generate", "teacher_force", "vocode"):
+        assert callable(getattr(inference.TTSModel, name))
+    for name in ("source_mel", "generate", "teacher_force", "vocode"):
+        assert callable(getattr(inference.VCModel, name))
     for name in ("encode", "decode", "text", "convert"):
         assert callable(getattr(inference.TextModel, name))

@@ -1,6 +1,12 @@
-"""One line for an operating-system error that reached the command line."""
+"""One line for what went wrong: the library's user errors, an operating-system error that
+reached the command line, and a batch's bad items."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
 
 
 def describe_os_error(err: OSError) -> str:
@@ -16,3 +22,29 @@ def describe_os_error(err: OSError) -> str:
             return str(nicer)
     reason = err.strerror or str(err)
     return f"{reason}: {name}" if name else f"{reason}; check the output folder and free space"
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the library's user-facing errors into one-line click errors."""
+    from aligner.audio.io import AudioError
+    from aligner.data.manifest import ManifestError
+    from aligner.inference.common import InferenceError
+
+    try:
+        yield
+    except (InferenceError, AudioError, ManifestError, FileExistsError) as err:
+        raise click.ClickException(str(err)) from None
+
+
+def report(run, what: str) -> None:
+    """Warnings, then `what`; every bad item of a batch on its own line and exit 1."""
+    for line in run.warnings:
+        click.echo(f"warning: {line}", err=True)
+    click.echo(what)
+    bad = getattr(run, "bad", [])
+    for line in bad:
+        click.echo(f"Error: {line}", err=True)
+    if bad:
+        click.echo(f"Error: {len(bad)} bad input(s) skipped (listed above)", err=True)
+        raise click.exceptions.Exit(1)

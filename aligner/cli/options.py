@@ -58,23 +58,18 @@ def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
 
 def resolve_checkpoint(ctx: click.Context, param: click.Parameter, value):
     """A checkpoint file, or an experiment folder (or its ``checkpoints/``): its
-    ``best.pt``; a folder without one is named with the checkpoints it holds."""
+    ``best.pt``, else its latest checkpoint (`aligner.inference.loading.resolve_checkpoint`)."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.loading import resolve_checkpoint as resolve
+
     if value is None:
         return None
     values = value if isinstance(value, tuple) else (value,)
-    resolved = tuple(_checkpoint_file(Path(v)) for v in values)
+    try:
+        resolved = tuple(resolve(v) for v in values)
+    except InferenceError as err:
+        raise click.BadParameter(str(err)) from None
     return resolved if isinstance(value, tuple) else resolved[0]
-
-
-def _checkpoint_file(path: Path) -> Path:
-    if not path.is_dir():
-        return path
-    folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
-    if (folder / "best.pt").is_file():
-        return folder / "best.pt"
-    found = sorted(p.name for p in folder.glob("*.pt"))
-    listed = f"it holds {', '.join(found[-5:])}" if found else "it holds no .pt file"
-    raise click.BadParameter(f"{path} is a folder without best.pt ({listed}); name the file")
 
 
 def device_option(func):
@@ -125,7 +120,8 @@ def checkpoint_option(func):
         required=True,
         type=click.Path(path_type=Path),
         callback=resolve_checkpoint,
-        help="A .pt file from EXP/checkpoints, or the experiment folder EXP (its best.pt).",
+        help="A .pt file from EXP/checkpoints, or the experiment folder EXP (its best.pt, "
+        "else its latest checkpoint).",
     )(func)
 
 

@@ -126,14 +126,10 @@ def score_alignment(
     from aligner.inference.alignment_score import score_alignments, table
     from aligner.inference.common import InferenceError
 
-    if out is not None and out.exists() and not force:
-        raise click.ClickException(f"{out} exists; pass --force to overwrite it")
     try:
-        result = score_alignments(reference, predicted, by_speaker=by_speaker)
+        result = score_alignments(reference, predicted, by_speaker=by_speaker, out=out, force=force)
     except InferenceError as err:
         raise click.ClickException(str(err)) from None
     click.echo(table(result))
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         click.echo(f"wrote {out}")

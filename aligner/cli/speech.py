@@ -1,15 +1,13 @@
-"""`aligner synthesize | convert | align | plot`: options in, one library call
-(aligner.inference), a report out. A failure the user can fix ends with one line
-(click.ClickException) and exit code 1."""
+"""`aligner synthesize | convert`: options in, one library call (aligner.inference), a report
+out. A failure the user can fix ends with one line (click.ClickException) and exit code 1."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
+from aligner.cli.errors import report, user_errors
 from aligner.cli.options import (
     MAX_PAUSE_SECONDS,
     batch_size_option,
@@ -21,50 +19,6 @@ from aligner.cli.options import (
     parse_window,
     renamed,
 )
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn the library's user-facing errors into one-line click errors."""
-    from aligner.audio.io import AudioError
-    from aligner.data.manifest import ManifestError
-    from aligner.inference.common import InferenceError
-
-    try:
-        yield
-    except (InferenceError, AudioError, ManifestError, FileExistsError) as err:
-        raise click.ClickException(str(err)) from None
-
-
-def report(run, what: str) -> None:
-    """Warnings, then `what`; every bad item of a batch on its own line and exit 1."""
-    for line in run.warnings:
-        click.echo(f"warning: {line}", err=True)
-    click.echo(what)
-    bad = getattr(run, "bad", [])
-    for line in bad:
-        click.echo(f"Error: {line}", err=True)
-    if bad:
-        click.echo(f"Error: {len(bad)} bad input(s) skipped (listed above)", err=True)
-        raise click.exceptions.Exit(1)
-
-
-def read_text_file(path: Path) -> str:
-    """The UTF-8 text of --in FILE; one line for a missing, binary or non-UTF-8 file."""
-    if not path.is_file():
-        raise click.ClickException(f"--in {path} does not exist")
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise click.ClickException(f"--in {path} is a binary file, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise click.ClickException(
-            f"--in {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
-            "convert it, e.g. iconv -f latin1 -t utf-8"
-        ) from None
-
 
 seed_option = click.option(
     "--seed",
@@ -147,16 +101,16 @@ def synthesize(
       aligner synthesize --checkpoint exp/tts/checkpoints/best.pt --in book.txt \\
           --out book.wav --save-mel mels/
     """
-    from aligner.inference.synthesis import Decoding
-    from aligner.inference.synthesis import synthesize as run
+    from aligner.inference import synthesis
+    from aligner.inference.common import read_text_file
 
     if (text is None) == (text_file is None):
         raise click.ClickException("give the text with exactly one of --text or --in FILE")
-    if text_file is not None:
-        text = read_text_file(text_file)
-    decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
+    decoding = synthesis.Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
     with user_errors():
-        result = run(
+        if text_file is not None:
+            text = read_text_file(text_file)
+        result = synthesis.synthesize(
             checkpoint,
             text or "",
             out,
@@ -230,163 +184,14 @@ def convert(
       aligner convert --checkpoint exp/vc --in src.wav --out converted.wav
       aligner convert --checkpoint exp/vc/checkpoints/best.pt --in data/test.jsonl --out conv/
     """
-    from aligner.inference.conversion import convert as run
+    from aligner.inference import conversion
     from aligner.inference.synthesis import Decoding
 
     decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
     with user_errors():
-        result = run(checkpoint, src, out, alignment, decoding, device, force, save_mel=save_mel)
+        result = conversion.convert(
+            checkpoint, src, out, alignment, decoding, device, force, save_mel=save_mel
+        )
     report(
         result, f"wrote {len(result.outputs)} file(s) to {out} ({checkpoint} at step {result.step})"
     )
-
-
-# ---------------------------------------------------------------------- align
-@click.command()
-@checkpoint_option
-@click.option(
-    "--in",
-    "manifest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A JSON Lines manifest (id, audio, text; VC: target_audio).  [required]",
-)
-@renamed("--manifest", "--in", "manifest", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (per-utterance files and summary.json).",
-)
-@batch_size_option(what="Utterances aligned at once.")
-@click.option(
-    "--min-focus",
-    default=0.4,
-    show_default=True,
-    type=click.FloatRange(0.0, 1.0),
-    help="Flag alignments whose mean focus rate is below this.",
-)
-@click.option("--no-png", is_flag=True, help="Skip the heatmap PNGs (faster).")
-@click.option(
-    "--durations",
-    type=click.Choice(["search", "argmax"]),
-    default="search",
-    show_default=True,
-    help="search: the best monotonic path through the attention spread to frames "
-    "(frame resolution); argmax: the most attended token of each decoder step "
-    "(multiples of r frames).",
-)
-@click.option(
-    "--silence-db",
-    default=40.0,
-    show_default=True,
-    type=click.FloatRange(0.0, 120.0),
-    help="Pauses in the words/phones tiers are where the audio is this many dB "
-    "below its loudest frame, within the frames of separators, punctuation and "
-    "</s>; 0: do not look at the audio (punctuation is a pause, a word separator "
-    "is not).",
-)
-@click.option(
-    "--min-pause",
-    default=0.03,
-    show_default=True,
-    type=click.FloatRange(0.0, 10.0),
-    help="Seconds: shorter silences (a stop's closure) are no pause.",
-)
-@device_option
-@force_option
-def align(
-    checkpoint: Path,
-    manifest: Path,
-    out: Path,
-    batch_size: int,
-    min_focus: float,
-    no_png: bool,
-    durations: str,
-    silence_db: float,
-    min_pause: float,
-    device: str,
-    force: bool,
-) -> None:
-    """Alignments of a manifest: durations, TextGrids, heatmaps and a summary.
-
-    With a TTS or VC checkpoint (teacher-forced) or an alignment model's: per utterance
-    a durations JSON, a Praat TextGrid (words, phones, tokens), durations/ID.npy, the
-    weights and a heatmap; summary.json flags suspect alignments (skipped or repeated
-    tokens, mean focus rate below --min-focus). Items that cannot be aligned are named
-    and counted; the others are aligned, then the command exits with status 1.
-
-    \b
-    Examples:
-      aligner align --checkpoint exp/align --in data/test.jsonl --out align/
-      aligner score-alignment --reference data/test.jsonl --predicted align/
-    """
-    from aligner.audio.trim import PauseRule
-    from aligner.inference.align import align_manifest
-
-    if manifest is None:
-        raise click.UsageError("Missing option '--in' (the manifest to align).")
-    if out.exists() and not out.is_dir():
-        raise click.ClickException(f"--out {out} is a file; give a folder")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise click.ClickException(f"{out} is not empty; pass --force to overwrite its files")
-    with user_errors():
-        summary = align_manifest(
-            checkpoint,
-            manifest,
-            out,
-            batch_size,
-            min_focus,
-            not no_png,
-            device,
-            force,
-            durations=durations,
-            pauses=PauseRule(silence_db, min_pause),
-        )
-    click.echo(summary.table())
-    click.echo(f"wrote {out}/summary.json and per-utterance files")
-    for bad in summary.bad:
-        click.echo(f"Error: {bad['id']}: {bad['reason']}", err=True)
-    if summary.bad:
-        click.echo(
-            f"Error: {len(summary.bad)} item(s) not aligned (listed above and in "
-            f"{out}/summary.json)",
-            err=True,
-        )
-        raise click.exceptions.Exit(1)
-
-
-# ---------------------------------------------------------------------- plot
-@click.command()
-@click.argument("alignment", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output PNG file."
-)
-@click.option(
-    "--durations",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Tokens, r and seconds from an `aligner align` .durations.json [default: "
-    "ID.durations.json beside ID.npy].",
-)
-@click.option("--title", default=None, help="Figure title [default: the sentence or the id].")
-@force_option
-def plot(
-    alignment: Path, out: Path, durations: Path | None, title: str | None, force: bool
-) -> None:
-    """Heatmap PNG of a saved alignment (.npy or .durations.json).
-
-    The .npy holds (T_dec, T_enc) or (1, T_dec, T_enc) weights; a .durations.json from
-    `aligner align` is drawn as its hard alignment.
-
-    \b
-    Examples:
-      aligner plot align/u0.npy --out u0.png      # labels from align/u0.durations.json
-      aligner plot align/u0.durations.json --out u0_hard.png
-    """
-    from aligner.alignment.plotting import plot_file
-
-    try:
-        plot_file(alignment, out, title, force, durations=durations)
-    except (ValueError, FileExistsError) as err:
-        raise click.ClickException(str(err)) from None
-    click.echo(f"wrote {out}")

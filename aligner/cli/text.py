@@ -96,7 +96,8 @@ SEARCH_OPTIONS = [
         multiple=True,
         type=click.Path(path_type=Path),
         callback=resolve_checkpoint,
-        help="A checkpoint (.pt) from EXP/checkpoints or the folder EXP (its best.pt); "
+        help="A checkpoint (.pt) from EXP/checkpoints or the folder EXP (its best.pt, else "
+        "its latest); "
         "repeat it to decode an ensemble "
         "(probabilities averaged per step) of models trained on the same data.",
     ),

@@ -1,9 +1,10 @@
 """Using trained models: what the command line, the scripts and your own Python call.
 
-Speech (`aligner.inference.speech`, `.synthesis`, `.align`)::
+Any checkpoint, or an experiment folder (its best.pt, else its latest checkpoint), loads
+as its family's class (`aligner.inference.loading`)::
 
-    from aligner.inference import load_speech_model, synthesize_text
-    tts = load_speech_model("exp/tts/checkpoints/best.pt", "tts")
+    from aligner.inference import load_model, synthesize_text
+    tts = load_model("exp/tts")                    # a TTSModel (VCModel, AlignModel, TextModel)
     wave, utterances, sentences = synthesize_text(tts, "Hello there. How are you?")
 
 Text (`aligner.inference.text`, `.text_io`)::
@@ -16,24 +17,30 @@ Text (`aligner.inference.text`, `.text_io`)::
 from aligner.inference.align import align_manifest
 from aligner.inference.common import InferenceError
 from aligner.inference.conversion import convert
-from aligner.inference.speech import Generated, SpeechModel, load_speech_model
+from aligner.inference.loading import load_model, load_speech_model, resolve_checkpoint
+from aligner.inference.speech import AlignModel, Generated, SpeechModel, TTSModel, VCModel
 from aligner.inference.synthesis import Decoding, synthesize, synthesize_text
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 from aligner.inference.text_io import Search, decode_inputs
 
 __all__ = [
+    "AlignModel",
     "Decoding",
     "Generated",
     "InferenceError",
     "Search",
     "SpeechModel",
+    "TTSModel",
     "TextModel",
+    "VCModel",
     "align_manifest",
     "convert",
     "decode_inputs",
+    "load_model",
     "load_reverse_model",
     "load_speech_model",
     "load_text_model",
+    "resolve_checkpoint",
     "synthesize",
     "synthesize_text",
 ]

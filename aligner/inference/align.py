@@ -19,37 +19,39 @@ from aligner.inference.alignment_files import (
     utterance_metrics,
     write_utterance,
 )
-from aligner.inference.common import InferenceError, manifest_items, output_names
-from aligner.inference.speech import load_speech_model
+from aligner.inference.common import (
+    InferenceError,
+    check_output_folder,
+    manifest_items,
+    output_names,
+)
+from aligner.inference.loading import load_speech_model
+from aligner.inference.speech import SpeechModel
 
 
 def _features(
-    speech: Any, item: dict[str, Any], where: str, pauses: PauseRule
+    speech: SpeechModel, item: dict[str, Any], where: str, pauses: PauseRule
 ) -> tuple[torch.Tensor, torch.Tensor, np.ndarray | None]:
     """(source (N,) ids or (S, M) mel, normalized target mel (T, M), the pause frames
     ``(T,)`` of a text item or None) of one manifest item."""
     from aligner.audio.io import load_audio
 
-    sr = speech.mel_cfg.sample_rate
-    need = ("audio", "text") if speech.has_text else ("audio", "target_audio")
-    missing = [k for k in need if not item.get(k)]
+    missing = [k for k in speech.needs if not item.get(k)]
     if missing:
         raise InferenceError(
-            f"{where}: no {' or '.join(missing)}; a {speech.task} manifest needs {need}"
+            f"{where}: no {' or '.join(missing)}; a {speech.task} manifest needs {speech.needs}"
         )
-    if speech.has_text:
-        source = speech.encode_text(item["text"], where)
-        wav = load_audio(item["audio"], sr)[0]
-        target = speech.target_mel(wav)
-        cfg = speech.mel_cfg
-        return source, target, pauses.frames(wav, cfg.sample_rate, cfg.hop_length, target.size(0))
-    source = speech.source_mel(load_audio(item["audio"], sr)[0])
-    target = speech.target_mel(load_audio(item["target_audio"], sr)[0])
-    return source, target, None
+    source = speech.source(item, where)
+    cfg = speech.mel_cfg
+    wav = load_audio(item[speech.target_key], cfg.sample_rate)[0]
+    target = speech.target_mel(wav)
+    if not speech.has_text:
+        return source, target, None
+    return source, target, pauses.frames(wav, cfg.sample_rate, cfg.hop_length, target.size(0))
 
 
 def _utterance(
-    speech: Any,
+    speech: SpeechModel,
     item: dict[str, Any],
     name: str,
     source: torch.Tensor,
@@ -88,7 +90,7 @@ def _utterance(
     )
 
 
-def _mapping_ms(speech: Any, item: dict[str, Any], frames: list[int]) -> dict:
+def _mapping_ms(speech: SpeechModel, item: dict[str, Any], frames: list[int]) -> dict:
     """VC with reference timings of both voices: the mean absolute error (ms) of the
     source-to-target mapping the alignment implies at the phone boundaries (the word
     boundaries when the two voices' phones differ in number): ``mapping_ms``, and
@@ -130,7 +132,8 @@ def align_manifest(
     """Alignment of every item of `manifest` with a TTS or VC checkpoint (teacher-forced)
     or an alignment model's (its soft alignment, one row per frame: ``r = 1``).
 
-    Per item (files named after its id, confined to `out_dir`): durations JSON,
+    `out_dir` is refused when it is a file, or holds files and not `force`. Per item
+    (files named after its id, confined to `out_dir`): durations JSON,
     TextGrid, weights .npy, heatmap PNG; then ``summary.json``. An item that cannot be
     aligned (no audio, unreadable audio, no text) is listed with its reason in
     ``Summary.bad`` and the others are aligned. TTS aligns tokens with frames; VC source
@@ -141,10 +144,11 @@ def align_manifest(
         raise InferenceError(f"durations must be search or argmax, got {durations!r}")
     from tqdm import tqdm
 
+    out = Path(out_dir)
+    check_output_folder(out, force)
     items = manifest_items(Path(manifest), "--in")
     names = output_names([it["id"] for it in items], str(manifest))
     speech = load_speech_model(checkpoint, None, device)
-    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     # the aligner's frame-level argmax flickers at boundaries: no suspect repeats
     repeats = None if speech.task == "align" else 0
@@ -168,7 +172,7 @@ def align_manifest(
 
 
 def _readable(
-    speech: Any, part: list[dict], manifest: str | Path, summary: Summary, pauses: PauseRule
+    speech: SpeechModel, part: list[dict], manifest: str | Path, summary: Summary, pauses: PauseRule
 ) -> list:
     """[(index in `part`, (source, target, pauses))] of the items whose features can be
     made (`_features`); each other one goes to ``summary.bad`` with its reason."""

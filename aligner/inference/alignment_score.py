@@ -11,6 +11,7 @@ matched to reference items by name (``ID.TextGrid``). The pairing of boundaries 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from aligner.alignment.intervals import TIERS, Tiers, Timings
 from aligner.alignment.reading import predicted_tiers
 from aligner.alignment.scoring import TierScore
 from aligner.alignment.textgrid import read_textgrid
+from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, manifest_items
 
 
@@ -65,12 +67,20 @@ def predicted_timings(folder: Path, uid: str) -> Tiers | None:
 
 
 def score_alignments(
-    reference: Path, predicted: Path, key: str = "timings", by_speaker: bool = False
+    reference: Path,
+    predicted: Path,
+    key: str = "timings",
+    by_speaker: bool = False,
+    out: Path | None = None,
+    force: bool = False,
 ) -> dict[str, Any]:
     """Per tier (``words``, ``phones``): mean, median and signed mean (bias) of the absolute
     boundary errors in ms, % within 10, 20 and 50 ms, the worst items and the unmatched
     ones (see the module docstring); `by_speaker`: the same per speaker of the reference
-    manifest under ``speakers``."""
+    manifest under ``speakers``. `out`: the report is also written there as JSON
+    (atomically; an existing file only with `force`)."""
+    if out is not None and out.exists() and not force:
+        raise InferenceError(f"{out} exists; pass --force to overwrite it")
     if not predicted.is_dir():
         raise InferenceError(f"--predicted {predicted} is not a folder of TextGrids or durations")
     items = None if reference.is_dir() else manifest_items(reference, "--reference")
@@ -97,6 +107,9 @@ def score_alignments(
             spk: {name: sc.summary(worst=0) for name, sc in tiers.items()}
             for spk, tiers in sorted(groups.items())
         }
+    if out is not None:
+        text = json.dumps(result, indent=1) + "\n"
+        write_atomic(out, lambda fh: fh.write(text), "w", encoding="utf-8")
     return result
 
 

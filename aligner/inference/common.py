@@ -55,3 +55,30 @@ def output_names(ids: list[object], source: str) -> list[str]:
             )
         seen[key] = item_id
     return names
+
+
+def check_output_folder(out: Path, force: bool) -> None:
+    """`out` may take a command's files: InferenceError when it is a file, or when it holds
+    files and not `force` (nothing is overwritten without --force)."""
+    if out.exists() and not out.is_dir():
+        raise InferenceError(f"--out {out} is a file; give a folder")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise InferenceError(f"{out} is not empty; pass --force to overwrite its files")
+
+
+def read_text_file(path: Path, option: str = "--in") -> str:
+    """The UTF-8 text of a file to read aloud; InferenceError (one line) for a missing,
+    binary or non-UTF-8 file, naming the line and how to convert it."""
+    if not path.is_file():
+        raise InferenceError(f"{option} {path} does not exist")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise InferenceError(f"{option} {path} is a binary file, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise InferenceError(
+            f"{option} {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
+            "convert it, e.g. iconv -f latin1 -t utf-8"
+        ) from None

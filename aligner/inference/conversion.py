@@ -19,7 +19,8 @@ import torch
 
 from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, output_names
-from aligner.inference.speech import SpeechModel, load_speech_model
+from aligner.inference.loading import load_speech_model
+from aligner.inference.speech import VCModel
 from aligner.inference.synthesis import (
     Decoding,
     SpeechRun,
@@ -86,7 +87,7 @@ class _Converter:
     """Pieces of several items decoded `batch_size` at a time; an item is written as soon
     as its last piece is vocoded."""
 
-    def __init__(self, speech: SpeechModel, decoding: Decoding, keep_alignments: bool) -> None:
+    def __init__(self, speech: VCModel, decoding: Decoding, keep_alignments: bool) -> None:
         self.speech, self.decoding, self.keep = speech, decoding, keep_alignments
         self.queue: list[tuple[_Pending, torch.Tensor]] = []
         self.done: list[_Pending] = []
@@ -124,7 +125,7 @@ class _Converter:
         self.done.append(item)
 
 
-def _source_pieces(speech: SpeechModel, audio: str, max_seconds: float) -> list[torch.Tensor]:
+def _source_pieces(speech: VCModel, audio: str, max_seconds: float) -> list[torch.Tensor]:
     """Normalized source mels (S, M) of a recording's pieces (cut at silences)."""
     from aligner.audio.io import load_audio
     from aligner.audio.trim import split_at_silences
@@ -187,7 +188,7 @@ def convert(
 
 
 def _save_alignments(
-    speech: SpeechModel, alignments: list[torch.Tensor], path: Path, force: bool
+    speech: VCModel, alignments: list[torch.Tensor], path: Path, force: bool
 ) -> None:
     """One panel per piece of the recording (a short one has one)."""
     from aligner.attention.plot import save_alignment_panels

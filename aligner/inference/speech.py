@@ -1,10 +1,15 @@
-"""Trained speech models ready for use: checkpoint loading, encoding and batched decoding.
+"""Trained speech models ready for use, one class per model family.
 
-``load_speech_model(path, task)`` turns an ``aligner train`` checkpoint into a
-:class:`SpeechModel` (the Tacotron in eval mode plus its front end: tokenizer and symbol
-table for TTS, mel settings and normalization statistics). ``SpeechModel`` then
-synthesizes text, converts mels, or runs teacher forcing to extract alignments, always in
-length-sorted batches.
+- :class:`TTSModel`: a Tacotron reading text (``aligner synthesize``, and its alignments);
+- :class:`VCModel`: a Tacotron reading a source speaker's mel (``aligner convert``);
+- :class:`AlignModel`: the alignment model (``task: align``), which only aligns.
+
+Each holds the model in eval mode and its front end (tokenizer and symbol table, mel
+settings, normalization statistics), and offers what its callers need: the source of a
+manifest item (`source`), teacher forcing (`teacher_force`), free-running generation
+(TTS, VC: `generate`), frames per alignment row (`r`). They are built from a checkpoint
+by `aligner.inference.loading` (``load_model``, ``load_speech_model``), always decoding
+in length-sorted batches.
 """
 
 from __future__ import annotations
@@ -12,16 +17,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
-from aligner.checkpoint import CheckpointError, load_checkpoint
+from aligner.audio.features import MelConfig, MelStats
 from aligner.data.collate import length_batches, pad
 from aligner.inference.common import InferenceError
-
-TEXT_TASKS = ("tts", "align")
-VERBS = {"tts": "aligner synthesize", "vc": "aligner convert", "align": "aligner align"}
+from aligner.models.aligner import AlignmentModel
+from aligner.models.tacotron import Tacotron
+from aligner.text.symbols import SymbolTable
+from aligner.text.tokenizers import Tokenizer
 
 
 @dataclass
@@ -40,23 +46,22 @@ class Generated:
 
 @dataclass
 class SpeechModel:
-    """A trained Tacotron (TTS or VC) in eval mode with what inference needs around it.
+    """What every speech family shares: the model in eval mode, the mel settings, the
+    (de)normalization of the target mels ``stats``, the training step and the file.
 
-    For TTS ``tokenizer`` and ``symbols`` turn text into ids; for VC ``src_stats``
-    normalizes source mels. ``stats`` (de)normalizes the model's output mels.
-    """
+    Subclasses name their ``task``, the manifest fields an item ``needs``, and how an
+    item becomes the model's source (`source`)."""
 
-    task: str
     model: Any
-    mel_cfg: Any
-    stats: Any
+    mel_cfg: MelConfig
+    stats: MelStats | None
     step: int
     path: Path
-    tokenizer: Any = None
-    symbols: Any = None
-    src_stats: Any = None
-    add_eos: bool = False
-    add_bos: bool = False
+
+    task: ClassVar[str] = ""
+    needs: ClassVar[tuple[str, ...]] = ()  # the manifest fields an item must have
+    target_key: ClassVar[str] = "audio"  # the field of the recording teacher forcing reads
+    verb: ClassVar[str] = ""
 
     @property
     def device(self) -> torch.device:
@@ -70,9 +75,74 @@ class SpeechModel:
     @property
     def has_text(self) -> bool:
         """Whether the source is text (TTS and the alignment model) rather than a mel."""
-        return self.task in TEXT_TASKS
+        return "text" in self.needs
 
-    # ------------------------------------------------------------------ inputs
+    def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
+        """The model's source for a manifest item: token ids (N,) or a normalized mel (S, M)."""
+        raise NotImplementedError
+
+    def target_mel(self, wav: torch.Tensor) -> torch.Tensor:
+        """Waveform (L,) -> normalized target-side log-mel (T, M) (teacher forcing)."""
+        from aligner.audio.features import log_mel
+
+        mel = log_mel(wav, self.mel_cfg)
+        return self.stats.normalize(mel) if self.stats is not None else mel
+
+    def denormalize(self, mel: torch.Tensor) -> torch.Tensor:
+        return self.stats.denormalize(mel) if self.stats is not None else mel
+
+    def memory_lengths(self, lengths: torch.Tensor) -> torch.Tensor:
+        """Encoder memory lengths (B,) for source lengths (B,) (a VC encoder may reduce time)."""
+        reduce = getattr(self.model.encoder, "reduced_lengths", None)
+        return reduce(lengths) if reduce is not None else lengths
+
+    @torch.no_grad()
+    def teacher_force(
+        self, sources: Sequence[torch.Tensor], mels: Sequence[torch.Tensor], batch_size: int = 8
+    ) -> list[torch.Tensor]:
+        """Alignments (S_i, N_i) of sources with their known normalized mels (T_i, M)."""
+        out: list[torch.Tensor | None] = [None] * len(sources)
+        for idx in length_batches([len(m) for m in mels], batch_size, longest_first=True):
+            src, src_len, _ = pad([sources[i].to(self.device) for i in idx])
+            mel, mel_len, _ = pad([mels[i].to(self.device) for i in idx])
+            res = self._forward(src, src_len.to(self.device), mel, mel_len.to(self.device))
+            enc_len = res.enc_mask.sum(1)
+            for j, i in enumerate(idx):
+                steps = -(-int(mel_len[j]) // self.r)
+                out[i] = res.alignments[j, :steps, : int(enc_len[j])].float().cpu()
+        return out  # type: ignore[return-value]
+
+    def _forward(self, src, src_len, mel, mel_len):
+        """The model's teacher-forced output for one padded batch."""
+        return self.model(src, src_len, mel, mel_len)
+
+    def vocode(self, mel: torch.Tensor, n_iter: int = 60) -> torch.Tensor:
+        """Griffin-Lim: log-mel (T, M) -> waveform (L,) at ``mel_cfg.sample_rate``.
+
+        A mel shorter than one STFT window is padded with silence (the log floor) first.
+        """
+        import math
+
+        from aligner.audio.vocoder import GriffinLim
+
+        cfg = self.mel_cfg
+        short = cfg.n_fft // cfg.hop_length + 2 - len(mel)
+        if short > 0:
+            silence = mel.new_full((short, mel.size(1)), math.log(cfg.log_floor))
+            mel = torch.cat([mel, silence])
+        return GriffinLim(cfg, n_iter=n_iter)(mel.to(self.device)).cpu()
+
+
+class TextInput:
+    """Text to token ids, for the families that read text (fields ``tokenizer``,
+    ``symbols``, ``add_bos``, ``add_eos`` of the class it is mixed into)."""
+
+    tokenizer: Tokenizer
+    symbols: SymbolTable
+    add_bos: bool
+    add_eos: bool
+    needs: ClassVar[tuple[str, ...]] = ("audio", "text")
+
     def encode_text(self, text: str, where: str = "text") -> torch.Tensor:
         """Text -> token ids (N,) long; InferenceError for empty text or unknown symbols."""
         from aligner.text.symbols import UnknownSymbolError
@@ -90,29 +160,13 @@ class SpeechModel:
             ids = [self.symbols.bos_id, *ids]
         return torch.tensor(ids, dtype=torch.long)
 
-    def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
-        """VC: waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""
-        from aligner.audio.features import log_mel
+    def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
+        return self.encode_text(item["text"], where)
 
-        mel = log_mel(wav, self.mel_cfg)
-        return self.src_stats.normalize(mel) if self.src_stats is not None else mel
 
-    def target_mel(self, wav: torch.Tensor) -> torch.Tensor:
-        """Waveform (L,) -> normalized target-side log-mel (T, M) (teacher forcing)."""
-        from aligner.audio.features import log_mel
+class FreeRunning:
+    """Free-running decoding, for the Tacotron families (TTS, VC)."""
 
-        mel = log_mel(wav, self.mel_cfg)
-        return self.stats.normalize(mel) if self.stats is not None else mel
-
-    def denormalize(self, mel: torch.Tensor) -> torch.Tensor:
-        return self.stats.denormalize(mel) if self.stats is not None else mel
-
-    def memory_lengths(self, lengths: torch.Tensor) -> torch.Tensor:
-        """Encoder memory lengths (B,) for source lengths (B,) (a VC encoder may reduce time)."""
-        reduce = getattr(self.model.encoder, "reduced_lengths", None)
-        return reduce(lengths) if reduce is not None else lengths
-
-    # ------------------------------------------------------------------ decoding
     @torch.no_grad()
     def generate(
         self,
@@ -145,129 +199,74 @@ class SpeechModel:
                 )
         return out  # type: ignore[return-value]
 
-    @torch.no_grad()
-    def teacher_force(
-        self, sources: Sequence[torch.Tensor], mels: Sequence[torch.Tensor], batch_size: int = 8
-    ) -> list[torch.Tensor]:
-        """Alignments (S_i, N_i) of sources with their known normalized mels (T_i, M).
-
-        The prenet's dropout, which stays on when synthesizing (Tacotron 2), is off here:
-        the alignment of a known recording is a measurement and comes out the same every
-        time (with it on, the word boundaries of the same checkpoint moved by 3 ms from
-        run to run)."""
-        if self.task == "align":  # no prenet
-            return self._teacher_force(sources, mels, batch_size)
+    def _forward(self, src, src_len, mel, mel_len):
+        """Teacher forcing with the prenet's dropout off: it stays on when synthesizing
+        (Tacotron 2), but the alignment of a known recording is a measurement and comes out
+        the same every time (with it on, the word boundaries of the same checkpoint moved by
+        3 ms from run to run)."""
         prenet = self.model.decoder.prenet
         saved, prenet.always_dropout = prenet.always_dropout, False
         try:
-            return self._teacher_force(sources, mels, batch_size)
+            return self.model(src, src_len, mel, mel_len)
         finally:
             prenet.always_dropout = saved
 
-    def _teacher_force(self, sources, mels, batch_size: int) -> list[torch.Tensor]:
-        out: list[torch.Tensor | None] = [None] * len(sources)
-        for idx in length_batches([len(m) for m in mels], batch_size, longest_first=True):
-            src, src_len, _ = pad([sources[i].to(self.device) for i in idx])
-            mel, mel_len, _ = pad([mels[i].to(self.device) for i in idx])
-            inputs = (src, src_len.to(self.device), mel, mel_len.to(self.device))
-            if self.task == "align":  # the prior over the frames with sound
-                spans = self.model.spans(self.denormalize(mel), mel_len, self.mel_cfg.power)
-                res = self.model(*inputs, spans=spans)
-            else:
-                res = self.model(*inputs)
-            enc_len = res.enc_mask.sum(1)
-            for j, i in enumerate(idx):
-                steps = -(-int(mel_len[j]) // self.r)
-                out[i] = res.alignments[j, :steps, : int(enc_len[j])].float().cpu()
-        return out  # type: ignore[return-value]
 
-    def vocode(self, mel: torch.Tensor, n_iter: int = 60) -> torch.Tensor:
-        """Griffin-Lim: log-mel (T, M) -> waveform (L,) at ``mel_cfg.sample_rate``.
+@dataclass
+class TTSModel(FreeRunning, TextInput, SpeechModel):
+    """A trained Tacotron TTS: text -> mel (`generate`), and its alignments of recordings."""
 
-        A mel shorter than one STFT window is padded with silence (the log floor) first.
-        """
-        import math
+    tokenizer: Tokenizer | None = None
+    symbols: SymbolTable | None = None
+    add_bos: bool = False
+    add_eos: bool = False
 
-        from aligner.audio.vocoder import GriffinLim
-
-        cfg = self.mel_cfg
-        short = cfg.n_fft // cfg.hop_length + 2 - len(mel)
-        if short > 0:
-            silence = mel.new_full((short, mel.size(1)), math.log(cfg.log_floor))
-            mel = torch.cat([mel, silence])
-        return GriffinLim(cfg, n_iter=n_iter)(mel.to(self.device)).cpu()
+    task: ClassVar[str] = "tts"
+    verb: ClassVar[str] = "aligner synthesize"
 
 
-def load_speech_model(
-    path: str | Path, task: str | None = None, device: str | torch.device = "cpu"
-) -> SpeechModel:
-    """An ``aligner train`` checkpoint -> :class:`SpeechModel` in eval mode.
+@dataclass
+class VCModel(FreeRunning, SpeechModel):
+    """A trained Tacotron VC: a source speaker's mel -> the target speaker's; ``src_stats``
+    normalizes source mels."""
 
-    `task` (``"tts"``, ``"vc"`` or ``"align"``: the alignment model, which only aligns) is
-    checked against the checkpoint's; InferenceError (one line, naming the file) for a
-    missing, corrupt or foreign checkpoint or the wrong task.
-    """
-    path = Path(path)
-    try:
-        ckpt = load_checkpoint(path, map_location="cpu")
-    except CheckpointError as err:
-        raise InferenceError(str(err)) from None
-    symbols = ckpt.get("symbols") or {}
-    found = symbols.get("task") or (ckpt.get("config") or {}).get("task")
-    if found not in VERBS:
-        raise InferenceError(
-            f"{path} is a {found!r} checkpoint, not a speech one (tts, vc or align); "
-            "use `aligner g2p`/`aligner translate` for text models"
-        )
-    if task is not None and found != task:
-        raise InferenceError(
-            f"{path} is a {found} checkpoint, not {task}; use `{VERBS[found]}` with it"
-        )
-    speech = _build(ckpt, found, path)
-    speech.model.to(device)
-    return speech
+    src_stats: MelStats | None = None
+
+    task: ClassVar[str] = "vc"
+    needs: ClassVar[tuple[str, ...]] = ("audio", "target_audio")
+    target_key: ClassVar[str] = "target_audio"
+    verb: ClassVar[str] = "aligner convert"
+
+    def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
+        """Waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""
+        from aligner.audio.features import log_mel
+
+        mel = log_mel(wav, self.mel_cfg)
+        return self.src_stats.normalize(mel) if self.src_stats is not None else mel
+
+    def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
+        from aligner.audio.io import load_audio
+
+        return self.source_mel(load_audio(item["audio"], self.mel_cfg.sample_rate)[0])
 
 
-def _build(ckpt: dict[str, Any], task: str, path: Path) -> SpeechModel:
-    """Rebuild the model and front end from the checkpoint's ``symbols`` (see
-    aligner/tasks/tts.py and vc.py: ``model``, ``mel``, ``stats``, ...)."""
-    from aligner.config import ConfigError
-    from aligner.models.aligner import AlignmentModel
-    from aligner.models.tacotron import Tacotron
+@dataclass
+class AlignModel(TextInput, SpeechModel):
+    """A trained alignment model (``task: align``): text and a recording -> alignment; its
+    prior spans the frames with sound (`AlignmentModel.spans`)."""
 
-    symbols = ckpt.get("symbols") or {}
-    front = _front_end(symbols, task, path)
-    try:
-        family = AlignmentModel if task == "align" else Tacotron
-        model = family.from_symbols(symbols, ckpt["model"])
-    except (KeyError, ConfigError, RuntimeError, ValueError) as err:
-        first = str(err).splitlines()[0]
-        raise InferenceError(f"{path}: weights do not match its model config ({first})") from None
-    model.eval()
-    return SpeechModel(task=task, model=model, step=int(ckpt.get("step", 0)), path=path, **front)
+    tokenizer: Tokenizer | None = None
+    symbols: SymbolTable | None = None
+    add_bos: bool = False
+    add_eos: bool = False
+
+    task: ClassVar[str] = "align"
+    verb: ClassVar[str] = "aligner align"
+
+    def _forward(self, src, src_len, mel, mel_len):
+        spans = self.model.spans(self.denormalize(mel), mel_len, self.mel_cfg.power)
+        return self.model(src, src_len, mel, mel_len, spans=spans)
 
 
-def _front_end(symbols: dict[str, Any], task: str, path: Path) -> dict[str, Any]:
-    """The checkpoint's ``symbols`` dict -> SpeechModel keyword arguments."""
-    from aligner.audio.features import MelConfig, MelStats
-    from aligner.text.symbols import SymbolTable
-    from aligner.text.tokenizers import tokenizer_from_dict
-
-    try:
-        stats = lambda key: MelStats.from_dict(symbols[key]) if symbols.get(key) else None  # noqa: E731
-        front: dict[str, Any] = {"mel_cfg": MelConfig.from_dict(symbols["mel"])}
-        if task in TEXT_TASKS:
-            front["stats"] = stats("stats")
-            front["symbols"] = SymbolTable.from_dict(symbols["symbols"])
-            front["tokenizer"] = tokenizer_from_dict(symbols["tokenizer"])
-            front["add_eos"] = bool(symbols.get("add_eos", False))
-            front["add_bos"] = bool(symbols.get("add_bos", False))
-        else:
-            front["stats"] = stats("stats")
-            front["src_stats"] = stats("stats_src")
-    except (KeyError, TypeError, ValueError) as err:
-        raise InferenceError(
-            f"{path}: its symbols/feature settings are incomplete ({err!r}); "
-            "was it written by `aligner train`?"
-        ) from None
-    return front
+FAMILIES: dict[str, type[SpeechModel]] = {"tts": TTSModel, "vc": VCModel, "align": AlignModel}
+NETWORKS: dict[str, type] = {"tts": Tacotron, "vc": Tacotron, "align": AlignmentModel}

@@ -14,7 +14,8 @@ from pathlib import Path
 import torch
 
 from aligner.inference.common import InferenceError
-from aligner.inference.speech import Generated, SpeechModel, load_speech_model
+from aligner.inference.loading import load_speech_model
+from aligner.inference.speech import Generated, TTSModel
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def length_warnings(names: Sequence[str], results: Sequence[Generated], ratio: f
     return out
 
 
-def split_text(speech: SpeechModel, text: str) -> list[str]:
+def split_text(speech: TTSModel, text: str) -> list[str]:
     """The sentences `synthesize_text` says: split where sentences end (not after
     abbreviations), then normalized for the model's cleaner (numbers, times, units and
     abbreviations spelled out; `aligner.text.normalize`). InferenceError for a text
@@ -74,7 +75,7 @@ def split_text(speech: SpeechModel, text: str) -> list[str]:
 
 
 def synthesize_text(
-    speech: SpeechModel,
+    speech: TTSModel,
     text: str | Sequence[str],
     decoding: Decoding = Decoding(),
     pause: float = 0.25,
@@ -122,7 +123,7 @@ def write_mel(path: Path, mel: torch.Tensor) -> None:
     write_atomic(path, lambda fh: np.save(fh, mel.float().numpy()))
 
 
-def save_mel_config(folder: Path, speech: SpeechModel) -> None:
+def save_mel_config(folder: Path, speech: TTSModel) -> None:
     """The feature settings of the saved mels (``mel_config.json``), for a vocoder."""
     import json
 
@@ -170,7 +171,7 @@ def synthesize(
 
 
 def _save_panels(
-    speech: SpeechModel, sentences: list[str], results: list[Generated], path: Path, force: bool
+    speech: TTSModel, sentences: list[str], results: list[Generated], path: Path, force: bool
 ) -> None:
     """One alignment panel per sentence, its tokens on the vertical axis, seconds across."""
     from aligner.attention.plot import save_alignment_panels

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from aligner.checkpoint import CheckpointError, load_checkpoint
-from aligner.config import from_dict
 from aligner.decode.ensemble import Ensemble
 from aligner.inference.common import InferenceError
 from aligner.models.seq2seq import Seq2Seq
-from aligner.tasks.text import TextModelConfig, build_model
+from aligner.models.text_model import from_checkpoint_config
 from aligner.text.splitting import SPACE_MARK
 from aligner.text.symbols import SPECIALS, SymbolTable
 
@@ -25,9 +24,8 @@ def load_model(checkpoint: dict[str, Any]) -> tuple[Seq2Seq, SymbolTable, Symbol
     """
     symbols = checkpoint["symbols"]
     src, tgt = SymbolTable.from_dict(symbols["src"]), SymbolTable.from_dict(symbols["tgt"])
-    opts = from_dict(TextModelConfig, checkpoint["config"].get("model", {}), where="model")
-    model = build_model(opts, len(src), len(tgt))
-    model.load_state_dict(checkpoint["model"])
+    section = checkpoint["config"].get("model", {})
+    model, opts = from_checkpoint_config(section, len(src), len(tgt), checkpoint["model"])
     decoding = {"length_penalty": opts.length_penalty, "max_len_ratio": opts.max_len_ratio}
     return model.eval(), src, tgt, {**symbols, "decoding": decoding}
 
@@ -60,8 +58,9 @@ def _check_space_marks(path, src: SymbolTable, tgt: SymbolTable, symbols: dict) 
 
 
 def load_checkpoints(paths: Sequence[str | Path], task: str):
-    """One model, or an `Ensemble` of several, from the checkpoint files `paths` of a
-    `task` (g2p | nmt) run.
+    """One model, or an `Ensemble` of several, from the checkpoint files (or experiment
+    folders: `aligner.inference.loading.resolve_checkpoint`) `paths` of a `task` (g2p |
+    nmt) run.
 
     Returns `(model, src_table, tgt_table, symbols)` as `load_model` does. Raises a
     one-line `InferenceError` for a missing or unreadable file, a checkpoint of another task,
@@ -69,8 +68,10 @@ def load_checkpoints(paths: Sequence[str | Path], task: str):
     """
     if not paths:
         raise InferenceError("no checkpoint given")
+    from aligner.inference.loading import resolve_checkpoint
+
     loaded = []
-    for path in paths:
+    for path in map(resolve_checkpoint, paths):
         try:
             state = load_checkpoint(path)
         except CheckpointError as err:

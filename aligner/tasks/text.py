@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -30,7 +30,8 @@ from aligner.data.collate import collate_text
 from aligner.data.datasets import TextPairDataset
 from aligner.data.manifest import read_manifest
 from aligner.decode.beam import search
-from aligner.models.seq2seq import Seq2Seq, build_seq2seq
+from aligner.models.seq2seq import Seq2Seq
+from aligner.models.text_model import TextModelConfig, build_model
 from aligner.text.metrics import corpus_bleu, g2p_error_rates
 from aligner.text.splitting import (
     Split,
@@ -68,30 +69,6 @@ class TextDataConfig:
     lowercase_target: bool = False
     min_freq: int = 1
     reverse_target: bool = False
-
-
-@dataclass
-class TextModelConfig:
-    """`model:` section: `build_seq2seq` arguments plus loss and validation decoding."""
-
-    decoder: Literal["bahdanau", "luong"] = "bahdanau"
-    emb_dim: int = 128
-    enc_hidden: int = 256
-    enc_layers: int = 1
-    dec_hidden: int = 512
-    dec_layers: int = 1
-    attention: str = "additive"
-    attn_dim: int = 256
-    attention_options: dict[str, Any] | None = None
-    out_dim: int = 256
-    dropout: float = 0.2
-    bridge: bool = True
-    input_feeding: bool = True
-    label_smoothing: float = 0.1
-    valid_beam: int = 1
-    length_penalty: float = 0.0
-    max_len_ratio: float = 2.0
-    plot_items: int = 3
 
 
 # ----------------------------------------------------------------------------- task
@@ -244,10 +221,3 @@ def build(cfg: Any, data_dir: Path) -> TextTask:
     valid_set = TextPairDataset(valid_items, src_table, tgt_table, src_fn, tgt_fn, "map")
     model = build_model(opts, len(src_table), len(tgt_table))
     return TextTask(cfg.task, model, train_set, valid_set, src_table, tgt_table, data, opts)
-
-
-def build_model(opts: TextModelConfig, src_vocab: int, tgt_vocab: int) -> Seq2Seq:
-    """The `Seq2Seq` of a `model:` section."""
-    skip = {"label_smoothing", "valid_beam", "length_penalty", "max_len_ratio", "plot_items"}
-    kwargs = {k: v for k, v in asdict(opts).items() if k not in skip}
-    return build_seq2seq(src_vocab, tgt_vocab, **kwargs)

@@ -1,5 +1,7 @@
 # Sourced by egs/*/run.sh: stage selection and the steps every recipe shares.
 # Uses the script's variables stage, stop_stage, aligner, recipe, data, exp, train_args.
+# A command's --checkpoint takes the experiment folder itself: aligner picks its best.pt,
+# else its latest checkpoint (aligner.inference.loading.resolve_checkpoint).
 
 # run N: true when stage N lies in --stage .. --stop-stage.
 run() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
@@ -9,22 +11,15 @@ needed() {
   if [ -f "$1" ]; then echo "  ${2:-$1} exists, skipped"; return 1; fi
 }
 
-# checkpoint: best.pt (lowest validation loss) when validation ran, else the latest one.
-checkpoint() {
-  if [ -f "$exp"/checkpoints/best.pt ]; then echo "$exp"/checkpoints/best.pt
-  else ls "$exp"/checkpoints/ckpt-*.pt | tail -n 1; fi
-}
-
 # train_stage: aligner train $recipe, resuming an interrupted run; $exp/.done marks the end.
 train_stage() {
   echo "stage 1: train $recipe"
   if [ -f "$exp"/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
     return 0
   fi
-  local resume=""
-  [ -n "$(ls $exp/checkpoints/ckpt-*.pt 2>/dev/null)" ] && resume=--resume
+  # --resume continues from the latest checkpoint, or starts at step 0 when there is none
   # shellcheck disable=SC2086
-  $aligner train "$recipe" --data "$data" --out "$exp" $resume $train_args
+  $aligner train "$recipe" --data "$data" --out "$exp" --resume $train_args
   touch "$exp"/.done
 }
 
@@ -37,7 +32,7 @@ no_arguments() {
 align_stage() {
   echo "stage 3: align the test split"
   if needed "$exp"/align/summary.json "$exp"/align; then
-    $aligner align --checkpoint "$(checkpoint)" --in "$data"/test.jsonl --out "$exp"/align
+    $aligner align --checkpoint "$exp" --in "$data"/test.jsonl --out "$exp"/align
   fi
 }
 

@@ -78,12 +78,15 @@ def test_old_spellings_still_work_with_a_note(tmp_path):
     assert "m.jsonl" in r.output and "Traceback" not in r.output
 
 
-def test_an_experiment_folder_as_checkpoint_is_its_best(tmp_path):
+def test_an_experiment_folder_as_checkpoint_is_its_best_else_its_latest(tmp_path):
     exp = tmp_path / "exp"
     (exp / "checkpoints").mkdir(parents=True)
-    (exp / "checkpoints" / "ckpt-00000010.pt").touch()
-    with pytest.raises(click.BadParameter, match="without best.pt.*ckpt-00000010.pt"):
+    (exp / "checkpoints" / "avg.pt").touch()
+    with pytest.raises(click.BadParameter, match="without best.pt or ckpt-STEP.pt.*avg.pt"):
         resolve_checkpoint(None, None, exp)
+    (exp / "checkpoints" / "ckpt-00000010.pt").touch()
+    (exp / "checkpoints" / "ckpt-00000009.pt").touch()
+    assert resolve_checkpoint(None, None, exp) == exp / "checkpoints" / "ckpt-00000010.pt"
     (exp / "checkpoints" / "best.pt").touch()
     assert resolve_checkpoint(None, None, exp) == exp / "checkpoints" / "best.pt"
     assert resolve_checkpoint(None, None, exp / "checkpoints") == exp / "checkpoints" / "best.pt"

@@ -5,11 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import click
 import pytest
 
 from aligner.checkpoint import atomic_save
-from aligner.cli.demo import chosen_checkpoint
+from aligner.pipeline.demo import DemoError, chosen_checkpoint
 from aligner.train.run import tensorboard_command
 
 
@@ -20,12 +19,13 @@ def _save(path: Path, step: int) -> None:
 def test_best_checkpoint_is_used_and_named(tmp_path, capsys):
     folder = tmp_path / "checkpoints"
     _save(folder / "ckpt-00000300.pt", 300)
+    _save(folder / "ckpt-00000200.pt", 200)
     assert chosen_checkpoint(tmp_path) == folder / "ckpt-00000300.pt"
     assert "the latest checkpoint (no best.pt" in capsys.readouterr().out
     _save(folder / "best.pt", 200)
     assert chosen_checkpoint(tmp_path) == folder / "best.pt"
     assert "lowest validation loss, at step 200 (the last is step 300)" in capsys.readouterr().out
-    with pytest.raises(click.ClickException, match="no checkpoint in"):
+    with pytest.raises(DemoError, match="no checkpoint in"):
         chosen_checkpoint(tmp_path / "empty")
 
 

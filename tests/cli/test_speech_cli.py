@@ -19,7 +19,7 @@ from aligner.checkpoint import atomic_save
 from aligner.cli import main
 from aligner.config import ExperimentConfig
 from aligner.data.collate import length_batches
-from aligner.inference import load_speech_model
+from aligner.inference import InferenceError, load_speech_model
 from aligner.tasks import build_task
 from aligner.text.sentences import split_sentences
 
@@ -163,6 +163,29 @@ def test_loaded_model_equals_the_saved_one(ckpts):
     for name, value in speech.model.state_dict().items():
         assert torch.equal(value, saved[name]), name
     assert speech.step == 7 and speech.r == 2 and not speech.model.training
+
+
+def test_load_model_takes_an_experiment_folder_and_returns_the_family(ckpts, tmp_path):
+    """One resolver for Python users as for the CLI: a folder means its best.pt, else its
+    latest checkpoint; the checkpoint's task picks the family's class."""
+    import shutil
+
+    from aligner.inference import TTSModel, VCModel, load_model
+
+    exp = tmp_path / "exp"
+    (exp / "checkpoints").mkdir(parents=True)
+    shutil.copy(ckpts["tts"], exp / "checkpoints" / "ckpt-00000007.pt")
+    tts = load_model(exp)
+    assert isinstance(tts, TTSModel) and tts.path == exp / "checkpoints" / "ckpt-00000007.pt"
+    assert load_speech_model(exp, "tts").path == tts.path
+    shutil.copy(ckpts["vc"], exp / "checkpoints" / "best.pt")  # best.pt wins over the latest
+    vc = load_model(exp / "checkpoints")
+    assert isinstance(vc, VCModel) and vc.path.name == "best.pt" and not vc.has_text
+    with pytest.raises(InferenceError, match="is a vc checkpoint, not tts"):
+        load_speech_model(exp, "tts")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InferenceError, match="without best.pt or ckpt-STEP.pt"):
+        load_model(tmp_path / "empty")
 
 
 def test_batched_generation_equals_one_by_one(ckpts):

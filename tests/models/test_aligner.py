@@ -133,6 +133,14 @@ def aligner_ckpt(tmp_path_factory) -> Path:
     return tmp / "aligner.pt"
 
 
+def test_an_aligner_checkpoint_loads_as_the_alignment_family(aligner_ckpt):
+    from aligner.inference import AlignModel, load_model
+
+    model = load_model(aligner_ckpt)
+    assert isinstance(model, AlignModel) and model.r == 1 and model.has_text
+    assert not hasattr(model, "generate")  # it only aligns
+
+
 def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, tmp_path):
     manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
     out = tmp_path / "ali"

@@ -213,3 +213,20 @@ def test_a_right_to_left_translation_model_learns_and_prints_in_reading_order(tm
         both = ["--checkpoint", str(l2r_ckpt), "--r2l", str(ckpt), "--text", source]
         result = invoke("translate", *both, "--r2l-weight", "0.5")
         assert result.exit_code == 0 and result.output.strip() == target
+
+
+def test_a_text_checkpoint_and_its_folder_load_as_a_text_model(pair, tmp_path):
+    """`load_model` reads the task: a g2p checkpoint, or the experiment folder holding it,
+    becomes the `TextModel` that `load_text_model` builds."""
+    import shutil
+
+    from aligner.inference import TextModel, load_model
+
+    (l2r_ckpt, _), _ = pair
+    model = load_model(l2r_ckpt)
+    assert isinstance(model, TextModel) and model.task == "g2p"
+    exp = tmp_path / "exp"
+    (exp / "checkpoints").mkdir(parents=True)
+    shutil.copy(l2r_ckpt, exp / "checkpoints" / "ckpt-00000003.pt")
+    again = load_model(exp)
+    assert again.convert(["cat"], beam=2) == model.convert(["cat"], beam=2)

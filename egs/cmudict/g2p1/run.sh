@@ -65,12 +65,14 @@ runs() {
 # r2l_runs: the experiment folder of each right-to-left run.
 r2l_runs() { local s; for s in $r2l_seeds; do echo "$exp"/r2l_seed"$s"; done; }
 
-# models [RUN...]: each run's model to decode (avg.pt, else best.pt or the latest
-# checkpoint); the left-to-right runs when no run is given.
+# models [RUN...]: each run's model to decode (avg.pt, else the run's folder: aligner takes
+# its best.pt or latest checkpoint); the left-to-right runs when no run is given.
 models() {
   local run_dir
   for run_dir in ${@:-$(runs)}; do
-    if [ -f "$run_dir"/avg.pt ]; then echo "$run_dir"/avg.pt; else exp="$run_dir" checkpoint; fi
+    if [ -f "$run_dir"/avg.pt ]; then echo "$run_dir"/avg.pt
+    elif [ -d "$run_dir"/checkpoints ]; then echo "$run_dir"
+    else echo "run.sh: $run_dir has no checkpoints; train it (stage 1)" >&2; return 1; fi
   done
 }
 # model_args: `--checkpoint M` for each of them (aligner g2p decodes several as an ensemble).

@@ -42,7 +42,7 @@ if run 2; then
   echo "stage 2: synthesize sentences.txt"
   out="$exp"/synth/sentences.wav
   if needed "$out"; then
-    $aligner synthesize --checkpoint "$(checkpoint)" --in "$here"/sentences.txt --out "$out" \
+    $aligner synthesize --checkpoint "$exp" --in "$here"/sentences.txt --out "$out" \
       --alignment "$exp"/synth/sentences.png
   fi
 fi

@@ -67,7 +67,7 @@ if run 1; then train_stage; fi
 if run 2; then
   echo "stage 2: convert the test split"
   if needed "$exp"/converted/manifest.jsonl "$exp"/converted; then
-    $aligner convert --checkpoint "$(checkpoint)" --in "$data"/test.jsonl --out "$exp"/converted
+    $aligner convert --checkpoint "$exp" --in "$data"/test.jsonl --out "$exp"/converted
   fi
 fi
 

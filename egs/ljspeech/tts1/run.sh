@@ -41,7 +41,7 @@ if run 2; then
   echo "stage 2: synthesize ../../espeak/tts1/sentences.txt"
   out="$exp"/synth/sentences.wav
   if needed "$out"; then
-    $aligner synthesize --checkpoint "$(checkpoint)" --in "$root"/egs/espeak/tts1/sentences.txt \
+    $aligner synthesize --checkpoint "$exp" --in "$root"/egs/espeak/tts1/sentences.txt \
       --out "$out" --alignment "$exp"/synth/sentences.png
   fi
 fi

@@ -48,10 +48,10 @@ if run 2; then
   out="$exp"/decode/test.hyp
   if needed "$out"; then
     mkdir -p "$exp"/decode
-    $aligner translate --checkpoint "$(checkpoint)" --beam "$beam" --in "$data"/test.jsonl > "$out".tmp
+    $aligner translate --checkpoint "$exp" --beam "$beam" --in "$data"/test.jsonl > "$out".tmp
     mv "$out".tmp "$out"
     head -n 1 "$data"/test.jsonl > "$exp"/decode/first.jsonl
-    $aligner translate --checkpoint "$(checkpoint)" --beam "$beam" --in "$exp"/decode/first.jsonl \
+    $aligner translate --checkpoint "$exp" --beam "$beam" --in "$exp"/decode/first.jsonl \
       --alignment "$exp"/decode/first.png --force > /dev/null
   fi
 fi

@@ -1,0 +1,141 @@
+"""From a path to a model ready for use: the one resolver of checkpoint paths and the
+loaders of every model family.
+
+``resolve_checkpoint(path)``: a checkpoint file is itself; an experiment folder (or its
+``checkpoints/`` folder) means its ``best.pt`` (the lowest validation loss), else its
+latest ``ckpt-STEP.pt`` (a run that has not validated yet). The command line, the demo,
+the egs stages and Python users all go through it.
+
+``load_model(path)`` reads the checkpoint's task and returns the family's class:
+`TTSModel`, `VCModel`, `AlignModel` (`aligner.inference.speech`) or `TextModel`
+(`aligner.inference.text`); ``load_speech_model(path, task)`` does the same for a speech
+task it checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from aligner.checkpoint import CheckpointError, list_checkpoints, load_checkpoint
+from aligner.inference.common import InferenceError
+from aligner.inference.speech import FAMILIES, NETWORKS, SpeechModel
+
+TEXT_TASKS = ("g2p", "nmt")
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """The checkpoint file `path` names (see the module docstring): a path that is not a
+    folder is returned as it is (reading it says what is wrong with it); InferenceError
+    (one line) for a folder without checkpoints."""
+    path = Path(path)
+    if not path.is_dir():
+        return path
+    folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+    if (folder / "best.pt").is_file():
+        return folder / "best.pt"
+    found = list_checkpoints(folder)
+    if found:
+        return found[-1]
+    others = sorted(p.name for p in folder.glob("*.pt"))
+    held = f"it holds {', '.join(others[-5:])}" if others else "it holds no .pt file"
+    raise InferenceError(
+        f"{path} is a folder without best.pt or ckpt-STEP.pt ({held}); name the checkpoint file"
+    )
+
+
+def read_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """The resolved file and its checkpoint dict; InferenceError naming the file."""
+    file = resolve_checkpoint(path)
+    try:
+        return file, load_checkpoint(file, map_location="cpu")
+    except CheckpointError as err:
+        raise InferenceError(str(err)) from None
+
+
+def checkpoint_task(ckpt: dict[str, Any]) -> str | None:
+    """The task a checkpoint was trained for (``tts``, ``vc``, ``align``, ``g2p``, ...)."""
+    return (ckpt.get("symbols") or {}).get("task") or (ckpt.get("config") or {}).get("task")
+
+
+def load_model(path: str | Path, device: str | torch.device = "cpu"):
+    """The model of any ``aligner train`` checkpoint (file or experiment folder), as its
+    family's class; InferenceError (one line, naming the file) for a missing, corrupt or
+    foreign checkpoint."""
+    file, ckpt = read_checkpoint(path)
+    task = checkpoint_task(ckpt)
+    if task in TEXT_TASKS:
+        from aligner.inference.text import load_text_model
+
+        return load_text_model([file], task)
+    if task not in FAMILIES:
+        raise InferenceError(f"{file} is a {task!r} checkpoint, which no loader knows")
+    return _speech(ckpt, task, file, device)
+
+
+def load_speech_model(
+    path: str | Path, task: str | None = None, device: str | torch.device = "cpu"
+) -> SpeechModel:
+    """A speech checkpoint (file or experiment folder) -> its family's model in eval mode.
+
+    `task` (``"tts"``, ``"vc"`` or ``"align"``: the alignment model, which only aligns) is
+    checked against the checkpoint's; InferenceError (one line, naming the file) for a
+    missing, corrupt or foreign checkpoint or the wrong task.
+    """
+    file, ckpt = read_checkpoint(path)
+    found = checkpoint_task(ckpt)
+    if found not in FAMILIES:
+        raise InferenceError(
+            f"{file} is a {found!r} checkpoint, not a speech one (tts, vc or align); "
+            "use `aligner g2p`/`aligner translate` for text models"
+        )
+    if task is not None and found != task:
+        raise InferenceError(
+            f"{file} is a {found} checkpoint, not {task}; use `{FAMILIES[found].verb}` with it"
+        )
+    return _speech(ckpt, found, file, device)
+
+
+def _speech(ckpt: dict[str, Any], task: str, path: Path, device) -> SpeechModel:
+    """Rebuild the network and front end from the checkpoint's ``symbols`` (see
+    aligner/tasks/tts.py, vc.py and align.py: ``model``, ``mel``, ``stats``, ...)."""
+    from aligner.config import ConfigError
+
+    symbols = ckpt.get("symbols") or {}
+    front = _front_end(symbols, task, path)
+    try:
+        model = NETWORKS[task].from_symbols(symbols, ckpt["model"])
+    except (KeyError, ConfigError, RuntimeError, ValueError) as err:
+        first = str(err).splitlines()[0]
+        raise InferenceError(f"{path}: weights do not match its model config ({first})") from None
+    model.eval().to(device)
+    return FAMILIES[task](model=model, step=int(ckpt.get("step", 0)), path=path, **front)
+
+
+def _front_end(symbols: dict[str, Any], task: str, path: Path) -> dict[str, Any]:
+    """The checkpoint's ``symbols`` dict -> the family's keyword arguments."""
+    from aligner.audio.features import MelConfig, MelStats
+    from aligner.text.symbols import SymbolTable
+    from aligner.text.tokenizers import tokenizer_from_dict
+
+    def stats(key: str) -> MelStats | None:
+        return MelStats.from_dict(symbols[key]) if symbols.get(key) else None
+
+    try:
+        front: dict[str, Any] = {"mel_cfg": MelConfig.from_dict(symbols["mel"])}
+        front["stats"] = stats("stats")
+        if FAMILIES[task].needs == ("audio", "text"):
+            front["symbols"] = SymbolTable.from_dict(symbols["symbols"])
+            front["tokenizer"] = tokenizer_from_dict(symbols["tokenizer"])
+            front["add_eos"] = bool(symbols.get("add_eos", False))
+            front["add_bos"] = bool(symbols.get("add_bos", False))
+        else:
+            front["src_stats"] = stats("stats_src")
+    except (KeyError, TypeError, ValueError) as err:
+        raise InferenceError(
+            f"{path}: its symbols/feature settings are incomplete ({err!r}); "
+            "was it written by `aligner train`?"
+        ) from None
+    return front
