@@ -14,6 +14,7 @@ import contextlib
 import logging
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +26,13 @@ from aligner.config import TrainConfig, to_dict
 from aligner.tasks.base import Task
 from aligner.train import distributed as ddp
 from aligner.train.batches import (
-    FitResult,
-    TrainingDiverged,
-    TrainingError,
     autocast,
     make_batch_sampler,
     make_loader,
     to_device,
     validation_batches,
 )
+from aligner.train.errors import TrainingDiverged, TrainingError
 from aligner.train.manager import CheckpointManager, rng_state, seed_everything, set_rng_state
 from aligner.train.progress import Progress
 from aligner.train.safety import Interrupts
@@ -41,6 +40,18 @@ from aligner.train.schedule import build_optimizer
 from aligner.train.tensorboard import Logger, RunningMeans
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class FitResult:
+    """How `Trainer.fit` ended: where, why, the best validation loss, the last checkpoint."""
+
+    step: int
+    epoch: int
+    reason: str  # "max_steps" | "max_minutes" | "interrupted"
+    best_loss: float
+    checkpoint: Path | None
+    signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
 
 
 class Trainer:
