@@ -1,6 +1,6 @@
 """Batches for the trainer: the length-bucketed sampler sharded over DDP ranks, the data
-loader, moving a (nested) batch to the device, the autocast context of the run's precision,
-and the validation batches."""
+loader, moving a (nested) batch to the device, the autocast context of the run's precision
+(the validation batches: `aligner.train.validation`)."""
 
 from __future__ import annotations
 
@@ -65,19 +65,3 @@ def make_loader(
         generator=torch.Generator().manual_seed(seed),
         persistent_workers=False,
     )
-
-
-def validation_batches(task: Any, cfg: Any, device: torch.device) -> Any:
-    """The validation batches of `task` on `device` (at most ``cfg.valid_batches``).
-
-    A capped validation takes the same random batches each time (fixed seed); the
-    unshuffled sampler would give the shortest items."""
-    capped = bool(cfg.valid_batches)
-    sampler = make_batch_sampler(
-        task.lengths(task.valid_set), cfg.batch_size, capped, 0, ddp.DistInfo()
-    )
-    loader = make_loader(task.valid_set, sampler, task.collate, cfg.num_workers, cfg.seed)
-    batches = (to_device(b, device) for b in loader)
-    if capped:
-        batches = (b for b, _ in zip(batches, range(cfg.valid_batches)))
-    return batches
