@@ -1,4 +1,4 @@
-"""The frame-wise VC baseline (`aligner.inference.vc_baseline`): a regression from
+"""The frame-wise VC baseline (`vc_baseline_model.py` beside it): a regression from
 DTW-paired source frames to target frames, then Griffin-Lim; it keeps the source's timing.
 
     python scripts/vc_baseline.py train --data data --out exp/baseline/model.pt [--max-minutes 10]
@@ -45,8 +45,9 @@ def train(
     data: Path, out: Path, epochs: int, max_minutes: float, context: int, seed: int, force: bool
 ) -> None:
     """Fit the regression on the corpus's training pairs (DTW-aligned log-mels)."""
+    from vc_baseline_model import BaselineConfig, train_baseline
+
     from aligner.inference.common import InferenceError
-    from aligner.inference.vc_baseline import BaselineConfig, train_baseline
 
     cfg = BaselineConfig(context=context, epochs=epochs, max_minutes=max_minutes, seed=seed)
     try:
@@ -110,7 +111,7 @@ def _write(make, model: Path, manifest: Path, out: Path, iters: int, force: bool
 @_writes_conversions("its audio is converted")
 def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
     """Convert every item's audio; writes OUT/manifest.jsonl for `aligner score --task vc`."""
-    from aligner.inference.vc_baseline import convert_baseline
+    from vc_baseline_model import convert_baseline
 
     _write(convert_baseline, model, manifest, out, griffin_lim_iters, force)
 
@@ -119,7 +120,7 @@ def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, forc
 def vocode(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
     """The vocoder's floor: the target's own log-mel through Griffin-Lim, scored like a
     conversion (what a perfect mel conversion would get through this vocoder)."""
-    from aligner.inference.vc_baseline import vocode_targets
+    from vc_baseline_model import vocode_targets
 
     _write(vocode_targets, model, manifest, out, griffin_lim_iters, force)
 

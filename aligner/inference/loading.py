@@ -99,8 +99,9 @@ def load_speech_model(
 
 
 def _speech(ckpt: dict[str, Any], task: str, path: Path, device) -> SpeechModel:
-    """Rebuild the network and front end from the checkpoint's ``symbols`` (see
-    aligner/tasks/tts.py, vc.py and align.py: ``model``, ``mel``, ``stats``, ...)."""
+    """Rebuild the network and front end from the checkpoint's ``symbols`` (written by
+    the tasks: `aligner.tasks.speech_data.TextSpeechData.symbols` for TTS and the
+    alignment model, `aligner.tasks.vc` for VC: ``model``, ``mel``, ``stats``, ...)."""
     from aligner.config import ConfigError
 
     symbols = ckpt.get("symbols") or {}

@@ -8,9 +8,9 @@ the source-to-target time mapping (`mapping_ms`).
     table.totals["source"]["mcd"], table.totals["seq2seq"]["duration_ratio"]
 
 Each manifest is the ``manifest.jsonl`` that `aligner convert --in MANIFEST --out DIR`
-(or `aligner.inference.vc_baseline.convert_baseline`) writes: items with the converted
-``audio``, the ``source_audio`` and the ``target_audio``. Every file is analysed at the
-target's sample rate; each target and source once, however many systems share it.
+(or `scripts/vc_baseline.py convert`) writes: items with the converted ``audio``, the
+``source_audio`` and the ``target_audio``. Every file is analysed at the target's sample
+rate; each target and source once, however many systems share it.
 """
 
 from __future__ import annotations

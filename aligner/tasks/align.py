@@ -10,8 +10,9 @@ Recipe sections::
             channels: 128, text_kernels: [1, 1], mel_kernels: [3, 1, 1], prior_scaling: 1.0,
             loss: {blank_logprob: -1.0, bin_weight: 1.0, bin_start: 300}}
 
-The checkpoint's ``symbols`` are those of a TTS checkpoint (``aligner.tasks.tts``) with
-``task: align`` and the :class:`~aligner.models.aligner.AlignerConfig` as ``model``.
+The checkpoint's ``symbols`` are those of a TTS checkpoint
+(``aligner.tasks.speech_data.TextSpeechData.symbols``) with ``task: align`` and the
+:class:`~aligner.models.aligner.AlignerConfig` as ``model``.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from aligner.config import from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
 from aligner.tasks.speech import first_items, set_data_sizes
+from aligner.tasks.speech_data import TextSpeechData, text_speech_data
 from aligner.tasks.truth import References, TruthErrors
-from aligner.tasks.tts import TextSpeechData, text_speech_data
 
 
 @dataclass

@@ -15,91 +15,19 @@ The checkpoint's ``symbols`` hold everything inference needs besides the weights
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import torch
 
 from aligner.alignment.tiers import optional_tokens, token_tiers
 from aligner.attention.search import frame_durations
-from aligner.audio.features import MelConfig, MelStats
-from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_tts
-from aligner.data.datasets import TTSDataset
-from aligner.data.manifest import read_manifest
 from aligner.models.tacotron import Tacotron
-from aligner.tasks.speech import SpeechLog, SpeechTask, model_config
+from aligner.tasks.speech import SpeechTask, model_config
+from aligner.tasks.speech_data import text_speech_data
 from aligner.tasks.truth import References, TruthErrors
 from aligner.text.symbols import SymbolTable
-from aligner.text.tokenizers import build_tokenizer
-
-
-@dataclass
-class SpeechData:
-    """``data:`` section shared by TTS and VC. Paths are relative to the data folder.
-
-    ``stats_items``: compute normalization statistics over the first N training items
-    (0 = all). ``log``: what validation draws for its fixed items.
-    """
-
-    train: str = "train.jsonl"
-    valid: str = "valid.jsonl"
-    cache_dir: str = "features"
-    mel: dict[str, Any] = field(default_factory=dict)
-    stats_items: int = 0
-    log: SpeechLog = field(default_factory=SpeechLog)
-
-
-@dataclass
-class TTSData(SpeechData):
-    """TTS ``data:`` section: the text front end on top of :class:`SpeechData`."""
-
-    tokenizer: Literal["chars", "phonemes", "arpabet"] = "chars"
-    tokenizer_opts: dict[str, Any] = field(default_factory=dict)
-    add_eos: bool = True
-    add_bos: bool = False  # prepend <s>: room for the silence before the first word
-
-
-class _MemoTokenizer:
-    """Tokenizes each distinct text once (symbol table and dataset share the work)."""
-
-    def __init__(self, tokenizer: Any) -> None:
-        self.tokenizer, self.memo = tokenizer, {}
-
-    def prime(self, texts: list[str]) -> list[list[str]]:
-        todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
-        batch = getattr(self.tokenizer, "tokenize_batch", None)
-        tokens = batch(todo) if batch else [self.tokenizer.tokenize(t) for t in todo]
-        self.memo.update(zip(todo, tokens))
-        return [self.memo[t] for t in texts]
-
-    tokenize_batch = prime
-
-    def tokenize(self, text: str) -> list[str]:
-        return self.prime([text])[0]
-
-
-def manifest_path(data_dir: Path, name: str, key: str) -> Path:
-    path = Path(data_dir) / name
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path}: no {key} manifest; run `aligner prepare` or set data.{key}"
-        )
-    return path
-
-
-def mel_settings(data: SpeechData) -> MelConfig:
-    try:
-        return MelConfig.from_dict(data.mel)
-    except (TypeError, ValueError) as err:
-        raise ConfigError(f"data.mel: {err}") from None
-
-
-def compute_stats(mels: Any, count: int, limit: int) -> MelStats:
-    """Statistics of ``mels(i)`` over the first ``limit`` (0 = all) of ``count`` items."""
-    n = count if limit <= 0 else min(limit, count)
-    return MelStats.compute(mels(i) for i in range(n))
 
 
 class TTSTask(SpeechTask):
@@ -181,61 +109,6 @@ class TTSTask(SpeechTask):
 
     def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         return collate_tts(examples)
-
-
-@dataclass
-class TextSpeechData:
-    """A text-and-audio corpus ready for a task: the ``data:`` settings, mel settings,
-    tokenizer, symbol table, datasets and the target normalization statistics."""
-
-    data: TTSData
-    mel_cfg: MelConfig
-    tokenizer: _MemoTokenizer
-    table: SymbolTable
-    train_set: TTSDataset
-    valid_set: TTSDataset
-    stats: MelStats
-
-    def symbols(self, task: str, model: dict[str, Any]) -> dict[str, Any]:
-        """The checkpoint's ``symbols``: what inference needs besides the weights."""
-        return {
-            "task": task,
-            "model": model,
-            "symbols": self.table.to_dict(),
-            "tokenizer": self.tokenizer.tokenizer.to_dict(),
-            "add_eos": self.data.add_eos,
-            "add_bos": self.data.add_bos,
-            "mel": self.mel_cfg.to_dict(),
-            "stats": self.stats.to_dict(),
-        }
-
-
-def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
-    """The ``data:`` section of `cfg` read from manifests under ``data_dir`` (TTS and the
-    alignment model)."""
-    data = from_dict(TTSData, cfg.data, where="data")
-    mel_cfg = mel_settings(data)
-    train_items = read_manifest(manifest_path(data_dir, data.train, "train"))
-    valid_items = read_manifest(manifest_path(data_dir, data.valid, "valid"))
-    tokenizer = _MemoTokenizer(build_tokenizer(data.tokenizer, **data.tokenizer_opts))
-    # the tokenizer's whole inventory, not only what the training texts happen to contain
-    table = SymbolTable.from_corpus(
-        [tokenizer.tokenizer.inventory(), *tokenizer.prime([it["text"] for it in train_items])]
-    )
-    cache = Path(data_dir) / data.cache_dir
-    common = dict(
-        tokenizer=tokenizer,
-        symbols=table,
-        mel_cfg=mel_cfg,
-        cache_dir=cache,
-        add_eos=data.add_eos,
-        add_bos=data.add_bos,
-    )
-    train_set = TTSDataset(train_items, **common)
-    valid_set = TTSDataset(valid_items, unknown="map", **common)
-    stats = compute_stats(train_set.mel, len(train_set), data.stats_items)
-    train_set.stats = valid_set.stats = stats
-    return TextSpeechData(data, mel_cfg, tokenizer, table, train_set, valid_set, stats)
 
 
 def build(cfg: Any, data_dir: Path) -> TTSTask:

@@ -1,8 +1,9 @@
 """Sequence-to-sequence voice conversion (mel -> mel Tacotron) as a trainer task.
 
-Recipe sections as TTS (see :mod:`aligner.tasks.tts`) with ``model.encoder.kind: mel``;
-manifests hold parallel items (``audio`` = source voice, ``target_audio`` = target voice).
-The checkpoint's ``symbols`` hold ``task``, ``model``, ``mel``, ``stats_src`` and ``stats``
+Recipe sections as TTS (see :mod:`aligner.tasks.tts`; ``data:`` is
+:class:`~aligner.tasks.speech_data.SpeechData`) with ``model.encoder.kind: mel``; manifests
+hold parallel items (``audio`` = source voice, ``target_audio`` = target voice). The
+checkpoint's ``symbols`` hold ``task``, ``model``, ``mel``, ``stats_src`` and ``stats``
 (target statistics).
 """
 
@@ -20,7 +21,7 @@ from aligner.data.datasets import VCDataset
 from aligner.data.manifest import read_manifest
 from aligner.models.tacotron import Tacotron
 from aligner.tasks.speech import SpeechTask, model_config
-from aligner.tasks.tts import SpeechData, compute_stats, manifest_path, mel_settings
+from aligner.tasks.speech_data import SpeechData, compute_stats, manifest_path, mel_settings
 
 
 class VCTask(SpeechTask):

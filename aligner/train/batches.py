@@ -1,37 +1,18 @@
-"""Batches and outcomes for the trainer: the length-bucketed sampler sharded over DDP ranks,
-the data loader, moving a (nested) batch to the device, the autocast context of the run's
-precision, and the errors and result of a fit."""
+"""Batches for the trainer: the length-bucketed sampler sharded over DDP ranks, the data
+loader, moving a (nested) batch to the device, the autocast context of the run's precision
+(the validation batches: `aligner.train.validation`)."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Sampler
 
 from aligner.train import distributed as ddp
-
-
-class TrainingError(RuntimeError):
-    """Training cannot go on for a reason the user can fix (the message says how)."""
-
-
-class TrainingDiverged(TrainingError):
-    """The loss was NaN/inf for `max_nonfinite` steps in a row; a checkpoint was written."""
-
-
-@dataclass
-class FitResult:
-    step: int
-    epoch: int
-    reason: str  # "max_steps" | "max_minutes" | "interrupted"
-    best_loss: float
-    checkpoint: Path | None
-    signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
+from aligner.train.errors import TrainingError
 
 
 def to_device(batch: Any, device: torch.device) -> Any:
@@ -84,19 +65,3 @@ def make_loader(
         generator=torch.Generator().manual_seed(seed),
         persistent_workers=False,
     )
-
-
-def validation_batches(task: Any, cfg: Any, device: torch.device) -> Any:
-    """The validation batches of `task` on `device` (at most ``cfg.valid_batches``).
-
-    A capped validation takes the same random batches each time (fixed seed); the
-    unshuffled sampler would give the shortest items."""
-    capped = bool(cfg.valid_batches)
-    sampler = make_batch_sampler(
-        task.lengths(task.valid_set), cfg.batch_size, capped, 0, ddp.DistInfo()
-    )
-    loader = make_loader(task.valid_set, sampler, task.collate, cfg.num_workers, cfg.seed)
-    batches = (to_device(b, device) for b in loader)
-    if capped:
-        batches = (b for b, _ in zip(batches, range(cfg.valid_batches)))
-    return batches

@@ -21,7 +21,7 @@ from aligner.config import ConfigError, ExperimentConfig, load_config
 from aligner.files import OutputError, write_atomic
 from aligner.tasks import UnknownTaskError, build_task
 from aligner.train import distributed as ddp
-from aligner.train.batches import TrainingError
+from aligner.train.errors import TrainingError
 from aligner.train.manager import CheckpointManager, seed_everything
 from aligner.train.safety import LockedError, RunLock
 from aligner.train.trainer import FitResult, Trainer

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +25,28 @@ from aligner.checkpoint import CheckpointError, load_checkpoint
 from aligner.config import TrainConfig, to_dict
 from aligner.tasks.base import Task
 from aligner.train import distributed as ddp
-from aligner.train.batches import (
-    FitResult,
-    TrainingDiverged,
-    TrainingError,
-    autocast,
-    make_batch_sampler,
-    make_loader,
-    to_device,
-    validation_batches,
-)
+from aligner.train.batches import autocast, make_batch_sampler, make_loader, to_device
+from aligner.train.errors import TrainingDiverged, TrainingError
 from aligner.train.manager import CheckpointManager, rng_state, seed_everything, set_rng_state
 from aligner.train.progress import Progress
 from aligner.train.safety import Interrupts
 from aligner.train.schedule import build_optimizer
 from aligner.train.tensorboard import Logger, RunningMeans
+from aligner.train.validation import run_validation
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class FitResult:
+    """How `Trainer.fit` ended: where, why, the best validation loss, the last checkpoint."""
+
+    step: int
+    epoch: int
+    reason: str  # "max_steps" | "max_minutes" | "interrupted"
+    best_loss: float
+    checkpoint: Path | None
+    signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
 
 
 class Trainer:
@@ -170,17 +176,10 @@ class Trainer:
         """Run `task.validate` on rank 0 with the RNG states left untouched."""
         metrics: dict[str, float] = {}
         if self.info.is_main:
-            saved = rng_state()
-            batches = validation_batches(self.task, self.cfg, self.device)
             model = ddp.unwrap_model(self.model)
-            model.eval()
-            with torch.no_grad(), self._autocast():
-                metrics = self.task.validate(model, batches, self.step, self.logger)
-            model.train()
-            set_rng_state(saved)
-            if "loss" not in metrics:
-                raise KeyError("task.validate must return a 'loss' entry (lower is better)")
-            self.logger.scalars(metrics, self.step, prefix="valid")
+            metrics = run_validation(
+                self.task, model, self.cfg, self.device, self.step, self.logger
+            )
         ddp.barrier(self.info)
         return metrics
 

@@ -11,7 +11,8 @@ from tiny_task import TinyTask
 
 from aligner.checkpoint import load_checkpoint
 from aligner.config import TrainConfig
-from aligner.train.trainer import Trainer, TrainingDiverged
+from aligner.train.errors import TrainingDiverged
+from aligner.train.trainer import Trainer
 
 # 48 items, batch 8 -> 6 batches per epoch; 14 steps cross two epoch boundaries.
 CFG = TrainConfig(

@@ -11,6 +11,9 @@ target frame (L1 loss, Adam), for `epochs` passes or `max_minutes`, whichever en
 first. Conversion: the MLP on every source frame, denormalized with the target voice's
 statistics, Griffin-Lim (`aligner.audio.vocoder`, as `aligner convert`).
 
+A comparison system, not part of the library: `scripts/vc_baseline.py` (train, convert,
+vocode) imports it from beside itself, with its own ``model.pt`` format.
+
     summary = train_baseline(Path("data"), Path("exp/baseline/model.pt"))
     convert_baseline(Path("exp/baseline/model.pt"), Path("data/test.jsonl"), Path("exp/baseline/converted"))
 """
