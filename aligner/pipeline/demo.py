@@ -54,7 +54,6 @@ def run_demo(
     `recipe` (default: the small dynamic-convolution-attention TTS recipe) for at most
     `minutes`; `say` prints each stage. DemoError (one line) when a stage fails."""
     from aligner.inference.common import InferenceError
-    from aligner.train.evolution import EvolutionError
 
     out_dir = Path(out_dir)
     recipe = find_recipe(recipe or DEFAULT_RECIPE)
@@ -68,7 +67,7 @@ def run_demo(
         run = _synthesize(ckpt, data, out_dir, say)
         _evolution(exp, run, say)
         run.score = _alignment_quality(ckpt, data, out_dir, say)
-    except (InferenceError, EvolutionError, FileExistsError) as err:
+    except (InferenceError, FileExistsError) as err:
         raise DemoError(str(err)) from None
     return run
 
@@ -95,7 +94,7 @@ def _corpus(data: Path, utterances: int, say) -> None:
 
 def _train(recipe: Path, data: Path, exp: Path, minutes: float, say) -> None:
     """Train (or resume) until the run ends; ``exp/.done`` marks that it did."""
-    from aligner.train.run import RunError, closing_line, run
+    from aligner.train.run import RunError, run
 
     _stage(say, 2, f"training {recipe.name} for up to {minutes:g} min -> {exp}")
     if (exp / ".done").exists():
@@ -105,7 +104,6 @@ def _train(recipe: Path, data: Path, exp: Path, minutes: float, say) -> None:
         result = run(recipe, data, exp, [f"train.max_minutes={minutes}"], resume=True, say=say)
     except RunError as err:
         raise DemoError(str(err)) from None
-    say(closing_line(result, exp))
     if result.signal:
         raise DemoError(f"training was interrupted ({result.signal}); re-run the demo to go on")
     (exp / ".done").touch()
@@ -161,10 +159,16 @@ def _synthesize(ckpt: Path, data: Path, out_dir: Path, say) -> DemoRun:
 
 
 def _evolution(exp: Path, run: DemoRun, say) -> None:
-    from aligner.train.evolution import evolution_of
+    """The GIF and strip of the logged alignments; skipped (said) when training stopped
+    before its first validation logged any."""
+    from aligner.train.evolution import EvolutionError, evolution_of
 
     _stage(say, 4, "alignment evolution during training")
-    tag, steps, gif, png = evolution_of(exp, out=run.evolution_gif, force=True)
+    try:
+        tag, steps, gif, png = evolution_of(exp, out=run.evolution_gif, force=True)
+    except EvolutionError as err:
+        say(f"      skipped: {err} (train longer: validation logs the alignments)")
+        return
     say(f"      {tag}: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) -> {gif}, {png}")
 
 

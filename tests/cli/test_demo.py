@@ -34,3 +34,23 @@ def test_tensorboard_command_is_next_to_this_python():
     program = Path(sys.executable).parent / "tensorboard"
     expected = str(program) if program.is_file() else "tensorboard"
     assert command == f"{expected} --logdir_spec demo:demo/exp/tb"
+
+
+@pytest.mark.slow
+def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, monkeypatch):
+    """`aligner demo` from a folder without recipes/ (as after `pip install .`): corpus,
+    training, synthesis, alignment and its score; a second run keeps what is done."""
+    from click.testing import CliRunner
+
+    from aligner.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    args = ["demo", "--minutes", "0.2", "--utterances", "20", "--out", "d"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert (tmp_path / "d" / "demo.wav").is_file() and (tmp_path / "d" / "exp" / ".done").exists()
+    assert (tmp_path / "d" / "alignment_score.json").is_file()
+    assert "[5/5]" in first.output and "Done." in first.output
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert "exists, kept" in again.output and "is trained" in again.output
