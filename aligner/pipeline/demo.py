@@ -113,14 +113,18 @@ def chosen_checkpoint(exp: Path, say: Callable[[str], object] = print) -> Path:
     """The run's checkpoint (`aligner.inference.loading.resolve_checkpoint`: best.pt, the
     lowest validation loss, else the latest), saying which and why."""
     from aligner.checkpoint import list_checkpoints, load_checkpoint
+    from aligner.inference.common import InferenceError
     from aligner.inference.loading import resolve_checkpoint
 
     folder = exp / "checkpoints"
-    ckpts = list_checkpoints(folder)
-    if not folder.is_dir() or not (ckpts or (folder / "best.pt").is_file()):
+    try:
+        path = resolve_checkpoint(folder)
+    except InferenceError:
+        path = folder
+    if not path.is_file():
         raise DemoError(f"no checkpoint in {folder}; delete {exp} and re-run")
-    path = resolve_checkpoint(exp)
-    if path.name == "best.pt":
+    ckpts = list_checkpoints(folder)
+    if path not in ckpts:  # best.pt
         step = load_checkpoint(path)["step"]
         last = f" (the last is step {int(ckpts[-1].stem.split('-')[1])})" if ckpts else ""
         say(f"using {path}: the lowest validation loss, at step {step}{last}")
