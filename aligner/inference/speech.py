@@ -213,13 +213,19 @@ class FreeRunning:
 
 
 @dataclass
-class TTSModel(FreeRunning, TextInput, SpeechModel):
-    """A trained Tacotron TTS: text -> mel (`generate`), and its alignments of recordings."""
+class TextSpeechModel(TextInput, SpeechModel):
+    """A speech family that reads text: the tokenizer and symbol table of its checkpoint,
+    and whether ``<s>``/``</s>`` frame the tokens."""
 
     tokenizer: Tokenizer | None = None
     symbols: SymbolTable | None = None
     add_bos: bool = False
     add_eos: bool = False
+
+
+@dataclass
+class TTSModel(FreeRunning, TextSpeechModel):
+    """A trained Tacotron TTS: text -> mel (`generate`), and its alignments of recordings."""
 
     task: ClassVar[str] = "tts"
     verb: ClassVar[str] = "aligner synthesize"
@@ -251,14 +257,9 @@ class VCModel(FreeRunning, SpeechModel):
 
 
 @dataclass
-class AlignModel(TextInput, SpeechModel):
+class AlignModel(TextSpeechModel):
     """A trained alignment model (``task: align``): text and a recording -> alignment; its
     prior spans the frames with sound (`AlignmentModel.spans`)."""
-
-    tokenizer: Tokenizer | None = None
-    symbols: SymbolTable | None = None
-    add_bos: bool = False
-    add_eos: bool = False
 
     task: ClassVar[str] = "align"
     verb: ClassVar[str] = "aligner align"
