@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "evolution": "aligner.cli.train:evolution",
     "synthesize": "aligner.cli.speech:synthesize",
     "convert": "aligner.cli.speech:convert",
+    "vocode": "aligner.cli.speech:vocode",
     "align": "aligner.cli.align:align",
     "plot": "aligner.cli.align:plot",
     "demo": "aligner.cli.demo:demo",

@@ -103,6 +103,17 @@ def griffin_lim_option(func):
     )(func)
 
 
+def vocoder_option(func):
+    return click.option(
+        "--vocoder",
+        default="griffin-lim",
+        show_default=True,
+        metavar="NAME",
+        help="griffin-lim, or hifigan:DIR (a HiFi-GAN release: config.json and a generator "
+        "file); refused when its sample rate, hop, mels or f_max differ from the model's.",
+    )(func)
+
+
 def max_length_ratio_option(default: float, per: str):
     """The --max-length-ratio decorator."""
     return click.option(

@@ -1,5 +1,5 @@
-"""`aligner synthesize | convert`: options in, one library call (aligner.inference), a report
-out. A failure the user can fix ends with one line (click.ClickException) and exit code 1."""
+"""`aligner synthesize | convert | vocode`: options in, one library call (aligner.inference),
+a report out. A failure the user can fix ends with one line (click.ClickException) and exit code 1."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from aligner.cli.options import (
     max_length_ratio_option,
     parse_window,
     renamed,
+    vocoder_option,
 )
 
 seed_option = click.option(
@@ -72,6 +73,7 @@ save_mel_option = click.option(
     help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).",
 )
 @griffin_lim_option
+@vocoder_option
 @device_option
 @seed_option
 @force_option
@@ -87,6 +89,7 @@ def synthesize(
     batch_size: int,
     pause: float,
     griffin_lim_iters: int,
+    vocoder: str,
     device: str,
     seed: int,
     force: bool,
@@ -106,7 +109,9 @@ def synthesize(
 
     if (text is None) == (text_file is None):
         raise click.ClickException("give the text with exactly one of --text or --in FILE")
-    decoding = synthesis.Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
+    decoding = synthesis.Decoding(
+        batch_size, max_length_ratio, window, griffin_lim_iters, seed, vocoder
+    )
     with user_errors():
         if text_file is not None:
             text = read_text_file(text_file)
@@ -156,6 +161,7 @@ def synthesize(
 @click.option("--window", callback=parse_window, help="Monotonic window BACK,FRONT (e.g. 1,3).")
 @batch_size_option(what="Pieces of audio decoded at once.")
 @griffin_lim_option
+@vocoder_option
 @device_option
 @seed_option
 @force_option
@@ -169,6 +175,7 @@ def convert(
     window: tuple[int, int] | None,
     batch_size: int,
     griffin_lim_iters: int,
+    vocoder: str,
     device: str,
     seed: int,
     force: bool,
@@ -187,7 +194,7 @@ def convert(
     from aligner.inference import conversion
     from aligner.inference.synthesis import Decoding
 
-    decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed)
+    decoding = Decoding(batch_size, max_length_ratio, window, griffin_lim_iters, seed, vocoder)
     with user_errors():
         result = conversion.convert(
             checkpoint, src, out, alignment, decoding, device, force, save_mel=save_mel
@@ -195,3 +202,44 @@ def convert(
     report(
         result, f"wrote {len(result.outputs)} file(s) to {out} ({checkpoint} at step {result.step})"
     )
+
+
+# ---------------------------------------------------------------------- vocode
+@click.command()
+@click.option(
+    "--in",
+    "src",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A saved log-mel .npy (frames x mels) or a folder of them, with the folder's "
+    "mel_config.json (what --save-mel writes).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A WAV file for one .npy; a folder (NAME.wav) for a folder.",
+)
+@vocoder_option
+@griffin_lim_option
+@device_option
+@force_option
+def vocode(
+    src: Path, out: Path, vocoder: str, griffin_lim_iters: int, device: str, force: bool
+) -> None:
+    """Saved log-mels to audio with any vocoder, to hear mels or compare vocoders.
+
+    A folder is vocoded item by item: every readable mel is written, each bad one named,
+    then the command exits with status 1.
+
+    \b
+    Examples:
+      aligner synthesize --checkpoint exp/tts --in book.txt --out book.wav --save-mel mels/
+      aligner vocode --in mels/ --out wavs/ --vocoder hifigan:~/hifigan/LJ_V1
+      aligner vocode --in mels/sentence-1.npy --out s1.wav --griffin-lim-iters 100
+    """
+    from aligner.inference import vocode as vocoding
+
+    with user_errors():
+        result = vocoding.vocode(src, out, vocoder, griffin_lim_iters, device, force)
+    report(result, f"wrote {len(result.outputs)} file(s) to {out} with {result.vocoder}")

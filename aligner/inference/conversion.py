@@ -30,6 +30,7 @@ from aligner.inference.synthesis import (
     save_mel_config,
     write_mel,
 )
+from aligner.inference.vocoders import load_vocoder
 
 AUDIO_EXTS = (".wav", ".flac", ".ogg", ".mp3")
 MAX_PIECE_SECONDS = 20.0
@@ -89,6 +90,9 @@ class _Converter:
 
     def __init__(self, speech: VCModel, decoding: Decoding, keep_alignments: bool) -> None:
         self.speech, self.decoding, self.keep = speech, decoding, keep_alignments
+        self.vocoder = load_vocoder(
+            decoding.vocoder, speech.mel_cfg, decoding.griffin_lim_iters, speech.device
+        )
         self.queue: list[tuple[_Pending, torch.Tensor]] = []
         self.done: list[_Pending] = []
 
@@ -106,7 +110,7 @@ class _Converter:
             [m for _, m in group], d.batch_size, d.max_length_ratio, d.window
         )
         for (item, _), r in zip(group, results):
-            item.waves.append(self.speech.vocode(r.mel, d.griffin_lim_iters))
+            item.waves.append(self.vocoder(r.mel))
             item.hit_max |= r.hit_max
             if item.mel_path is not None:
                 item.mels.append(r.mel)
@@ -118,7 +122,7 @@ class _Converter:
     def _write(self, item: _Pending) -> None:
         from aligner.audio.io import save_audio
 
-        save_audio(item.path, torch.cat(item.waves), self.speech.mel_cfg.sample_rate)
+        save_audio(item.path, torch.cat(item.waves), self.vocoder.features.sample_rate)
         if item.mel_path is not None:
             write_mel(item.mel_path, torch.cat(item.mels))
         item.waves, item.mels = [], []

@@ -117,20 +117,11 @@ class SpeechModel:
         return self.model(src, src_len, mel, mel_len)
 
     def vocode(self, mel: torch.Tensor, n_iter: int = 60) -> torch.Tensor:
-        """Griffin-Lim: log-mel (T, M) -> waveform (L,) at ``mel_cfg.sample_rate``.
+        """Griffin-Lim: log-mel (T, M) -> waveform (L,) at ``mel_cfg.sample_rate``
+        (`aligner.models.vocoders.GriffinLimVocoder`; other vocoders: `load_vocoder`)."""
+        from aligner.models.vocoders import GriffinLimVocoder
 
-        A mel shorter than one STFT window is padded with silence (the log floor) first.
-        """
-        import math
-
-        from aligner.audio.vocoder import GriffinLim
-
-        cfg = self.mel_cfg
-        short = cfg.n_fft // cfg.hop_length + 2 - len(mel)
-        if short > 0:
-            silence = mel.new_full((short, mel.size(1)), math.log(cfg.log_floor))
-            mel = torch.cat([mel, silence])
-        return GriffinLim(cfg, n_iter=n_iter)(mel.to(self.device)).cpu()
+        return GriffinLimVocoder(self.mel_cfg, n_iter, self.device)(mel)
 
 
 class TextInput:

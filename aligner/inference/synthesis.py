@@ -16,19 +16,22 @@ import torch
 from aligner.inference.common import InferenceError
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import Generated, TTSModel
+from aligner.inference.vocoders import load_vocoder
 
 
 @dataclass(frozen=True)
 class Decoding:
     """Free-running decoding options: sentences (or files) decoded at once, the length
-    limit in output frames per input step, the monotonic window (back, front) and the
-    Griffin-Lim iterations."""
+    limit in output frames per input step, the monotonic window (back, front), the
+    Griffin-Lim iterations and the vocoder (`aligner.models.vocoders`: None or
+    ``griffin-lim``, ``hifigan:DIR``)."""
 
     batch_size: int = 8
     max_length_ratio: float = 10.0
     window: tuple[int, int] | None = None
     griffin_lim_iters: int = 60
     seed: int = 0
+    vocoder: str | None = None
 
 
 @dataclass
@@ -88,9 +91,10 @@ def synthesize_text(
     sentences = split_text(speech, text) if isinstance(text, str) else list(text)
     ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
     d = decoding
+    vocoder = load_vocoder(d.vocoder, speech.mel_cfg, d.griffin_lim_iters, speech.device)
     results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window)
-    waves = [speech.vocode(r.mel, d.griffin_lim_iters) for r in results]
-    return join_waves(waves, speech.mel_cfg.sample_rate, pause), results, sentences
+    waves = [vocoder(r.mel) for r in results]
+    return join_waves(waves, vocoder.features.sample_rate, pause), results, sentences
 
 
 def refuse_existing(paths: Sequence[Path | None], force: bool) -> None:

@@ -1,0 +1,24 @@
+"""The vocoder a command names (``--vocoder``), its errors as one-line InferenceErrors; the
+vocoders themselves are `aligner.models.vocoders`'."""
+
+from __future__ import annotations
+
+import torch
+
+from aligner.audio.features import MelConfig
+from aligner.inference.common import InferenceError
+from aligner.models.vocoders import Vocoder, VocoderError
+from aligner.models.vocoders import load_vocoder as _load
+
+
+def load_vocoder(
+    spec: str | None,
+    cfg: MelConfig,
+    griffin_lim_iters: int = 60,
+    device: str | torch.device = "cpu",
+) -> Vocoder:
+    """`aligner.models.vocoders.load_vocoder`, raising InferenceError."""
+    try:
+        return _load(spec, cfg, griffin_lim_iters, device)
+    except VocoderError as err:
+        raise InferenceError(str(err)) from None
