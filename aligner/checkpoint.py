@@ -34,6 +34,28 @@ def list_checkpoints(folder: str | Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
+def checkpoint_file(path: str | Path) -> Path:
+    """The checkpoint file `path` names: a path that is not a folder is itself (reading it
+    says what is wrong with it); an experiment folder (or its ``checkpoints/``) means its
+    ``best.pt`` (the lowest validation loss), else its latest ``ckpt-STEP.pt``.
+    CheckpointError (one line) for a folder without checkpoints. The one resolver of
+    checkpoint paths (`aligner.inference.loading.resolve_checkpoint` is its face)."""
+    path = Path(path)
+    if not path.is_dir():
+        return path
+    folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+    if (folder / "best.pt").is_file():
+        return folder / "best.pt"
+    found = list_checkpoints(folder)
+    if found:
+        return found[-1]
+    others = sorted(p.name for p in folder.glob("*.pt"))
+    held = f"it holds {', '.join(others[-5:])}" if others else "it holds no .pt file"
+    raise CheckpointError(
+        f"{path} is a folder without best.pt or ckpt-STEP.pt ({held}); name the checkpoint file"
+    )
+
+
 def checkpoints_to_average(sources: list[str | Path], last: int = 3) -> list[Path]:
     """Checkpoint files from `sources`: each a ``.pt`` file, or an experiment folder (or its
     ``checkpoints/`` folder) that contributes its `last` ``ckpt-STEP.pt`` files."""

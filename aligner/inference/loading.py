@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from aligner.checkpoint import CheckpointError, list_checkpoints, load_checkpoint
+from aligner.checkpoint import CheckpointError, checkpoint_file, load_checkpoint
 from aligner.inference.common import InferenceError
 from aligner.inference.speech import FAMILIES, NETWORKS, SpeechModel
 
@@ -27,23 +27,13 @@ TEXT_TASKS = ("g2p", "nmt")
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
-    """The checkpoint file `path` names (see the module docstring): a path that is not a
-    folder is returned as it is (reading it says what is wrong with it); InferenceError
-    (one line) for a folder without checkpoints."""
-    path = Path(path)
-    if not path.is_dir():
-        return path
-    folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
-    if (folder / "best.pt").is_file():
-        return folder / "best.pt"
-    found = list_checkpoints(folder)
-    if found:
-        return found[-1]
-    others = sorted(p.name for p in folder.glob("*.pt"))
-    held = f"it holds {', '.join(others[-5:])}" if others else "it holds no .pt file"
-    raise InferenceError(
-        f"{path} is a folder without best.pt or ckpt-STEP.pt ({held}); name the checkpoint file"
-    )
+    """The checkpoint file `path` names (`aligner.checkpoint.checkpoint_file`: a file, or an
+    experiment folder: best.pt, else the latest); InferenceError (one line) for a folder
+    without checkpoints."""
+    try:
+        return checkpoint_file(path)
+    except CheckpointError as err:
+        raise InferenceError(str(err)) from None
 
 
 def read_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:

@@ -6,7 +6,9 @@ predict them) -> waveform ``(L,)``, chosen by one option everywhere (``--vocoder
   settings (`aligner.audio.vocoder.GriffinLim`);
 - ``hifigan:DIR`` (or ``hifigan:DIR/GENERATOR``): a generator of the public HiFi-GAN
   release format, ``config.json`` beside a file holding ``{"generator": state_dict}``
-  (`aligner.models.hifigan`).
+  (`aligner.models.hifigan`);
+- a vocoder trained by this toolkit (``task: vocoder``): its checkpoint, or its
+  experiment folder (best.pt, else the latest: `aligner.checkpoint.checkpoint_file`).
 
 A vocoder whose sample rate, hop, number of mels or f_max differs from the mels' is
 refused in one line (`check_compatible`): it would play the mels at the wrong speed or
@@ -90,6 +92,47 @@ class HiFiGANVocoder(Vocoder):
         return wav[0, 0].cpu()
 
 
+class ToolkitVocoder(Vocoder):
+    """A vocoder trained by ``aligner train`` (`aligner.models.vocos.Vocos`), in eval mode;
+    ``features`` are those of its checkpoint's mels."""
+
+    def __init__(self, loaded: tuple, name: str, device: str | torch.device = "cpu") -> None:
+        model, mel_cfg = loaded
+        self.name, self.model = name, model.eval().to(device)
+        self.features = VocoderFeatures(
+            mel_cfg.sample_rate, mel_cfg.hop_length, mel_cfg.n_mels, mel_cfg.f_max
+        )
+
+    @torch.no_grad()
+    def __call__(self, mel: torch.Tensor) -> torch.Tensor:
+        device = next(self.model.parameters()).device
+        return self.model(mel.float().T[None].to(device))[0].cpu()
+
+
+def load_toolkit_vocoder(path: Path):
+    """(Vocos model, its MelConfig) of a ``task: vocoder`` checkpoint or experiment folder;
+    VocoderError (one line, naming the file) for anything else."""
+    from aligner.checkpoint import CheckpointError, checkpoint_file, load_checkpoint
+    from aligner.models.vocos import Vocos, VocosConfig
+
+    try:
+        file = checkpoint_file(path)
+        ckpt = load_checkpoint(file, map_location="cpu")
+    except CheckpointError as err:
+        raise VocoderError(str(err)) from None
+    symbols = ckpt.get("symbols") or {}
+    task = symbols.get("task") or (ckpt.get("config") or {}).get("task")
+    if task != "vocoder":
+        raise VocoderError(f"{file} is a {task!r} checkpoint, not a vocoder (task: vocoder)")
+    try:
+        model = Vocos(VocosConfig.from_dict(symbols["model"]))
+        model.load_state_dict(ckpt["model"])
+        return model, MelConfig.from_dict(symbols["mel"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
+        first = str(err).splitlines()[0]
+        raise VocoderError(f"{file}: weights do not match its vocoder config ({first})") from None
+
+
 def load_vocoder(
     spec: str | None,
     cfg: MelConfig,
@@ -103,12 +146,16 @@ def load_vocoder(
         return GriffinLimVocoder(cfg, griffin_lim_iters, device)
     if spec.startswith(HIFIGAN_PREFIX):
         vocoder = HiFiGANVocoder(load_hifigan(spec.removeprefix(HIFIGAN_PREFIX)), spec, device)
-        check_compatible(vocoder, cfg)
-        return vocoder
-    raise VocoderError(
-        f"--vocoder {spec!r}: give {GRIFFIN_LIM} or {HIFIGAN_PREFIX}DIR (a HiFi-GAN "
-        "release: config.json and a generator file)"
-    )
+    elif Path(spec).expanduser().exists():
+        vocoder = ToolkitVocoder(load_toolkit_vocoder(Path(spec).expanduser()), spec, device)
+    else:
+        raise VocoderError(
+            f"--vocoder {spec!r}: give {GRIFFIN_LIM}, {HIFIGAN_PREFIX}DIR (a HiFi-GAN "
+            "release: config.json and a generator file) or a vocoder's experiment folder "
+            "or checkpoint (task: vocoder)"
+        )
+    check_compatible(vocoder, cfg)
+    return vocoder
 
 
 def check_compatible(vocoder: Vocoder, cfg: MelConfig) -> None:

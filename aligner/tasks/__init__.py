@@ -2,7 +2,8 @@
 
 `build_task(cfg, data_dir)` maps ``cfg.task`` to a module exposing
 ``build(cfg: ExperimentConfig, data_dir: Path) -> Task``: the built-in names are
-``tts``, ``vc`` (speech), ``align`` (the alignment model) and ``g2p``, ``nmt`` (text). Any other name is imported as a
+``tts``, ``vc`` (speech), ``align`` (the alignment model), ``vocoder`` (mel -> waveform) and ``g2p``, ``nmt``
+(text). Any other name is imported as a
 module (e.g. ``mypkg.mytask``): a user-defined task with the same ``build`` function.
 """
 
@@ -22,6 +23,7 @@ TASKS: dict[str, str] = {
     "g2p": "aligner.tasks.text",
     "nmt": "aligner.tasks.text",
     "align": "aligner.tasks.align",
+    "vocoder": "aligner.tasks.vocoder",
 }
 
 

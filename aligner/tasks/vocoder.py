@@ -1,0 +1,191 @@
+"""A neural vocoder (``task: vocoder``) as a trainer task: the log-mels of ``data.mel`` (the
+features the TTS and VC models predict, natural log, not normalized) -> the waveform, on
+the audio of any speech manifest.
+
+Recipe sections::
+
+    task: vocoder
+    data: {train: train.jsonl, valid: valid.jsonl, mel: {...}, segment_frames: 32}
+    model: {dim: 256, intermediate: 768, layers: 8, kernel: 7}          # aligner.models.vocos
+    loss: in model.loss: {mel_weight: 1.0, stft_weight: 1.0, resolutions: [[512, 128], ...]}
+
+Training cuts a random segment of ``segment_frames`` frames from each utterance; the loss
+is the L1 distance of full-band log-mels (up to the Nyquist frequency, so the band above
+``data.mel.f_max`` is learnt too) plus a multi-resolution STFT loss (spectral convergence
+and log-magnitude L1; Yamamoto et al. 2020). Validation scores the same loss on fixed
+segments and logs the fixed items' audio and spectrograms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from aligner.audio.features import LogMel, MelConfig
+from aligner.config import ConfigError, from_dict
+from aligner.data.manifest import read_manifest
+from aligner.models.vocos import Vocos, VocosConfig
+from aligner.tasks.speech_data import manifest_path, mel_settings
+
+
+@dataclass
+class VocoderData:
+    """``data:`` section: manifests (their ``audio``), mel settings, the training segment
+    in frames, and how many validation items are logged as audio."""
+
+    train: str = "train.jsonl"
+    valid: str = "valid.jsonl"
+    mel: dict[str, Any] = field(default_factory=dict)
+    segment_frames: int = 32
+    audio_items: int = 2
+
+
+@dataclass
+class VocoderLoss:
+    """``model.loss``: weights of the full-band mel L1 and of the multi-resolution STFT
+    loss, and its (n_fft, hop) resolutions."""
+
+    mel_weight: float = 1.0
+    stft_weight: float = 1.0
+    resolutions: list[list[int]] = field(
+        default_factory=lambda: [[512, 128], [1024, 256], [2048, 512]]
+    )
+
+
+class AudioSet(torch.utils.data.Dataset):
+    """The waveforms of a manifest's ``audio`` at `sample_rate`, read once and kept."""
+
+    def __init__(self, manifest: Path, sample_rate: int) -> None:
+        from aligner.audio.io import load_audio
+
+        self.items = read_manifest(manifest)
+        self.waves = [load_audio(it["audio"], sample_rate, min_samples=1)[0] for it in self.items]
+
+    def __len__(self) -> int:
+        return len(self.waves)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return self.waves[index]
+
+
+def segment(wav: torch.Tensor, length: int, start: int | None = None) -> torch.Tensor:
+    """``length`` samples of `wav` from `start` (random when None), zero-padded at the end
+    when the utterance is shorter."""
+    if len(wav) <= length:
+        return F.pad(wav, (0, length - len(wav)))
+    if start is None:
+        start = int(torch.randint(0, len(wav) - length + 1, ()).item())
+    return wav[start : start + length]
+
+
+def stft_loss(pred: torch.Tensor, target: torch.Tensor, n_fft: int, hop: int) -> torch.Tensor:
+    """Spectral convergence plus log-magnitude L1 of (B, L) waveforms at one resolution."""
+    window = torch.hann_window(n_fft, device=pred.device)
+
+    def mag(x: torch.Tensor) -> torch.Tensor:
+        spec = torch.stft(x.float(), n_fft, hop, n_fft, window, return_complex=True)
+        return spec.abs().clamp(min=1e-7)
+
+    p, t = mag(pred), mag(target)
+    convergence = torch.linalg.norm(t - p) / torch.linalg.norm(t).clamp(min=1e-7)
+    return convergence + F.l1_loss(p.log(), t.log())
+
+
+class VocoderTask:
+    """Mel -> waveform as a `aligner.tasks.base.Task`."""
+
+    def __init__(
+        self, model: Vocos, data: VocoderData, mel_cfg: MelConfig, loss: VocoderLoss, data_dir: Path
+    ) -> None:
+        self.model, self.data, self.mel_cfg, self.loss_cfg = model, data, mel_cfg, loss
+        sr = mel_cfg.sample_rate
+        self.train_set = AudioSet(manifest_path(data_dir, data.train, "train"), sr)
+        self.valid_set = AudioSet(manifest_path(data_dir, data.valid, "valid"), sr)
+        self.features = LogMel(mel_cfg)  # the model's input
+        full_band = MelConfig(**{**mel_cfg.to_dict(), "f_max": sr / 2})
+        self.loss_features = LogMel(full_band)  # the loss covers the whole band
+        self.samples = data.segment_frames * mel_cfg.hop_length
+        self.symbols = {
+            "task": "vocoder",
+            "model": model.cfg.to_dict(),
+            "mel": mel_cfg.to_dict(),
+        }
+
+    def lengths(self, dataset: torch.utils.data.Dataset) -> Sequence[int]:
+        return [1] * len(dataset)  # every training example is one segment
+
+    def collate(self, examples: list[torch.Tensor]) -> dict[str, Any]:
+        return {"wav": torch.stack([segment(w, self.samples) for w in examples])}
+
+    def _losses(self, model: nn.Module, wav: torch.Tensor) -> dict[str, torch.Tensor]:
+        feats, loss_feats = self.features.to(wav.device), self.loss_features.to(wav.device)
+        with torch.no_grad():
+            mel = feats(wav).transpose(1, 2)  # (B, n_mels, T)
+        pred = model(mel)
+        target = wav[:, : pred.size(1)]
+        out = {"mel_l1": F.l1_loss(loss_feats(pred.float()), loss_feats(target))}
+        stft = [stft_loss(pred, target, n, h) for n, h in self.loss_cfg.resolutions]
+        out["stft"] = torch.stack(stft).mean()
+        c = self.loss_cfg
+        out["loss"] = c.mel_weight * out["mel_l1"] + c.stft_weight * out["stft"]
+        return out
+
+    def loss(self, model: nn.Module, batch: dict[str, Any], step: int):
+        parts = self._losses(model, batch["wav"])
+        return parts["loss"], {k: float(v.detach()) for k, v in parts.items() if k != "loss"}
+
+    @torch.no_grad()
+    def validate(
+        self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
+    ) -> dict[str, float]:
+        """The loss on segments from the start of each validation utterance (fixed, so
+        values compare across steps); the fixed items' audio and spectrograms."""
+        del batches  # random segments: validation cuts its own, the same every time
+        device = next(model.parameters()).device
+        totals: dict[str, float] = {}
+        waves = [segment(w, self.samples, start=0) for w in self.valid_set.waves]
+        for i in range(0, len(waves), 16):
+            parts = self._losses(model, torch.stack(waves[i : i + 16]).to(device))
+            for k, v in parts.items():
+                totals[k] = totals.get(k, 0.0) + float(v) * len(waves[i : i + 16])
+        metrics = {k: v / max(len(waves), 1) for k, v in totals.items()}
+        if logger is not None:
+            self._log_items(model, step, logger, device)
+        return metrics
+
+    def _log_items(self, model: nn.Module, step: int, logger: Any, device: torch.device) -> None:
+        sr = self.mel_cfg.sample_rate
+        for k, wav in enumerate(self.valid_set.waves[: self.data.audio_items]):
+            mel = self.features.to(device)(wav.to(device))
+            pred = model(mel.T[None])[0].float().cpu()
+            logger.audio(f"audio/item{k}", pred, sr, step)
+            logger.mel(f"mel/item{k}", self.loss_features(pred), step)
+            if step == 0 or not getattr(self, "_logged_targets", False):
+                logger.audio(f"audio/item{k}_target", wav, sr, step)
+        self._logged_targets = True
+
+
+def build(cfg: Any, data_dir: Path) -> VocoderTask:
+    """The vocoder task of an ``ExperimentConfig`` from manifests under ``data_dir``."""
+    data = from_dict(VocoderData, cfg.data, where="data")
+    mel_cfg = mel_settings(data)
+    model = dict(cfg.model or {})
+    loss = from_dict(VocoderLoss, model.pop("loss", None), where="model.loss")
+    samples = data.segment_frames * mel_cfg.hop_length
+    too_long = [n for n, _ in loss.resolutions if n // 2 >= samples]
+    if data.segment_frames < 2 or too_long:
+        raise ConfigError(
+            f"data.segment_frames {data.segment_frames} ({samples} samples) is too short for "
+            f"the STFT loss's n_fft {too_long or '-'}: need at least 2 frames and more than "
+            "n_fft / 2 samples; raise data.segment_frames or lower model.loss.resolutions"
+        )
+    sizes = {"n_mels": mel_cfg.n_mels, "hop_length": mel_cfg.hop_length}
+    sizes |= {"n_fft": mel_cfg.n_fft, "win_length": mel_cfg.win_length}
+    vocos = Vocos(VocosConfig.from_dict({**model, **sizes}))
+    return VocoderTask(vocos, data, mel_cfg, loss, Path(data_dir))

@@ -1,0 +1,101 @@
+"""The vocoder task: the Vocos network's shapes and batch independence, the STFT loss, and
+`aligner train` of a vocoder whose checkpoint then plays mels through --vocoder EXP."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+from click.testing import CliRunner
+
+from aligner.audio.features import MelConfig, log_mel
+from aligner.cli import main
+from aligner.models.vocoders import VocoderError, load_vocoder
+from aligner.models.vocos import Vocos, VocosConfig
+from aligner.tasks.vocoder import segment, stft_loss
+
+from .speech_corpus import MEL, make_corpus
+
+TINY = {"dim": 16, "intermediate": 32, "layers": 2, "kernel": 3}
+
+
+def test_vocos_gives_t_minus_one_hops_and_a_batch_equals_its_items():
+    torch.manual_seed(0)
+    net = Vocos(VocosConfig(n_mels=16, n_fft=256, hop_length=80, win_length=256, **TINY)).eval()
+    mels = torch.randn(3, 16, 25)
+    with torch.no_grad():
+        together = net(mels)
+        alone = torch.stack([net(m[None])[0] for m in mels])
+    assert together.shape == (3, 24 * 80)
+    assert torch.allclose(together, alone, atol=1e-5)
+
+
+def test_stft_loss_is_zero_for_the_target_and_grows_with_the_difference():
+    torch.manual_seed(0)
+    x = torch.randn(2, 4000)
+    assert stft_loss(x, x, 512, 128) < 1e-5
+    small = stft_loss(x + 0.01 * torch.randn_like(x), x, 512, 128)
+    large = stft_loss(x + 0.5 * torch.randn_like(x), x, 512, 128)
+    assert 0 < small < large
+
+
+def test_segments_are_cut_or_padded_to_length():
+    wav = torch.arange(10.0)
+    assert segment(wav, 4, start=3).tolist() == [3, 4, 5, 6]
+    assert segment(wav, 12).tolist() == [*range(10), 0, 0]
+    assert len(segment(wav, 7)) == 7
+
+
+def test_a_segment_too_short_for_the_stft_loss_is_one_line(tmp_path):
+    data = make_corpus(tmp_path / "data")
+    mel = f"data.mel={MEL}".replace("'", '"')
+    args = ["train", "recipes/vocoder/vocos_small.yaml", "--data", str(data), "--out"]
+    r = CliRunner().invoke(
+        main, [*args, str(tmp_path / "e"), "--set", mel, "--set", "data.segment_frames=4"]
+    )
+    assert r.exit_code == 1 and "n_fft [1024, 2048]" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.slow
+def test_a_trained_vocoder_plays_mels_through_the_cli(tmp_path):
+    data = make_corpus(tmp_path / "data")
+    exp = tmp_path / "exp"
+    sets = [f"data.mel={MEL}".replace("'", '"'), "data.segment_frames=8"]
+    sets += [f"model.{k}={v}" for k, v in TINY.items()]
+    sets += ["train.max_steps=6", "train.eval_every=3", "train.batch_size=4"]
+    sets += ["model.loss.resolutions=[[128, 32], [256, 64]]"]
+    args = ["train", "recipes/vocoder/vocos_small.yaml", "--data", data, "--out", exp]
+    r = CliRunner().invoke(main, [str(a) for a in args] + [x for s in sets for x in ("--set", s)])
+    assert r.exit_code == 0, r.output
+    assert "valid step 6" in r.output
+    cfg = MelConfig(**MEL)
+    vocoder = load_vocoder(str(exp), cfg)
+    assert vocoder.features.hop_length == 80
+    t = torch.arange(4000) / 8000
+    mel = log_mel(0.3 * torch.sin(2 * torch.pi * 300 * t), cfg)
+    wav = vocoder(mel)
+    assert wav.shape == ((len(mel) - 1) * 80,) and torch.isfinite(wav).all()
+    with pytest.raises(VocoderError, match="sample rate 8000 \\(the mels: 22050\\)"):
+        load_vocoder(str(exp), MelConfig())
+    (tmp_path / "mels").mkdir()
+    np.save(tmp_path / "mels" / "m.npy", mel.numpy())
+    settings = {**cfg.to_dict(), "layout": "frames x n_mels", "log": "natural"}
+    (tmp_path / "mels" / "mel_config.json").write_text(json.dumps(settings))
+    r = CliRunner().invoke(
+        main,
+        [
+            "vocode",
+            "--in",
+            str(tmp_path / "mels"),
+            "--out",
+            str(tmp_path / "w"),
+            "--vocoder",
+            str(exp),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    got, sr = sf.read(tmp_path / "w" / "m.wav")
+    assert sr == 8000 and len(got) == len(wav)
