@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from aligner.cli.options import vocoder_option
+
 
 @click.command()
 @click.option(
@@ -38,7 +40,8 @@ import click
     help="Training recipe (default: the small dynamic-convolution-attention TTS recipe, "
     "recipes/tts/tacotron_dca_small.yaml, shipped with the package).",
 )
-def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) -> None:
+@vocoder_option
+def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None, vocoder: str) -> None:
     """Prepare the eSpeak NG corpus, train the small TTS recipe for --minutes, synthesize a
     new sentence, and draw its alignment and the alignment's evolution during training.
     Re-running continues where it stopped.
@@ -47,12 +50,13 @@ def demo(out_dir: Path, minutes: float, utterances: int, recipe: Path | None) ->
     Examples:
       aligner demo                      # as `make demo`: 20 minutes into demo/
       aligner demo --minutes 5 --out quick/
+      aligner demo --vocoder exp/vocoder      # a vocoder trained on the same features
     """
     from aligner.pipeline.demo import DemoError, run_demo
     from aligner.train.run import tensorboard_command
 
     try:
-        run = run_demo(out_dir, minutes, utterances, recipe, say=click.echo)
+        run = run_demo(out_dir, minutes, utterances, recipe, say=click.echo, vocoder=vocoder)
     except DemoError as err:
         raise click.ClickException(str(err)) from None
     exp = out_dir / "exp"

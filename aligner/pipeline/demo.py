@@ -49,10 +49,13 @@ def run_demo(
     utterances: int = 1000,
     recipe: str | Path | None = None,
     say: Callable[[str], object] = print,
+    vocoder: str | None = None,
 ) -> DemoRun:
     """Run the demo's stages into `out_dir` (``data/``, ``exp/`` and the outputs), training
     `recipe` (default: the small dynamic-convolution-attention TTS recipe) for at most
-    `minutes`; `say` prints each stage. DemoError (one line) when a stage fails."""
+    `minutes`; `vocoder` (`aligner.models.vocoders.load_vocoder`: None is Griffin-Lim)
+    plays the synthesized sentence; `say` prints each stage. DemoError (one line) when a
+    stage fails."""
     from aligner.inference.common import InferenceError
 
     out_dir = Path(out_dir)
@@ -64,7 +67,7 @@ def run_demo(
         _corpus(data, utterances, say)
         _train(recipe, data, exp, minutes, say)
         ckpt = chosen_checkpoint(exp, say)
-        run = _synthesize(ckpt, data, out_dir, say)
+        run = _synthesize(ckpt, data, out_dir, say, vocoder)
         _evolution(exp, run, say)
         run.score = _alignment_quality(ckpt, data, out_dir, say)
     except (InferenceError, FileExistsError) as err:
@@ -149,13 +152,13 @@ def new_sentence(data: Path) -> str:
     raise DemoError("every demo sentence is in the corpus; give another corpus size")
 
 
-def _synthesize(ckpt: Path, data: Path, out_dir: Path, say) -> DemoRun:
-    from aligner.inference.synthesis import synthesize
+def _synthesize(ckpt: Path, data: Path, out_dir: Path, say, vocoder: str | None) -> DemoRun:
+    from aligner.inference.synthesis import Decoding, synthesize
 
     sentence = new_sentence(data)
     _stage(say, 3, f"synthesizing a sentence not in the corpus: {sentence!r}")
     wav, png = out_dir / "demo.wav", out_dir / "demo_alignment.png"
-    result = synthesize(ckpt, sentence, wav, png, force=True)
+    result = synthesize(ckpt, sentence, wav, png, Decoding(vocoder=vocoder), force=True)
     for line in result.warnings:
         say(f"      warning: {line}")
     say(f"      wrote {wav} and {png} ({ckpt} at step {result.step})")

@@ -28,6 +28,7 @@ from aligner.models.tacotron import (
     TacotronOutput,
     old_attention_keys,
 )
+from aligner.models.vocoders import VocoderError, load_vocoder
 from aligner.tasks.free_running import log_free_running, texts_markdown
 from aligner.tasks.speech_losses import TacotronLossConfig, tacotron_loss
 from aligner.tasks.truth import TruthErrors
@@ -48,6 +49,7 @@ class SpeechLog:
     plot_items: int = 4
     audio_items: int = 1
     griffin_lim_iters: int = 32
+    vocoder: str | None = None  # griffin-lim | hifigan:DIR | a vocoder's experiment folder
     min_focus: float = 0.4
     infer_items: int = 2
     infer_texts: list[str] = field(default_factory=lambda: list(DEFAULT_INFER_TEXTS))
@@ -116,7 +118,9 @@ class SpeechTask:
             log,
         )
         self.r = model.config.r
-        self._vocoder: GriffinLim | None = None
+        self._vocoder = None
+        if self.log.vocoder not in (None, "griffin-lim"):
+            self.vocoder()  # a vocoder that does not fit is refused before training starts
         self._texts_logged = False
 
     # -- subclass hooks ------------------------------------------------------------
@@ -205,11 +209,19 @@ class SpeechTask:
         """The first ``plot_items`` validation items, always the same ones."""
         return first_items(self.valid_set, self.log.plot_items, self.collate, device)
 
-    def vocoder(self) -> GriffinLim:
+    def vocoder(self):
+        """What the logged audio goes through: ``data.log.vocoder`` (`load_vocoder`), else
+        Griffin-Lim from zero phases (the same audio for the same mel at every step)."""
         if self._vocoder is None:
-            self._vocoder = GriffinLim(
-                self.mel_cfg, n_iter=self.log.griffin_lim_iters, rand_init=False
-            )
+            if self.log.vocoder in (None, "griffin-lim"):
+                self._vocoder = GriffinLim(
+                    self.mel_cfg, n_iter=self.log.griffin_lim_iters, rand_init=False
+                )
+            else:
+                try:
+                    self._vocoder = load_vocoder(self.log.vocoder, self.mel_cfg)
+                except VocoderError as err:
+                    raise ConfigError(f"data.log.vocoder: {err}") from None
         return self._vocoder
 
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sequence-to-sequence voice conversion on CMU ARCTIC (local speaker folders, bdl -> slt).
 #
-#   ./run.sh DATA_DIR [--stage N] [--stop-stage M] [--source bdl] [--target slt] [--recipe YAML]
+#   ./run.sh DATA_DIR [--stage N] [--stop-stage M] [--source bdl] [--target slt] [--recipe YAML] [--vocoder V]
 #            [--data DIR] [--exp DIR]
 #            [--train-args "--set train.max_minutes=20"] [--baseline-args "--max-minutes 10"]
 #
@@ -33,6 +33,7 @@ train_args=${ALIGNER_TRAIN_ARGS:-}
 baseline_args=${ALIGNER_BASELINE_ARGS:-}
 python=${PYTHON:-python}
 aligner=${ALIGNER:-aligner}
+vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/vocoder)
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 . "$root/egs/tools/vc_stages.sh"
@@ -52,7 +53,7 @@ if run 1; then train_stage; fi
 if run 2; then
   echo "stage 2: convert the test split"
   if needed "$exp"/converted/manifest.jsonl "$exp"/converted; then
-    $aligner convert --checkpoint "$exp" --in "$data"/test.jsonl --out "$exp"/converted
+    $aligner convert --checkpoint "$exp" --vocoder "$vocoder" --in "$data"/test.jsonl --out "$exp"/converted
   fi
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tacotron TTS on the built-in eSpeak NG corpus (generated offline, no download).
 #
-#   ./run.sh [--stage N] [--stop-stage M] [--utterances U] [--recipe YAML]
+#   ./run.sh [--stage N] [--stop-stage M] [--utterances U] [--recipe YAML] [--vocoder V]
 #            [--data DIR] [--exp DIR]
 #            [--train-args "--set train.max_minutes=20"]
 #
@@ -27,6 +27,7 @@ data=data
 exp=exp/tacotron_dca_small
 train_args="${ALIGNER_TRAIN_ARGS:-}"
 aligner="${ALIGNER:-aligner}"
+vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/vocoder)
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
@@ -42,7 +43,7 @@ if run 2; then
   echo "stage 2: synthesize sentences.txt"
   out="$exp"/synth/sentences.wav
   if needed "$out"; then
-    $aligner synthesize --checkpoint "$exp" --in "$here"/sentences.txt --out "$out" \
+    $aligner synthesize --checkpoint "$exp" --vocoder "$vocoder" --in "$here"/sentences.txt --out "$out" \
       --alignment "$exp"/synth/sentences.png
   fi
 fi

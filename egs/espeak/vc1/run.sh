@@ -2,7 +2,7 @@
 # Sequence-to-sequence voice conversion on a parallel eSpeak NG voice pair (built in), scored
 # as VC papers score it beside the source and a frame-wise baseline.
 #
-#   ./run.sh [--pair easy|accent] [--stage N] [--stop-stage M] [--utterances U]
+#   ./run.sh [--pair easy|accent] [--stage N] [--stop-stage M] [--utterances U] [--vocoder V]
 #            [--voices "SRC TGT"] [--recipe YAML] [--data DIR] [--exp DIR]
 #            [--train-args "--set train.max_minutes=20"] [--baseline-args "--max-minutes 10"]
 #
@@ -39,6 +39,7 @@ exp=""   # empty: exp/$pair/seq2seq_vc_lsa_small
 train_args="${ALIGNER_TRAIN_ARGS:-}"
 baseline_args="${ALIGNER_BASELINE_ARGS:-}"
 aligner="${ALIGNER:-aligner}"
+vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/vocoder)
 python="${PYTHON:-python}"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
@@ -67,7 +68,7 @@ if run 1; then train_stage; fi
 if run 2; then
   echo "stage 2: convert the test split"
   if needed "$exp"/converted/manifest.jsonl "$exp"/converted; then
-    $aligner convert --checkpoint "$exp" --in "$data"/test.jsonl --out "$exp"/converted
+    $aligner convert --checkpoint "$exp" --vocoder "$vocoder" --in "$data"/test.jsonl --out "$exp"/converted
   fi
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tacotron TTS on LJSpeech-1.1 read from a local folder (metadata.csv + wavs/).
 #
-#   ./run.sh DATA_DIR [--stage N] [--stop-stage M] [--recipe YAML]
+#   ./run.sh DATA_DIR [--stage N] [--stop-stage M] [--recipe YAML] [--vocoder V]
 #            [--data DIR] [--exp DIR]
 #            [--train-args "--set train.max_minutes=20"]
 #
@@ -24,6 +24,7 @@ data=data
 exp=exp/tacotron_lsa
 train_args="${ALIGNER_TRAIN_ARGS:-}"
 aligner="${ALIGNER:-aligner}"
+vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/vocoder)
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 corpus="${1:-}"
@@ -41,7 +42,7 @@ if run 2; then
   echo "stage 2: synthesize ../../espeak/tts1/sentences.txt"
   out="$exp"/synth/sentences.wav
   if needed "$out"; then
-    $aligner synthesize --checkpoint "$exp" --in "$root"/egs/espeak/tts1/sentences.txt \
+    $aligner synthesize --checkpoint "$exp" --vocoder "$vocoder" --in "$root"/egs/espeak/tts1/sentences.txt \
       --out "$out" --alignment "$exp"/synth/sentences.png
   fi
 fi
