@@ -95,13 +95,17 @@ class Vocos(nn.Module):
         mag = torch.exp(log_mag.clamp(max=MAX_LOG_MAGNITUDE))
         return torch.polar(mag, phase)
 
-    def forward(self, mel: torch.Tensor) -> torch.Tensor:
+    def forward(self, mel: torch.Tensor, return_spectrum: bool = False):
+        """(B, n_mels, T) -> waveform (B, (T - 1) * hop); with `return_spectrum` also the
+        complex STFT it came from (B, n_fft // 2 + 1, T), for phase losses."""
         cfg = self.cfg
-        return torch.istft(
-            self.spectrum(mel),
+        spec = self.spectrum(mel)
+        wav = torch.istft(
+            spec,
             cfg.n_fft,
             hop_length=cfg.hop_length,
             win_length=cfg.win_length,
             window=self.window,
             center=True,
         )
+        return (wav, spec) if return_spectrum else wav

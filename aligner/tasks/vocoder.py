@@ -48,11 +48,12 @@ class VocoderData:
 
 @dataclass
 class VocoderLoss:
-    """``model.loss``: weights of the full-band mel L1 and of the multi-resolution STFT
-    loss, and its (n_fft, hop) resolutions."""
+    """``model.loss``: weights of the full-band mel L1, of the multi-resolution STFT loss
+    (and its (n_fft, hop) resolutions) and of the phase losses (`phase_loss`; 0: off)."""
 
     mel_weight: float = 1.0
     stft_weight: float = 1.0
+    phase_weight: float = 0.0
     resolutions: list[list[int]] = field(
         default_factory=lambda: [[512, 128], [1024, 256], [2048, 512]]
     )
@@ -97,6 +98,25 @@ def stft_loss(pred: torch.Tensor, target: torch.Tensor, n_fft: int, hop: int) ->
     return convergence + F.l1_loss(p.log(), t.log())
 
 
+def anti_wrap(x: torch.Tensor) -> torch.Tensor:
+    """|x| of a phase difference taken to (-pi, pi]: 2 pi apart is no difference."""
+    return (x - 2 * torch.pi * torch.round(x / (2 * torch.pi))).abs()
+
+
+def phase_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """The phase losses of APNet (Ai and Ling 2023) between complex STFTs (B, F, T):
+    instantaneous phase, group delay (its difference across frequency) and instantaneous
+    frequency (across time), each anti-wrapped and weighted by the target's magnitude,
+    so that silent bins, whose phase is noise, count for little."""
+    weight = target.abs()
+    weight = weight / weight.mean(dim=(1, 2), keepdim=True).clamp(min=1e-7)
+    dp = torch.angle(pred) - torch.angle(target)
+    ip = (anti_wrap(dp) * weight).mean()
+    gd = (anti_wrap(dp.diff(dim=1)) * weight[:, 1:]).mean()
+    iaf = (anti_wrap(dp.diff(dim=2)) * weight[:, :, 1:]).mean()
+    return ip + gd + iaf
+
+
 class VocoderTask:
     """Mel -> waveform as a `aligner.tasks.base.Task`."""
 
@@ -127,14 +147,25 @@ class VocoderTask:
         feats, loss_feats = self.features.to(wav.device), self.loss_features.to(wav.device)
         with torch.no_grad():
             mel = feats(wav).transpose(1, 2)  # (B, n_mels, T)
-        pred = model(mel)
+        pred, spec = model(mel, return_spectrum=True)
         target = wav[:, : pred.size(1)]
         out = {"mel_l1": F.l1_loss(loss_feats(pred.float()), loss_feats(target))}
         stft = [stft_loss(pred, target, n, h) for n, h in self.loss_cfg.resolutions]
         out["stft"] = torch.stack(stft).mean()
         c = self.loss_cfg
         out["loss"] = c.mel_weight * out["mel_l1"] + c.stft_weight * out["stft"]
+        if c.phase_weight > 0:
+            out["phase"] = phase_loss(spec, self._target_spectrum(target))
+            out["loss"] = out["loss"] + c.phase_weight * out["phase"]
         return out
+
+    def _target_spectrum(self, wav: torch.Tensor) -> torch.Tensor:
+        """The complex STFT of `wav` (B, L) at the model's head: (B, F, 1 + L // hop)."""
+        cfg = self.mel_cfg
+        window = torch.hann_window(cfg.win_length, device=wav.device)
+        return torch.stft(
+            wav, cfg.n_fft, cfg.hop_length, cfg.win_length, window, center=True, return_complex=True
+        )
 
     def loss(self, model: nn.Module, batch: dict[str, Any], step: int):
         parts = self._losses(model, batch["wav"])

@@ -42,6 +42,18 @@ def test_stft_loss_is_zero_for_the_target_and_grows_with_the_difference():
     assert 0 < small < large
 
 
+def test_phase_loss_ignores_2_pi_and_sees_a_shift():
+    from aligner.tasks.vocoder import phase_loss
+
+    torch.manual_seed(0)
+    spec = torch.polar(torch.rand(2, 9, 7) + 0.1, torch.rand(2, 9, 7) * 6 - 3)
+    wrapped = torch.polar(spec.abs(), spec.angle() + 2 * torch.pi)
+    assert phase_loss(wrapped, spec) < 1e-5
+    shifted = torch.polar(spec.abs(), spec.angle() + 0.5)
+    # a constant shift: instantaneous phase off by 0.5, its differences unchanged
+    assert phase_loss(shifted, spec) == pytest.approx(0.5, abs=1e-4)
+
+
 def test_segments_are_cut_or_padded_to_length():
     wav = torch.arange(10.0)
     assert segment(wav, 4, start=3).tolist() == [3, 4, 5, 6]
