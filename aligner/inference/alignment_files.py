@@ -10,7 +10,9 @@ token getting at least one frame; ``argmax``: the number of decoder steps whose 
 attended token is each token (:func:`aligner.attention.metrics.durations`) times ``r``,
 the last attended token absorbing the padding of the final step. Seconds are
 ``frames * hop_length / sample_rate``; words and phones are grouped from the tokens as
-`aligner.text.tiers` describes.
+`aligner.text.tiers` describes. With the alignment model (``task: align``) the boundary
+between two phones that meet lies below one frame, at its expected place under the
+alignment (`aligner.attention.search.expected_edges`); the frames stay whole.
 
 An alignment is *suspect* when the core's metrics find skipped or repeated tokens or a
 focus rate below a threshold; see :class:`SuspectThresholds`.
