@@ -10,7 +10,9 @@ least one frame; ``argmax``: the number of decoder steps whose most attended tok
 token (:func:`aligner.attention.metrics.durations`) times ``r``, the last attended token
 absorbing the padding of the final step. Seconds are ``frames * hop_length /
 sample_rate``; words and phones are grouped from the tokens as `aligner.alignment.tiers`
-describes.
+describes. With the alignment model (``task: align``) the boundary between two phones that
+meet lies below one frame, at its expected place under the alignment
+(`aligner.attention.search.expected_edges`); the frames stay whole.
 
 The durations record (``ID.durations.json``)::
 
@@ -59,6 +61,10 @@ class UtteranceAlignment:
     separators_from_pauses: the word separators take the pause frames between two words
         and nothing else in the search (`aligner.alignment.tiers.separator_log_probs`): the
         alignment model's, which it does not learn; a Tacotron's keep their own weights.
+    subframe: with ``search`` durations, the boundary between two tokens of words that
+        meet lies at its expected place under the alignment
+        (`aligner.attention.search.expected_edges`), not on the frame grid: the alignment
+        model's (its tiers; the frames stay whole).
     """
 
     id: str
@@ -74,6 +80,7 @@ class UtteranceAlignment:
     text: str | None = None
     pauses: np.ndarray | None = None
     separators_from_pauses: bool = False
+    subframe: bool = False
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -109,7 +116,12 @@ def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
     frames = frame_durations(utt)
     sec = utt.hop_length / utt.sample_rate
     starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
-    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses)
+    edges = None
+    if utt.subframe and utt.method == "search" and utt.kind != "positions":
+        weights = search.spread_to_frames(utt.weights, utt.r, utt.n_frames)
+        log_probs = np.log(np.clip(weights, 1e-8, None))
+        edges = search.expected_edges(log_probs, frames, ~optional_tokens(utt.tokens))
+    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses, edges)
     return {
         "id": utt.id,
         "method": utt.method,

@@ -87,12 +87,16 @@ def token_tiers(
     kind: str,
     text: str | None = None,
     pauses: Sequence[bool] | np.ndarray | None = None,
+    edges: Sequence[float] | np.ndarray | None = None,
 ) -> dict[str, list[Interval]]:
     """``{"words": [...], "phones": [...]}`` (no ``phones`` for characters; nothing for
     the source positions of a VC model); times from `frame_bounds`. ``pauses (T,)``: per
     frame (``T = sum(frames)``), True where the audio is in a pause (see the module
     docstring); None: the frames of punctuation and specials are pauses, those of bare
-    separators are not."""
+    separators are not. ``edges (N + 1,)``: frame edges below one frame
+    (`aligner.attention.search.expected_edges`); where two tokens of words meet with no
+    frame between them, the boundary lies at ``edges`` rather than on the frame grid
+    (half a frame before, as `frame_bounds`); elsewhere (pauses) the frames decide."""
     if kind not in PHONE_KINDS and kind != "chars":
         return {}
     bounds = frame_bounds(frames, seconds_per_frame)
@@ -101,6 +105,8 @@ def token_tiers(
         starts, ends = bounds[:-1].copy(), _token_ends(tokens, frames, bounds, skip)
     else:
         starts, ends = _times_by_pauses(frames, seconds_per_frame, skip, np.asarray(pauses, bool))
+    if edges is not None:
+        _refine(frames, skip, np.asarray(edges, np.float64), seconds_per_frame, starts, ends)
     words: list[list[int]] = [[]]
     for i in range(len(tokens)):
         if skip[i]:
@@ -134,6 +140,24 @@ def _token_ends(
         if not skip[i] and k > i + 1 and k < n and not skip[k] and frames[k] > 0:
             ends[i] = bounds[k]
     return ends
+
+
+def _refine(
+    frames: Sequence[int],
+    skip: np.ndarray,
+    edges: np.ndarray,
+    seconds_per_frame: float,
+    starts: np.ndarray,
+    ends: np.ndarray,
+) -> None:
+    """Move in place the boundary between every two consecutive timed tokens of words
+    (tokens between them hold no frame) to ``edges`` (see `token_tiers`)."""
+    if edges.shape != (len(frames) + 1,):
+        raise ValueError(f"edges must have one value per token and one more, got {edges.shape}")
+    timed = [k for k in range(len(frames)) if frames[k] > 0]
+    for i, j in zip(timed, timed[1:]):
+        if not (skip[i] or skip[j]):
+            ends[i] = starts[j] = max(edges[j] - FRAME_CENTRE, 0.0) * seconds_per_frame
 
 
 def _times_by_pauses(

@@ -168,3 +168,40 @@ def frame_durations(
     log_probs = with_overrides(np.log(np.clip(frames, 1e-8, None)), overrides)
     path = monotonic_search(log_probs, optional)
     return path_durations(path[None], frames.shape[1])[0]
+
+
+def expected_edges(
+    log_probs: np.ndarray, frames: np.ndarray, refine: np.ndarray | None = None
+) -> np.ndarray:
+    """``(N + 1,)`` frame edges (the edge before frame ``a`` is ``a``) of the tokens that
+    hold `frames` frames each (a search's durations over ``log_probs (T, N)``), refined
+    below one frame where two tokens meet.
+
+    Where token ``j`` follows token ``i`` with no frame between them (the tokens between,
+    if any, hold none) and `refine` is True for both, ``j``'s start edge is the expected
+    edge ``b`` under the posterior of every way of splitting their joint span ``[s, e)``
+    between them (``s < b < e``: each keeps a frame), the rest of the path held fixed:
+    ``p(b) ∝ exp(sum_{s<=t<b} log_probs[t, i] + sum_{b<=t<e} log_probs[t, j])``. The most
+    likely split is the search's; the expectation places the boundary between frames
+    where the alignment is torn between the two tokens (the frames quantize time to one
+    hop). Every other edge stays where the frames put it."""
+    lp = np.asarray(log_probs, dtype=np.float64)
+    frames = np.asarray(frames, int)
+    n = len(frames)
+    refine = np.ones(n, bool) if refine is None else np.asarray(refine, bool)
+    edges = np.concatenate([[0], np.cumsum(frames)])
+    out = edges.astype(np.float64)
+    timed = [k for k in range(n) if frames[k] > 0]
+    for i, j in zip(timed, timed[1:]):
+        if not (refine[i] and refine[j]):
+            continue
+        s, e = edges[i], edges[j + 1]
+        if e - s < 3:  # one frame each: no other split
+            continue
+        ci = np.concatenate([[0.0], np.cumsum(lp[s:e, i])])
+        cj = np.concatenate([[0.0], np.cumsum(lp[s:e, j])])
+        cuts = np.arange(1, e - s)  # frames of i
+        score = ci[cuts] + (cj[-1] - cj[cuts])
+        p = np.exp(score - score.max())
+        out[i + 1 : j + 1] = s + float((p * cuts).sum() / p.sum())
+    return out

@@ -64,7 +64,7 @@ from aligner.cli.options import (
 )
 @click.option(
     "--min-pause",
-    default=0.03,
+    default=0.08,
     show_default=True,
     type=click.FloatRange(0.0, 10.0),
     help="Seconds: shorter silences (a stop's closure) are no pause.",

@@ -87,6 +87,7 @@ def _utterance(
         item.get("text") if kind != "positions" else None,
         pauses,
         speech.task == "align",
+        speech.task == "align",
     )
 
 

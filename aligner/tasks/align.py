@@ -34,7 +34,12 @@ from aligner.alignment.tiers import (
 )
 from aligner.attention.losses import binarization_loss, forward_sum_loss
 from aligner.attention.metrics import alignment_metrics, summarize
-from aligner.attention.search import batched_search, path_durations, with_overrides
+from aligner.attention.search import (
+    batched_search,
+    expected_edges,
+    path_durations,
+    with_overrides,
+)
 from aligner.config import from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
@@ -188,10 +193,15 @@ class AlignTask:
                     overrides[i, :frames, :n] = cells
         paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), overrides)
         durations = path_durations(paths, out.enc_mask.size(1))
+        log_soft = out.log_alignments.detach().float().cpu().numpy()
         for i, uid in enumerate(batch["ids"]):
             if i in tokens:
-                n = len(tokens[i])
-                tiers = token_tiers(tokens[i], durations[i, :n], sec, kind, pauses=pauses[i])
+                n, frames = len(tokens[i]), int(batch["mel_lengths"][i])
+                refine = ~optional_tokens(tokens[i])
+                edges = expected_edges(log_soft[i, :frames, :n], durations[i, :n], refine)
+                tiers = token_tiers(
+                    tokens[i], durations[i, :n], sec, kind, pauses=pauses[i], edges=edges
+                )
                 errors.add(self.references.get(uid), tiers)
 
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:

@@ -111,3 +111,23 @@ def test_pauses_leave_phones_ordered_and_gaps_only_where_silent(pairs, data):
         gap = [f for f in range(total) if t[f] >= p.end - 1e-9 and t[f + 1] <= q.start + 1e-9]
         if gap:
             assert pauses[gap[0]] and pauses[gap[-1]] and outside[gap].all()
+
+
+def test_edges_move_only_the_boundaries_between_phones_that_meet():
+    tokens = ["<s>", "h", "ə", " ", "j", "u", ".", "</s>"]
+    frames = [2, 3, 4, 0, 3, 5, 2, 1]
+    edges = np.concatenate([[0], np.cumsum(frames)]).astype(float)
+    edges[2], edges[3:5], edges[5] = 5.25, 8.5, 11.75  # h|ə, ə| |j, j|u
+    t = lambda e: (e - 0.5) * SEC  # noqa: E731
+    for pauses in (None, np.zeros(sum(frames), bool)):
+        tiers = token_tiers(tokens, frames, SEC, "phonemes", pauses=pauses, edges=edges)
+        got = [(p.start, p.end) for p in tiers["phones"]]
+        grid = token_tiers(tokens, frames, SEC, "phonemes", pauses=pauses)["phones"]
+        assert got[0][0] == pytest.approx(grid[0].start)  # after <s>: on the grid
+        assert got[-1][1] == pytest.approx(grid[-1].end)  # before '.': on the grid
+        inner = [got[0][1], got[1][0], got[1][1], got[2][0], got[2][1], got[3][0]]
+        assert inner == pytest.approx([t(5.25), t(5.25), t(8.5), t(8.5), t(11.75), t(11.75)])
+        words = [x for w in tiers["words"] for x in (w.start, w.end)]
+        assert words == pytest.approx([got[0][0], t(8.5), t(8.5), got[-1][1]])
+    with pytest.raises(ValueError, match="edges"):
+        token_tiers(tokens, frames, SEC, "phonemes", edges=edges[:-1])

@@ -10,7 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aligner.attention.search import frame_durations, monotonic_search, spread_to_frames
+from aligner.attention.search import (
+    expected_edges,
+    frame_durations,
+    monotonic_search,
+    path_durations,
+    spread_to_frames,
+)
 
 
 def brute_force(lp: np.ndarray, optional: np.ndarray) -> float:
@@ -85,3 +91,40 @@ def test_a_sharp_diagonal_gives_frame_accurate_durations():
     steps = frames[::2]  # what a decoder of r = 2 would see
     d = frame_durations(steps * 0.9 + 0.025, 2, 12)
     assert d.sum() == 12 and np.abs(np.cumsum(d) - [3, 6, 9, 12]).max() <= 1
+
+
+def expected_split(lp: np.ndarray, i: int, j: int, s: int, e: int) -> float:
+    """The expected start of token j over every split of frames [s, e) between tokens i
+    and j (each at least one frame), weighted by the product of their probabilities."""
+    cuts = list(range(s + 1, e))
+    weights = [np.exp(lp[s:b, i].sum() + lp[b:e, j].sum()) for b in cuts]
+    return float(np.dot(weights, cuts) / np.sum(weights))
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 5), extra=st.integers(0, 6))
+def test_expected_edges_equal_the_posterior_mean_of_each_split(seed, n, extra):
+    rng = np.random.default_rng(seed)
+    optional = np.zeros(n, bool)
+    optional[1:-1] = rng.random(n - 2) < 0.3  # tokens a search may skip
+    lp = np.log(rng.dirichlet(np.ones(n), size=n + extra))
+    frames = path_durations(monotonic_search(lp, optional)[None], n)[0]
+    edges = expected_edges(lp, frames, ~optional)
+    bounds = np.concatenate([[0], np.cumsum(frames)])
+    assert edges[0] == 0 and edges[-1] == len(lp)
+    timed = [k for k in range(n) if frames[k] > 0]
+    pairs = {j: i for i, j in zip(timed, timed[1:]) if not (optional[i] or optional[j])}
+    for j, i in pairs.items():  # the edges from i's end to j's start move together
+        want = expected_split(lp, i, j, bounds[i], bounds[j + 1])
+        assert edges[i + 1 : j + 1] == pytest.approx([want] * (j - i))
+        assert bounds[i] < edges[j] < bounds[j + 1]
+    moved = {k for j, i in pairs.items() for k in range(i + 1, j + 1)}
+    assert all(edges[k] == bounds[k] for k in range(n + 1) if k not in moved)
+
+
+def test_expected_edges_of_a_sure_alignment_stay_on_the_grid_and_a_tie_lies_between():
+    sure = np.log(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) + 1e-12)
+    assert expected_edges(sure, [2, 1]) == pytest.approx([0, 2, 3])
+    tie = np.log(np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]]))
+    assert expected_edges(tie, [2, 1]) == pytest.approx([0, 1.5, 3])  # either split alike
+    assert expected_edges(tie, [2, 1], np.array([True, False])) == pytest.approx([0, 2, 3])

@@ -3,9 +3,10 @@
 import math
 
 import numpy as np
+import pytest
 import torch
 
-from aligner.audio.trim import PauseRule, long_runs, silent_frames, trim_silence
+from aligner.audio.trim import PauseRule, long_runs, running_median, silent_frames, trim_silence
 
 
 def test_trims_leading_and_trailing_silence():
@@ -68,3 +69,31 @@ def test_a_recording_without_silence_leaves_the_pauses_to_the_tokens():
     n = 1 + wav.numel() // hop
     assert PauseRule().frames(wav, sr, hop, n) is None
     assert 15 <= PauseRule(silence_db=20).frames(wav, sr, hop, n).sum() <= 22
+
+
+def test_running_median_against_a_brute_force():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=9)
+    for width in (1, 3, 5):
+        padded = np.concatenate([[x[0]] * (width // 2), x, [x[-1]] * (width // 2)])
+        want = [np.median(padded[t : t + width]) for t in range(len(x))]
+        assert running_median(x, width) == pytest.approx(want)
+    with pytest.raises(ValueError, match="odd"):
+        running_median(x, 2)
+
+
+def test_a_frame_of_noise_in_a_silence_does_not_cut_the_pause():
+    """A 150 ms silence with one frame of noise above the threshold in its middle: without
+    the median the pause falls in two runs shorter than 80 ms (none is a pause); with the
+    rule's median of 3 frames it is one pause."""
+    sr, hop = 22050, 256
+    t = torch.arange(int(0.3 * sr)) / sr
+    tone = 0.5 * torch.sin(2 * math.pi * 220 * t)
+    wav = torch.cat([tone, torch.zeros(int(0.15 * sr)), tone])
+    c = round(0.375 * sr / hop)  # the frame at the silence's middle, alone to hear the noise
+    wav[c * hop - hop // 4 : c * hop + hop // 4] = 0.05  # -17 dB: sound
+    n = 1 + wav.numel() // hop
+    assert not long_runs(silent_frames(wav, hop, n, 40.0), 7).any()
+    pauses = PauseRule().frames(wav, sr, hop, n)
+    centre = np.arange(n) * hop / sr
+    assert pauses[(centre > 0.32) & (centre < 0.43)].all() and not pauses[centre < 0.28].any()
