@@ -124,4 +124,4 @@ def test_synthesize_and_convert_take_a_release(tmp_path, command):
     wav, sr = sf.read(out)
     assert sr == 8000 and len(wav) % 64 == 0
     r = invoke(*args, "--force", "--vocoder", "nonsense")
-    assert r.exit_code == 1 and "give griffin-lim or hifigan:DIR" in r.output
+    assert r.exit_code == 1 and "give griffin-lim, hifigan:DIR" in r.output

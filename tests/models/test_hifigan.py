@@ -93,7 +93,7 @@ def test_mismatched_features_and_bad_releases_are_one_line(tmp_path):
         load_vocoder(f"hifigan:{tmp_path / 'ok' / 'generator_other'}", MelConfig())
     with pytest.raises(VocoderError, match="no config.json"):
         load_vocoder(f"hifigan:{tmp_path / 'nowhere'}", MelConfig())
-    with pytest.raises(VocoderError, match="give griffin-lim or hifigan:DIR"):
+    with pytest.raises(VocoderError, match="give griffin-lim, hifigan:DIR"):
         load_vocoder("wavenet", MelConfig())
 
 
