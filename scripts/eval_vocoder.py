@@ -62,8 +62,22 @@ def mel_config(args) -> MelConfig:
     return MelConfig()
 
 
+def mean(values: list[float]) -> float:
+    """The mean of the values that are numbers (NaN when none is: no voiced pairs)."""
+    found = [v for v in values if not np.isnan(v)]
+    return float(np.mean(found)) if found else float("nan")
+
+
 def evaluate(args) -> dict:
+    threads = torch.get_num_threads()
     torch.set_num_threads(args.threads)
+    try:
+        return _evaluate(args)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _evaluate(args) -> dict:
     cfg = mel_config(args)
     items = read_manifest(args.data)[: args.items]
     chosen = systems(args, cfg)
@@ -83,7 +97,7 @@ def evaluate(args) -> dict:
             rows[name].append({"id": item["id"], **compare(analyze(out, cfg.sample_rate), ref)})
     totals = {
         name: {
-            **{k: float(np.nanmean([r[k] for r in found])) for k in SCORES},
+            **{k: mean([r[k] for r in found]) for k in SCORES},
             "x_real_time": audio_seconds / max(seconds[name], 1e-9),
         }
         for name, found in rows.items()

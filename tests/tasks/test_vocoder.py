@@ -111,3 +111,31 @@ def test_a_trained_vocoder_plays_mels_through_the_cli(tmp_path):
     assert r.exit_code == 0, r.output
     got, sr = sf.read(tmp_path / "w" / "m.wav")
     assert sr == 8000 and len(got) == len(wav)
+
+
+@pytest.mark.slow
+def test_eval_vocoder_scores_a_trained_vocoder_beside_griffin_lim(tmp_path):
+    """scripts/eval_vocoder.py: analysis-synthesis scores of each system and its speed."""
+    import importlib.util
+    from pathlib import Path
+
+    pytest.importorskip("pyworld")
+    pytest.importorskip("pysptk")
+    data = make_corpus(tmp_path / "data")
+    exp = tmp_path / "exp"
+    sets = [f"data.mel={MEL}".replace("'", '"'), "data.segment_frames=8", "train.max_steps=2"]
+    sets += [f"model.{k}={v}" for k, v in TINY.items()]
+    sets += ["model.loss.resolutions=[[128, 32], [256, 64]]", "train.batch_size=4"]
+    args = ["train", "recipes/vocoder/vocos_small.yaml", "--data", str(data), "--out", str(exp)]
+    r = CliRunner().invoke(main, args + [x for s in sets for x in ("--set", s)])
+    assert r.exit_code == 0, r.output
+    path = Path(__file__).resolve().parents[2] / "scripts" / "eval_vocoder.py"
+    spec = importlib.util.spec_from_file_location("eval_vocoder", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "eval.json"
+    argv = ["--data", str(data / "valid.jsonl"), "--vocoder", str(exp), "--griffin-lim", "4"]
+    assert module.main([*argv, "--no-world", "--out", str(out)]) == 0
+    totals = json.loads(out.read_text())["totals"]
+    assert set(totals) == {str(exp), "Griffin-Lim 4 it."}
+    assert all(t["mcd"] > 0 and t["x_real_time"] > 0 for t in totals.values())
