@@ -94,7 +94,7 @@ def synthesize(
     seed: int,
     force: bool,
 ) -> None:
-    """Text to speech with a TTS checkpoint (Griffin-Lim vocoder).
+    """Text to speech with a TTS checkpoint (Griffin-Lim or --vocoder).
 
     Prints how the text was normalized and split into sentences.
 

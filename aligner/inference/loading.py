@@ -7,8 +7,8 @@ latest ``ckpt-STEP.pt`` (a run that has not validated yet). The command line, th
 the egs stages and Python users all go through it.
 
 ``load_model(path)`` reads the checkpoint's task and returns the family's class:
-`TTSModel`, `VCModel`, `AlignModel` (`aligner.inference.speech`) or `TextModel`
-(`aligner.inference.text`); ``load_speech_model(path, task)`` does the same for a speech
+`TTSModel`, `VCModel`, `AlignModel` (`aligner.inference.speech`), `TextModel`
+(`aligner.inference.text`) or a vocoder (`aligner.models.vocoders`); ``load_speech_model(path, task)`` does the same for a speech
 task it checks.
 """
 
@@ -60,9 +60,23 @@ def load_model(path: str | Path, device: str | torch.device = "cpu"):
         from aligner.inference.text import load_text_model
 
         return load_text_model([file], task)
+    if task == "vocoder":
+        from aligner.inference.vocoders import load_vocoder
+
+        return load_vocoder(str(file), _vocoder_features(ckpt, file), device=device)
     if task not in FAMILIES:
         raise InferenceError(f"{file} is a {task!r} checkpoint, which no loader knows")
     return _speech(ckpt, task, file, device)
+
+
+def _vocoder_features(ckpt: dict[str, Any], file: Path):
+    """The mel settings a vocoder checkpoint was trained on."""
+    from aligner.audio.features import MelConfig
+
+    try:
+        return MelConfig.from_dict((ckpt.get("symbols") or {})["mel"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise InferenceError(f"{file}: its mel settings are missing ({err!r})") from None
 
 
 def load_speech_model(
@@ -76,6 +90,11 @@ def load_speech_model(
     """
     file, ckpt = read_checkpoint(path)
     found = checkpoint_task(ckpt)
+    if found == "vocoder":
+        raise InferenceError(
+            f"{file} is a vocoder checkpoint: give it as --vocoder, with a TTS or VC "
+            "checkpoint as --checkpoint"
+        )
     if found not in FAMILIES:
         raise InferenceError(
             f"{file} is a {found!r} checkpoint, not a speech one (tts, vc or align); "

@@ -90,6 +90,11 @@ def test_a_trained_vocoder_plays_mels_through_the_cli(tmp_path):
     mel = log_mel(0.3 * torch.sin(2 * torch.pi * 300 * t), cfg)
     wav = vocoder(mel)
     assert wav.shape == ((len(mel) - 1) * 80,) and torch.isfinite(wav).all()
+    from aligner.inference import InferenceError, load_model, load_speech_model
+
+    assert load_model(exp).features.sample_rate == 8000  # load_model knows vocoders too
+    with pytest.raises(InferenceError, match="is a vocoder checkpoint: give it as --vocoder"):
+        load_speech_model(exp, "tts")
     with pytest.raises(VocoderError, match="sample rate 8000 \\(the mels: 22050\\)"):
         load_vocoder(str(exp), MelConfig())
     (tmp_path / "mels").mkdir()
