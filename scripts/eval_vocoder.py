@@ -25,7 +25,14 @@ from aligner.audio.features import MelConfig, log_mel
 from aligner.audio.io import load_audio
 from aligner.audio.world import analyze, modules
 from aligner.data.manifest import read_manifest
-from aligner.models.vocoders import GriffinLimVocoder, VocoderError, load_vocoder
+from aligner.models.vocoders import (
+    GriffinLimVocoder,
+    ToolkitVocoder,
+    VocoderError,
+    check_compatible,
+    load_toolkit_vocoder,
+    load_vocoder,
+)
 
 SCORES = ("mcd", "f0_rmse_hz", "vuv_error")
 
@@ -39,27 +46,26 @@ def world_resynthesis(wav: np.ndarray, sr: int) -> np.ndarray:
     return pyworld.synthesize(f0, sp, ap, sr).astype(np.float32)
 
 
-def systems(args, cfg: MelConfig) -> dict:
-    """Name -> (callable wav (L,) -> wav, uses the mel?)."""
+def systems(args) -> tuple[MelConfig, dict]:
+    """The mels' settings (the first toolkit vocoder's, else the recipes' defaults) and
+    name -> (callable, whether it takes the mel rather than the waveform)."""
+    loaded = {
+        spec: load_toolkit_vocoder(Path(spec)) for spec in args.vocoder if Path(spec).exists()
+    }
+    cfg = next(iter(loaded.values()))[1] if loaded else MelConfig()
     out = {}
     for spec in args.vocoder:
-        voc = load_vocoder(spec, cfg)
+        if spec in loaded:
+            voc = ToolkitVocoder(*loaded[spec], spec)
+            check_compatible(voc, cfg)
+        else:
+            voc = load_vocoder(spec, cfg)
         out[spec] = (voc, True)
     for n in args.griffin_lim:
         out[f"Griffin-Lim {n} it."] = (GriffinLimVocoder(cfg, n), True)
     if not args.no_world:
         out["WORLD resynthesis"] = (lambda wav: world_resynthesis(wav, cfg.sample_rate), False)
-    return out
-
-
-def mel_config(args) -> MelConfig:
-    """The first toolkit vocoder's features, else the recipes' defaults."""
-    from aligner.models.vocoders import load_toolkit_vocoder
-
-    for spec in args.vocoder:
-        if Path(spec).exists():
-            return load_toolkit_vocoder(Path(spec))[1]
-    return MelConfig()
+    return cfg, out
 
 
 def mean(values: list[float]) -> float:
@@ -78,9 +84,8 @@ def evaluate(args) -> dict:
 
 
 def _evaluate(args) -> dict:
-    cfg = mel_config(args)
+    cfg, chosen = systems(args)
     items = read_manifest(args.data)[: args.items]
-    chosen = systems(args, cfg)
     rows: dict[str, list[dict]] = {name: [] for name in chosen}
     seconds = {name: 0.0 for name in chosen}
     audio_seconds = 0.0

@@ -96,8 +96,9 @@ class ToolkitVocoder(Vocoder):
     """A vocoder trained by ``aligner train`` (`aligner.models.vocos.Vocos`), in eval mode;
     ``features`` are those of its checkpoint's mels."""
 
-    def __init__(self, loaded: tuple, name: str, device: str | torch.device = "cpu") -> None:
-        model, mel_cfg = loaded
+    def __init__(
+        self, model, mel_cfg: MelConfig, name: str, device: str | torch.device = "cpu"
+    ) -> None:
         self.name, self.model = name, model.eval().to(device)
         self.features = VocoderFeatures(
             mel_cfg.sample_rate, mel_cfg.hop_length, mel_cfg.n_mels, mel_cfg.f_max
@@ -147,7 +148,7 @@ def load_vocoder(
     if spec.startswith(HIFIGAN_PREFIX):
         vocoder = HiFiGANVocoder(load_hifigan(spec.removeprefix(HIFIGAN_PREFIX)), spec, device)
     elif Path(spec).expanduser().exists():
-        vocoder = ToolkitVocoder(load_toolkit_vocoder(Path(spec).expanduser()), spec, device)
+        vocoder = ToolkitVocoder(*load_toolkit_vocoder(Path(spec).expanduser()), spec, device)
     else:
         raise VocoderError(
             f"--vocoder {spec!r}: give {GRIFFIN_LIM}, {HIFIGAN_PREFIX}DIR (a HiFi-GAN "

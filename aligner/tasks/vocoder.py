@@ -131,6 +131,7 @@ class VocoderTask:
         full_band = MelConfig(**{**mel_cfg.to_dict(), "f_max": sr / 2})
         self.loss_features = LogMel(full_band)  # the loss covers the whole band
         self.samples = data.segment_frames * mel_cfg.hop_length
+        self.logged_targets = False  # the fixed items' recordings go to TensorBoard once
         self.symbols = {
             "task": "vocoder",
             "model": model.cfg.to_dict(),
@@ -197,9 +198,9 @@ class VocoderTask:
             pred = model(mel.T[None])[0].float().cpu()
             logger.audio(f"audio/item{k}", pred, sr, step)
             logger.mel(f"mel/item{k}", self.loss_features(pred), step)
-            if step == 0 or not getattr(self, "_logged_targets", False):
+            if not self.logged_targets:
                 logger.audio(f"audio/item{k}_target", wav, sr, step)
-        self._logged_targets = True
+        self.logged_targets = True
 
 
 def build(cfg: Any, data_dir: Path) -> VocoderTask:
