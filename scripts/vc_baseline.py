@@ -1,5 +1,6 @@
 """The frame-wise VC baseline (`vc_baseline_model.py` beside it): a regression from
-DTW-paired source frames to target frames, then Griffin-Lim; it keeps the source's timing.
+DTW-paired source frames to target frames, then a vocoder (`--vocoder`, as `aligner
+convert`'s: Griffin-Lim by default); it keeps the source's timing.
 
     python scripts/vc_baseline.py train --data data --out exp/baseline/model.pt [--max-minutes 10]
     python scripts/vc_baseline.py convert --model exp/baseline/model.pt --in data/test.jsonl \
@@ -86,6 +87,13 @@ def _writes_conversions(what: str):
                     required=True,
                     help="Folder for ID.wav and manifest.jsonl.",
                 ),
+                click.option(
+                    "--vocoder",
+                    default="griffin-lim",
+                    show_default=True,
+                    help="griffin-lim, a vocoder experiment folder or checkpoint, or "
+                    "hifigan:DIR (as aligner convert --vocoder).",
+                ),
                 click.option("--griffin-lim-iters", default=60, show_default=True),
                 click.option(
                     "--force", is_flag=True, help="Overwrite an existing --out/manifest.jsonl."
@@ -98,31 +106,37 @@ def _writes_conversions(what: str):
     return wrap
 
 
-def _write(make, model: Path, manifest: Path, out: Path, iters: int, force: bool) -> None:
+def _write(
+    make, model: Path, manifest: Path, out: Path, vocoder: str, iters: int, force: bool
+) -> None:
     from aligner.inference.common import InferenceError
 
     try:
-        path = make(model, manifest, out, iters, force)
+        path = make(model, manifest, out, iters, force, vocoder)
     except (InferenceError, ValueError) as err:
         raise _fail(err) from None
     click.echo(f"wrote {path}")
 
 
 @_writes_conversions("its audio is converted")
-def convert(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
+def convert(
+    model: Path, manifest: Path, out: Path, vocoder: str, griffin_lim_iters: int, force: bool
+) -> None:
     """Convert every item's audio; writes OUT/manifest.jsonl for `aligner score --task vc`."""
     from vc_baseline_model import convert_baseline
 
-    _write(convert_baseline, model, manifest, out, griffin_lim_iters, force)
+    _write(convert_baseline, model, manifest, out, vocoder, griffin_lim_iters, force)
 
 
 @_writes_conversions("its target_audio is vocoded")
-def vocode(model: Path, manifest: Path, out: Path, griffin_lim_iters: int, force: bool) -> None:
-    """The vocoder's floor: the target's own log-mel through Griffin-Lim, scored like a
+def vocode(
+    model: Path, manifest: Path, out: Path, vocoder: str, griffin_lim_iters: int, force: bool
+) -> None:
+    """The vocoder's floor: the target's own log-mel through the vocoder, scored like a
     conversion (what a perfect mel conversion would get through this vocoder)."""
     from vc_baseline_model import vocode_targets
 
-    _write(vocode_targets, model, manifest, out, griffin_lim_iters, force)
+    _write(vocode_targets, model, manifest, out, vocoder, griffin_lim_iters, force)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """A frame-wise voice-conversion baseline, the way VC was done before seq2seq (Desai et
 al. 2009, Chen et al. 2014): a regression from source frames to the target frames that
-DTW pairs them with, then Griffin-Lim. It keeps the source's timing: the output has the
+DTW pairs them with, then a vocoder. It keeps the source's timing: the output has the
 source's length, so what the seq2seq model adds (in duration above all) shows beside it.
 
 Training: log-mels (`MelConfig`, the recipes' features) of each training pair, each voice
@@ -9,7 +9,8 @@ the normalized log-mels pairs every target frame with source frames; an MLP maps
 window of ``2 * context + 1`` source frames around a paired source frame to the paired
 target frame (L1 loss, Adam), for `epochs` passes or `max_minutes`, whichever ends
 first. Conversion: the MLP on every source frame, denormalized with the target voice's
-statistics, Griffin-Lim (`aligner.audio.vocoder`, as `aligner convert`).
+statistics, the vocoder a ``--vocoder`` spec names (`aligner.inference.vocoders`, as
+`aligner convert`; Griffin-Lim by default).
 
 A comparison system, not part of the library: `scripts/vc_baseline.py` (train, convert,
 vocode) imports it from beside itself, with its own ``model.pt`` format.
@@ -205,10 +206,12 @@ def convert_baseline(
     out_dir: Path,
     griffin_lim_iters: int = 60,
     force: bool = False,
+    vocoder: str | None = None,
 ) -> Path:
     """Convert every item's ``audio`` of `manifest` into ``out_dir/ID.wav`` and write
     ``out_dir/manifest.jsonl`` as `aligner convert` does (converted ``audio``,
-    ``source_audio``, the item's other keys); returns that manifest's path."""
+    ``source_audio``, the item's other keys); returns that manifest's path. `vocoder` is a
+    ``--vocoder`` spec (`aligner.inference.vocoders.load_vocoder`; None: Griffin-Lim)."""
     from aligner.audio.features import MelStats
 
     model, state = _load(model_path)
@@ -225,7 +228,7 @@ def convert_baseline(
             pred = model(_windows(padded, torch.arange(len(src)) + context, context))
         return tgt_stats.denormalize(pred)
 
-    where = (manifest, out_dir, griffin_lim_iters, force)
+    where = (manifest, out_dir, vocoder, griffin_lim_iters, force)
     return _vocode_each(state, *where, "audio", "give a manifest of sources", convert)
 
 
@@ -235,13 +238,14 @@ def vocode_targets(
     out_dir: Path,
     griffin_lim_iters: int = 60,
     force: bool = False,
+    vocoder: str | None = None,
 ) -> Path:
     """The vocoder's floor: every item's ``target_audio`` through the log-mel of the
-    baseline in `model_path` and Griffin-Lim back, into ``out_dir/ID.wav`` with
+    baseline in `model_path` and the vocoder (`vocoder`; None: Griffin-Lim) back, into ``out_dir/ID.wav`` with
     ``out_dir/manifest.jsonl`` (as `convert_baseline` writes). What a conversion that got
     the target's mel exactly right would score through this vocoder."""
     _, state = _load(model_path)
-    where = (manifest, out_dir, griffin_lim_iters, force)
+    where = (manifest, out_dir, vocoder, griffin_lim_iters, force)
     return _vocode_each(state, *where, "target_audio", "give a parallel manifest", lambda m: m)
 
 
@@ -249,6 +253,7 @@ def _vocode_each(
     state: dict,
     manifest: Path,
     out_dir: Path,
+    vocoder_spec: str | None,
     griffin_lim_iters: int,
     force: bool,
     key: str,
@@ -256,19 +261,19 @@ def _vocode_each(
     make_mel: Callable[[torch.Tensor], torch.Tensor],
 ) -> Path:
     """``make_mel`` of the log-mel of each item's `key` audio (the baseline file's mel
-    settings), through Griffin-Lim into ``out_dir/ID.wav``; ``out_dir/manifest.jsonl``
+    settings), through the vocoder `vocoder_spec` into ``out_dir/ID.wav``; ``out_dir/manifest.jsonl``
     keeps the item's keys with ``audio`` the new file and ``source_audio`` the item's."""
     from aligner.audio.features import MelConfig
     from aligner.audio.io import save_audio
-    from aligner.audio.vocoder import GriffinLim
     from aligner.data.manifest import write_manifest
+    from aligner.inference.vocoders import load_vocoder
 
     out_manifest = Path(out_dir) / "manifest.jsonl"
     if out_manifest.exists() and not force:
         raise InferenceError(f"{out_manifest} exists; pass --force to overwrite it")
     mel_cfg = MelConfig.from_dict(state["mel"])
     items = manifest_items(Path(manifest), "--in", (key,), hint)
-    vocoder, written = GriffinLim(mel_cfg, n_iter=griffin_lim_iters), []
+    vocoder, written = load_vocoder(vocoder_spec, mel_cfg, griffin_lim_iters), []
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     names = output_names([it["id"] for it in items], str(manifest))
     for item, name, mel in zip(items, names, _mels(items, key, mel_cfg, str(manifest))):

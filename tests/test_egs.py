@@ -91,6 +91,7 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
         "align",
     ]
     if expected[2] == "convert":
+        expected.insert(2, "train")  # the vocoder, on the target voice (--vocoder train)
         expected.append("score")  # aligner score --task vc
         expected += ["python"] * 4  # baseline train, convert, vocode; scripts/eval_vc.py
     if name.endswith("_align"):  # an alignment model does not synthesize
@@ -149,19 +150,36 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     lines = (tmp_path / "calls.txt").read_text().splitlines()
     assert lines[0].startswith("prepare espeak data/accent --utterances 1000 --parallel ")
     assert lines[0].endswith("en-us+m3,rate=150,pitch=35 en-gb-x-rp+f2,rate=210,pitch=70")
-    assert "--out exp/accent/seq2seq_vc_lsa_small" in lines[1]
-    assert "vc_baseline.py train --data data/accent" in lines[5]
+    exp = "exp/accent/seq2seq_vc_lsa_small"
+    assert f"--out {exp} " in lines[1]
+    assert f"--out {exp}/vocoder --resume --set data.audio_keys=[target_audio]" in lines[2]
+    assert lines[3].startswith(f"convert --checkpoint {exp} --vocoder {exp}/vocoder ")
+    assert "vc_baseline.py train --data data/accent" in lines[6]
     assert (
-        "vc_baseline.py vocode --model exp/accent/seq2seq_vc_lsa_small/baseline/model.pt"
+        f"vc_baseline.py convert --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
         in lines[7]
     )
-    assert "--system vocoded-target=" in lines[8]
-    assert lines[8].endswith(
+    assert (
+        f"vc_baseline.py vocode --model {exp}/baseline/model.pt --vocoder {exp}/vocoder" in lines[8]
+    )
+    assert "--system vocoded-target=" in lines[9]
+    assert lines[9].endswith(
         "--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
         "summary.json --alignment baseline=source --json "
         "exp/accent/seq2seq_vc_lsa_small/score/vc.json"
     )
     assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
+    given = subprocess.run(
+        [*cmd, "--vocoder", "griffin-lim", "--exp", "gl"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert given.returncode == 0 and "--vocoder griffin-lim given, training skipped" in given.stdout
+    later = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
+    assert not any("vocoder --resume" in line for line in later)
+    assert any(line.startswith("convert --checkpoint gl --vocoder griffin-lim ") for line in later)
     bad = subprocess.run(
         [*cmd[:2], "--pair", "hard"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
@@ -329,6 +347,9 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         "ALIGNER_TRAIN_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
         "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false",
         "ALIGNER_BASELINE_ARGS": "--epochs 1",
+        "ALIGNER_VOCODER_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
+        "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false "
+        "--set model.dim=16 --set model.intermediate=32 --set model.layers=1",
     }
     r = run(name, tmp_path, env, "--recipe", str(ROOT / small))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
@@ -343,3 +364,4 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         table = (tmp_path / "exp/score/vc.md").read_text()  # the same metrics, four rows
         for row in ("| source |", "| seq2seq |", "| baseline |", "| vocoded-target |"):
             assert row in table
+        assert (tmp_path / "exp/vocoder/.done").exists()  # every sound through it

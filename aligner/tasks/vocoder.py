@@ -36,11 +36,14 @@ from aligner.tasks.speech_data import manifest_path, mel_settings
 
 @dataclass
 class VocoderData:
-    """``data:`` section: manifests (their ``audio``), mel settings, the training segment
-    in frames, and how many validation items are logged as audio."""
+    """``data:`` section: manifests and which of their audio keys to learn from
+    (``audio``; a parallel VC corpus's target voice: ``target_audio``; both: every voice),
+    mel settings, the training segment in frames, and how many validation items are logged
+    as audio."""
 
     train: str = "train.jsonl"
     valid: str = "valid.jsonl"
+    audio_keys: list[str] = field(default_factory=lambda: ["audio"])
     mel: dict[str, Any] = field(default_factory=dict)
     segment_frames: int = 32
     audio_items: int = 2
@@ -60,13 +63,24 @@ class VocoderLoss:
 
 
 class AudioSet(torch.utils.data.Dataset):
-    """The waveforms of a manifest's ``audio`` at `sample_rate`, read once and kept."""
+    """The waveforms of a manifest's `keys` (e.g. ``audio``) at `sample_rate`, every key of
+    every item, read once and kept. An item without one of the keys is a ConfigError that
+    names it."""
 
-    def __init__(self, manifest: Path, sample_rate: int) -> None:
+    def __init__(self, manifest: Path, sample_rate: int, keys: Sequence[str] = ("audio",)) -> None:
         from aligner.audio.io import load_audio
 
         self.items = read_manifest(manifest)
-        self.waves = [load_audio(it["audio"], sample_rate, min_samples=1)[0] for it in self.items]
+        for n, item in enumerate(self.items, 1):
+            missing = [k for k in keys if k not in item]
+            if missing:
+                raise ConfigError(
+                    f"{manifest}: item {n} ({item.get('id', '?')}) has no {missing[0]!r}; "
+                    f"data.audio_keys {list(keys)} names the audio the vocoder learns from"
+                )
+        self.waves = [
+            load_audio(it[k], sample_rate, min_samples=1)[0] for it in self.items for k in keys
+        ]
 
     def __len__(self) -> int:
         return len(self.waves)
@@ -125,8 +139,9 @@ class VocoderTask:
     ) -> None:
         self.model, self.data, self.mel_cfg, self.loss_cfg = model, data, mel_cfg, loss
         sr = mel_cfg.sample_rate
-        self.train_set = AudioSet(manifest_path(data_dir, data.train, "train"), sr)
-        self.valid_set = AudioSet(manifest_path(data_dir, data.valid, "valid"), sr)
+        keys = data.audio_keys
+        self.train_set = AudioSet(manifest_path(data_dir, data.train, "train"), sr, keys)
+        self.valid_set = AudioSet(manifest_path(data_dir, data.valid, "valid"), sr, keys)
         self.features = LogMel(mel_cfg)  # the model's input
         full_band = MelConfig(**{**mel_cfg.to_dict(), "f_max": sr / 2})
         self.loss_features = LogMel(full_band)  # the loss covers the whole band
@@ -206,6 +221,11 @@ class VocoderTask:
 def build(cfg: Any, data_dir: Path) -> VocoderTask:
     """The vocoder task of an ``ExperimentConfig`` from manifests under ``data_dir``."""
     data = from_dict(VocoderData, cfg.data, where="data")
+    if not data.audio_keys or not all(isinstance(k, str) for k in data.audio_keys):
+        raise ConfigError(
+            f"data.audio_keys {data.audio_keys!r}: give a list of manifest keys, e.g. "
+            "[audio] or [target_audio]"
+        )
     mel_cfg = mel_settings(data)
     model = dict(cfg.model or {})
     loss = from_dict(VocoderLoss, model.pop("loss", None), where="model.loss")

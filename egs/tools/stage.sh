@@ -28,17 +28,17 @@ no_arguments() {
   [ $# -eq 0 ] || { echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2; }
 }
 
-# align_stage: aligner align on the test split -> $exp/align/summary.json (focus, skips, repeats).
+# align_stage [N]: aligner align on the test split -> $exp/align/summary.json (focus, skips, repeats).
 align_stage() {
-  echo "stage 3: align the test split"
+  echo "stage ${1:-3}: align the test split"
   if needed "$exp"/align/summary.json "$exp"/align; then
     $aligner align --checkpoint "$exp" --in "$data"/test.jsonl --out "$exp"/align
   fi
 }
 
-# vc_score_stage: aligner score on the converted test split -> $exp/score/test.txt (MCD).
+# vc_score_stage [N]: aligner score on the converted test split -> $exp/score/test.txt (MCD).
 vc_score_stage() {
-  echo "stage 4: score the converted test split (mel-cepstral distortion)"
+  echo "stage ${1:-4}: score the converted test split (mel-cepstral distortion)"
   if needed "$exp"/score/test.txt; then
     mkdir -p "$exp"/score
     $aligner score --task vc --hyp "$exp"/converted/manifest.jsonl > "$exp"/score/test.txt.tmp

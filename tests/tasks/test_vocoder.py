@@ -144,3 +144,26 @@ def test_eval_vocoder_scores_a_trained_vocoder_beside_griffin_lim(tmp_path):
     totals = json.loads(out.read_text())["totals"]
     assert set(totals) == {str(exp), "Griffin-Lim 4 it."}
     assert all(t["mcd"] > 0 and t["x_real_time"] > 0 for t in totals.values())
+
+
+def test_audio_keys_pick_the_voices_of_a_parallel_corpus(tmp_path):
+    """data.audio_keys: [target_audio] learns the VC target voice, both keys every voice; an
+    item without a named key is one line naming the manifest, the item and the option."""
+    from aligner.tasks.vocoder import AudioSet
+
+    data = make_corpus(tmp_path / "data", parallel=True)
+    sr = 16000
+    src = AudioSet(data / "train.jsonl", sr)
+    tgt = AudioSet(data / "train.jsonl", sr, ["target_audio"])
+    both = AudioSet(data / "train.jsonl", sr, ["audio", "target_audio"])
+    assert len(src) == len(tgt) and len(both) == 2 * len(src)
+    assert [len(w) for w in both.waves[1::2]] == [len(w) for w in tgt.waves]
+    assert any(len(a) != len(b) for a, b in zip(src.waves, tgt.waves))  # other recordings
+    plain = make_corpus(tmp_path / "plain")
+    mel = f"data.mel={MEL}".replace("'", '"')
+    args = ["train", "recipes/vocoder/vocos_small.yaml", "--data", str(plain), "--out"]
+    r = CliRunner().invoke(
+        main, [*args, str(tmp_path / "e"), "--set", mel, "--set", "data.audio_keys=[target_audio]"]
+    )
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert "train.jsonl: item 1" in r.output and "has no 'target_audio'" in r.output

@@ -12,18 +12,25 @@
 #           British (RP) accent: other vowels, no rhotic r (about 14% of phones differ)
 # Run it from its folder (data/PAIR/ and exp/PAIR/ are written under the current folder).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
-#   0 prepare   aligner prepare espeak --parallel SRC TGT -> $data/{train,valid,test}.jsonl
-#   1 train     aligner train               -> $exp/checkpoints/*.pt, $exp/tb
-#   2 convert   aligner convert (test split) -> $exp/converted/*.wav
-#   3 align     aligner align (test split)  -> $exp/align/summary.json (focus, skips, and
-#                                              mapping_ms against both voices' timings)
-#   4 score     aligner score --task vc     -> $exp/score/test.txt (MCD dB, F0, duration)
-#   5 baseline  scripts/vc_baseline.py      -> $exp/baseline/model.pt, converted/ (the
-#                                              frame-wise regression, source timing kept)
-#   6 evaluate  scripts/eval_vc.py          -> $exp/score/vc.md (source, baseline, seq2seq)
+#   0 prepare     aligner prepare espeak --parallel SRC TGT -> $data/{train,valid,test}.jsonl
+#   1 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb
+#   2 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
+#                 with --vocoder train, the default; it takes 30 minutes on 2 CPU cores)
+#   3 convert     aligner convert (test split) -> $exp/converted/*.wav
+#   4 align       aligner align (test split)  -> $exp/align/summary.json (focus, skips, and
+#                                                mapping_ms against both voices' timings)
+#   5 score       aligner score --task vc     -> $exp/score/test.txt (MCD dB, F0, duration)
+#   6 baseline    scripts/vc_baseline.py      -> $exp/baseline/model.pt, converted/ (the
+#                                                frame-wise regression, source timing kept),
+#                                                vocoded/ (the target's own mel: the floor)
+#   7 evaluate    scripts/eval_vc.py          -> $exp/score/vc.md (source, baseline, seq2seq,
+#                                                vocoded target)
+# Every sound goes through one vocoder: --vocoder train (default), griffin-lim, hifigan:DIR,
+# or a vocoder experiment folder or checkpoint.
 # Environment: ALIGNER (the command, default aligner), PYTHON (runs scripts/, default
 # python), ALIGNER_TRAIN_ARGS (extra `aligner train` arguments, e.g. "--set
-# train.max_steps=2"), ALIGNER_BASELINE_ARGS (extra `vc_baseline.py train` arguments).
+# train.max_steps=2"), ALIGNER_BASELINE_ARGS (extra `vc_baseline.py train` arguments),
+# ALIGNER_VOCODER_ARGS (extra `aligner train` arguments of the vocoder).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -39,7 +46,10 @@ exp=""   # empty: exp/$pair/seq2seq_vc_lsa_small
 train_args="${ALIGNER_TRAIN_ARGS:-}"
 baseline_args="${ALIGNER_BASELINE_ARGS:-}"
 aligner="${ALIGNER:-aligner}"
-vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/vocoder)
+vocoder=train   # train: $vocoder_recipe on the target voice (stage 2); or griffin-lim,
+                # hifigan:DIR, or a vocoder experiment folder or checkpoint
+vocoder_recipe="$root"/recipes/vocoder/vocos_small.yaml
+vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
 python="${PYTHON:-python}"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
@@ -65,14 +75,9 @@ fi
 
 if run 1; then train_stage; fi
 
-if run 2; then
-  echo "stage 2: convert the test split"
-  if needed "$exp"/converted/manifest.jsonl "$exp"/converted; then
-    $aligner convert --checkpoint "$exp" --vocoder "$vocoder" --in "$data"/test.jsonl --out "$exp"/converted
-  fi
-fi
-
-if run 3; then align_stage; fi
-if run 4; then vc_score_stage; fi
-if run 5; then vc_baseline_stage; fi
-if run 6; then vc_evaluate_stage; fi
+if run 2; then vocoder_stage 2; fi
+if run 3; then vc_convert_stage 3; fi
+if run 4; then align_stage 4; fi
+if run 5; then vc_score_stage 5; fi
+if run 6; then vc_baseline_stage 6; fi
+if run 7; then vc_evaluate_stage 7; fi
