@@ -46,6 +46,20 @@ def guided_attention_loss(
 
     ``W`` is built per item from its own ``N`` and ``T``; padded cells do not count.
     """
+    penalty = diagonal_penalty(alignments, frame_lengths, enc_lengths, g, reduction_factor)
+    steps = decoder_steps(frame_lengths.to(alignments.device), reduction_factor)
+    return penalty.sum() / steps.sum().clamp_min(1)
+
+
+def diagonal_penalty(
+    alignments: Tensor,
+    frame_lengths: Tensor,
+    enc_lengths: Tensor,
+    g: float = 0.2,
+    reduction_factor: int = 1,
+) -> Tensor:
+    """``(B,)`` per item, ``sum_{n,t} W[n,t] A[n,t]`` over its valid cells: the sums that
+    `guided_attention_loss` (same arguments) divides by the number of decoder steps."""
     batch, n_max, t_max = alignments.shape
     _check_shape("frame_lengths", frame_lengths, (batch,), "(B,)")
     _check_shape("enc_lengths", enc_lengths, (batch,), "(B,)")
@@ -63,8 +77,7 @@ def guided_attention_loss(
     big_t = enc.float().clamp_min(1)[:, None, None]
     weights = 1.0 - torch.exp(-((n / big_n - t / big_t) ** 2) / (2 * g**2))
     valid = (n < steps[:, None, None]) & (t < enc[:, None, None])
-    total = (weights * alignments.float() * valid).sum()
-    return total / steps.sum().clamp_min(1)
+    return (weights * alignments.float() * valid).sum((1, 2))
 
 
 def forward_sum_loss(

@@ -122,6 +122,7 @@ class SpeechTask:
         if self.log.vocoder not in (None, "griffin-lim"):
             self.vocoder()  # a vocoder that does not fit is refused before training starts
         self._texts_logged = False
+        self.guides: Any = None  # aligner.tasks.guides.Guides when the durations guide
 
     # -- subclass hooks ------------------------------------------------------------
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -157,7 +158,17 @@ class SpeechTask:
         self, model: nn.Module, batch: dict[str, Any], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
         out = self.forward(model, batch)
-        return tacotron_loss(out, batch["mel"], batch["mel_lengths"], self.r, step, self.loss_cfg)
+        guide = {k: batch[k] for k in ("guide", "guided")} if "guide" in batch else None
+        return tacotron_loss(
+            out, batch["mel"], batch["mel_lengths"], self.r, step, self.loss_cfg, guide
+        )
+
+    def add_guide(self, batch: dict[str, Any], n_sources: torch.Tensor, n_cols: int) -> dict:
+        """`batch` with its ``guide`` and ``guided`` when the durations guide the attention;
+        `n_sources` ``(B,)`` and `n_cols` are the memory's lengths and padded length."""
+        if self.guides is not None:
+            batch.update(self.guides.batch(batch["ids"], n_sources, batch["mel"].size(1), n_cols))
+        return batch
 
     @torch.no_grad()
     def validate(
@@ -250,6 +261,14 @@ class SpeechTask:
                 self.source_labels(batch, i),
                 **self.timing(),
             )
+            if "guide" in batch and bool(batch["guided"][i]):
+                logger.alignment(
+                    f"guide/{item}",
+                    batch["guide"][i, :s, :n],
+                    step,
+                    self.source_labels(batch, i),
+                    **self.timing(),
+                )
             logger.mel(f"mel/{item}/predicted", out.mel_post[i, :t], step)
             logger.mel(f"mel/{item}/target", batch["mel"][i, :t], step)
             if i < self.log.audio_items:

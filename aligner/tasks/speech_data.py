@@ -24,7 +24,10 @@ class SpeechData:
     """``data:`` section shared by TTS and VC. Paths are relative to the data folder.
 
     ``stats_items``: compute normalization statistics over the first N training items
-    (0 = all). ``log``: what validation draws for its fixed items.
+    (0 = all). ``log``: what validation draws for its fixed items. ``durations``: folders
+    of the alignment model's records of the (target) audio, ``source_durations`` (VC) of
+    the source audio: what ``model.loss.guided.source: durations`` guides the attention
+    with (`aligner.tasks.guides`).
     """
 
     train: str = "train.jsonl"
@@ -33,6 +36,8 @@ class SpeechData:
     mel: dict[str, Any] = field(default_factory=dict)
     stats_items: int = 0
     log: SpeechLog = field(default_factory=SpeechLog)
+    durations: list[str] | str | None = None
+    source_durations: list[str] | str | None = None
 
 
 @dataclass

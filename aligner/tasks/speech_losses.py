@@ -11,7 +11,8 @@ import torch
 from torch.nn import functional as F
 
 from aligner.attention.base import lengths_to_mask
-from aligner.attention.losses import guided_attention_loss
+from aligner.attention.guides import guide_divergence
+from aligner.attention.losses import decoder_steps, diagonal_penalty
 from aligner.models.tacotron import TacotronOutput
 
 
@@ -56,22 +57,33 @@ def stop_loss(
 
 @dataclass
 class GuidedSchedule:
-    """Weight of the guided attention loss at a training step.
+    """The guided attention loss (``model.loss.guided``): its weight at a training step and
+    what it guides towards.
 
     mode "constant": ``weight``; "exp": ``weight * decay ** step``; "linear": ``weight`` falling
-    linearly to zero at step ``until``; "none" (or weight 0): off.
+    linearly to zero at step ``until``; "none" (or weight 0): off. source "diagonal": the
+    band around the diagonal (Tachibana et al. 2017, width ``guided_g``); "durations": the
+    alignment model's durations of each item (``data.durations``; `aligner.tasks.guides`),
+    with soft edges of ``width`` frames, scored by the KL divergence of the attention from
+    that guide; an item without durations falls back to the diagonal.
     """
 
     weight: float = 1.0
     mode: Literal["constant", "exp", "linear", "none"] = "exp"
     decay: float = 0.9995
     until: int = 10000
+    source: Literal["diagonal", "durations"] = "diagonal"
+    width: float = 1.0
 
     def __post_init__(self) -> None:
         if self.mode not in ("constant", "exp", "linear", "none"):
             raise ValueError(
                 f"guided.mode must be constant, exp, linear or none, got {self.mode!r}"
             )
+        if self.source not in ("diagonal", "durations"):
+            raise ValueError(f"guided.source must be diagonal or durations, got {self.source!r}")
+        if not self.width >= 0:
+            raise ValueError(f"guided.width must be >= 0 frames, got {self.width!r}")
 
     def __call__(self, step: int) -> float:
         if self.mode == "none" or self.weight == 0:
@@ -101,11 +113,16 @@ def tacotron_loss(
     r: int,
     step: int,
     cfg: TacotronLossConfig,
+    guide: dict[str, torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Total loss and its named parts.
 
     total = mel_weight * (L1 + MSE before postnet + L1 + MSE after) + stop_weight * BCE
             + guided(step) * guided attention loss on alignments (B, S, T_enc).
+
+    The guided loss is a mean per decoder step: with `guide` (``guide (B, S, T_enc)``,
+    ``guided (B,)`` bool, `aligner.tasks.guides.Guides.batch`), the guided items' steps
+    count the divergence from their guide, the others' the diagonal penalty.
     """
     l1, mse = masked_mel_loss(out.mel, target, out.mel_mask)
     l1_post, mse_post = masked_mel_loss(out.mel_post, target, out.mel_mask)
@@ -121,9 +138,13 @@ def tacotron_loss(
     }
     weight = cfg.guided(step) if cfg.guided is not None else 0.0
     if weight > 0:
-        guided = guided_attention_loss(
-            out.alignments, mel_lengths, out.enc_mask.sum(1), g=cfg.guided_g, reduction_factor=r
-        )
+        enc_lengths = out.enc_mask.sum(1)
+        per_item = diagonal_penalty(out.alignments, mel_lengths, enc_lengths, cfg.guided_g, r)
+        steps = decoder_steps(mel_lengths.to(per_item.device), r)
+        if guide is not None and bool(guide["guided"].any()):
+            divergence = guide_divergence(out.alignments, guide["guide"], steps)
+            per_item = torch.where(guide["guided"].to(per_item.device), divergence, per_item)
+        guided = per_item.sum() / steps.sum().clamp_min(1)
         total = total + weight * guided
         parts.update(guided=guided.item(), guided_weight=weight)
     return total, parts

@@ -24,6 +24,7 @@ from aligner.alignment.tiers import optional_tokens, token_tiers
 from aligner.attention.search import frame_durations
 from aligner.data.collate import collate_tts
 from aligner.models.tacotron import Tacotron
+from aligner.tasks.guides import Guides, guide_folders, read_records, tts_guides
 from aligner.tasks.speech import SpeechTask, model_config
 from aligner.tasks.speech_data import text_speech_data
 from aligner.tasks.truth import References, TruthErrors
@@ -108,7 +109,8 @@ class TTSTask(SpeechTask):
         return self.table.decode(batch["tokens"][index, :n].tolist())
 
     def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
-        return collate_tts(examples)
+        batch = collate_tts(examples)
+        return self.add_guide(batch, batch["token_lengths"], batch["tokens"].size(1))
 
 
 def build(cfg: Any, data_dir: Path) -> TTSTask:
@@ -130,4 +132,13 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
         add_eos=corpus.data.add_eos,
     )
     task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
+    folders = guide_folders(loss_cfg, corpus.data.durations, data_dir, "durations")
+    if folders:
+        records = read_records(folders, corpus.mel_cfg, "durations")
+        width = loss_cfg.guided.width
+        parts = [
+            tts_guides(dataset, corpus.table.decode, records, tacotron_cfg.r, width, split)
+            for dataset, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
+        ]
+        task.guides = Guides({**parts[0].paths, **parts[1].paths}, tacotron_cfg.r, width)
     return task

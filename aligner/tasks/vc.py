@@ -20,6 +20,7 @@ from aligner.data.collate import collate_vc
 from aligner.data.datasets import VCDataset
 from aligner.data.manifest import read_manifest
 from aligner.models.tacotron import Tacotron
+from aligner.tasks.guides import Guides, guide_folders, read_records, vc_guides
 from aligner.tasks.speech import SpeechTask, model_config
 from aligner.tasks.speech_data import SpeechData, compute_stats, manifest_path, mel_settings
 
@@ -31,7 +32,12 @@ class VCTask(SpeechTask):
         return batch["src_mel"], batch["src_lengths"]
 
     def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
-        return collate_vc(examples)
+        batch = collate_vc(examples)
+        reduction = self.model.config.encoder.reduction
+        n_sources = torch.div(
+            batch["src_lengths"] + reduction - 1, reduction, rounding_mode="floor"
+        )
+        return self.add_guide(batch, n_sources, -(-batch["src_mel"].size(1) // reduction))
 
     def infer_sources(self) -> list[tuple[str, torch.Tensor, None]]:
         """The source mels of the first ``log.infer_items`` validation items."""
@@ -72,4 +78,15 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
         "stats_src": stats_src.to_dict(),
         "stats": stats_tgt.to_dict(),
     }
+    folders = guide_folders(loss_cfg, data.durations, data_dir, "durations")
+    if folders:
+        sources = guide_folders(loss_cfg, data.source_durations, data_dir, "source_durations")
+        target_records = read_records(folders, mel_cfg, "durations")
+        source_records = read_records(sources, mel_cfg, "source_durations")
+        reduction, r, width = tacotron_cfg.encoder.reduction, tacotron_cfg.r, loss_cfg.guided.width
+        paths = {}
+        for dataset, split in ((train_set, "training"), (valid_set, "validation")):
+            guides = vc_guides(dataset, source_records, target_records, reduction, r, width, split)
+            paths.update(guides.paths)
+        task.guides = Guides(paths, r, width)
     return task

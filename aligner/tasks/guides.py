@@ -1,0 +1,216 @@
+"""The durations that guide a Tacotron's attention (``model.loss.guided.source:
+durations``): the alignment model's records (``ID.durations.json`` from `aligner align`)
+read from the folders ``data.durations`` names, matched to the task's items, and turned
+into per-batch guides (`aligner.attention.guides`).
+
+TTS: the record's tokens must be the TTS's tokens (the same ``data.tokenizer``); the
+record's ``<s>`` and ``</s>`` frames (the silence at the edges) go to the TTS's own
+``<s>``/``</s>`` when it has them, else to its first and last token. VC: the records of
+the source audio (``data.source_durations``) and of the target audio (``data.durations``)
+of each pair give the target-frame to source-position path (`pair_positions`). An item
+without records trains with the diagonal guide and is counted; a record whose frames do
+not add up to the item's mel frames, or whose tokens differ from the item's, is a
+ConfigError naming the item.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from aligner.alignment.reading import read_record
+from aligner.alignment.record import RECORD_SUFFIX
+from aligner.attention.guides import duration_positions, pair_positions, path_guide
+from aligner.audio.features import MelConfig
+from aligner.config import ConfigError
+
+SPECIAL = ("<s>", "</s>", "<pad>")
+
+
+def folders_of(value: str | Sequence[str] | None, data_dir: Path, key: str) -> list[Path]:
+    """``data.durations`` as folders (one path or a list; relative to the data folder)."""
+    if value in (None, "", []):
+        return []
+    names = [value] if isinstance(value, str) else list(value)
+    folders = [p if p.is_absolute() else Path(data_dir) / p for p in map(Path, names)]
+    for folder in folders:
+        if not folder.is_dir():
+            raise ConfigError(
+                f"data.{key}: {folder} is not a folder; give the output folders of `aligner "
+                "align --checkpoint ALIGNMENT_MODEL` on the train and valid manifests"
+            )
+    return folders
+
+
+def guide_folders(loss_cfg: Any, value: Any, data_dir: Path, key: str) -> list[Path]:
+    """The folders of ``data.<key>`` when ``model.loss.guided.source`` is ``durations``
+    (ConfigError when none are given); none otherwise."""
+    guided = loss_cfg.guided
+    if guided is None or guided.source != "durations":
+        if value not in (None, "", []):
+            print(
+                f"note: data.{key} is not used: model.loss.guided.source is not durations",
+                file=sys.stderr,
+            )
+        return []
+    folders = folders_of(value, data_dir, key)
+    if not folders:
+        raise ConfigError(
+            f"model.loss.guided.source: durations needs data.{key}: the folders that `aligner "
+            "align --checkpoint ALIGNMENT_MODEL` wrote for the train and valid manifests"
+        )
+    return folders
+
+
+def read_records(folders: list[Path], mel_cfg: MelConfig, key: str) -> dict[str, dict[str, Any]]:
+    """Every ``ID.durations.json`` under `folders`, by item id; ConfigError for a record
+    of other mel frames (hop or sample rate) than the task's."""
+    records: dict[str, dict[str, Any]] = {}
+    for folder in folders:
+        for path in sorted(folder.glob(f"*{RECORD_SUFFIX}")):
+            try:
+                record = read_record(path)
+            except ValueError as err:
+                raise ConfigError(f"data.{key}: {err}") from None
+            frames = (record.get("hop_length"), record.get("sample_rate"))
+            if frames != (mel_cfg.hop_length, mel_cfg.sample_rate):
+                raise ConfigError(
+                    f"data.{key}: {path} counts frames of hop {frames[0]} at {frames[1]} Hz; "
+                    f"the recipe's are hop {mel_cfg.hop_length} at {mel_cfg.sample_rate} Hz: "
+                    "align with an alignment model of the same data.mel"
+                )
+            records[str(record.get("id", path.name[: -len(RECORD_SUFFIX)]))] = record
+    return records
+
+
+def tts_durations(record: dict[str, Any], tokens: list[str], uid: str) -> torch.Tensor:
+    """The frames of each of the TTS item's `tokens` from the alignment model's `record`.
+
+    The tokens other than ``<s>``/``</s>`` must match one to one (``<unk>`` matches any);
+    the record's edge tokens go to the TTS's own or to its first and last token.
+    """
+    pairs = list(zip(record["tokens"], record["frames"]))
+    lead = sum(f for t, f in pairs[:1] if t == "<s>")
+    trail = sum(f for t, f in pairs[-1:] if t == "</s>")
+    core = [(t, int(f)) for t, f in pairs if t not in SPECIAL]
+    mine = [k for k, t in enumerate(tokens) if t not in SPECIAL]
+    theirs = [t for t, _ in core]
+    if len(core) != len(mine) or any(tokens[k] not in (t, "<unk>") for k, t in zip(mine, theirs)):
+        at = next(
+            (n for n, (k, t) in enumerate(zip(mine, theirs)) if tokens[k] not in (t, "<unk>")),
+            min(len(mine), len(theirs)),
+        )
+        raise ConfigError(
+            f"item {uid}: the durations' tokens differ from the model's at token {at + 1} "
+            f"({theirs[at] if at < len(theirs) else 'end'!r} vs "
+            f"{tokens[mine[at]] if at < len(mine) else 'end'!r}): align with an alignment model "
+            "of the same data.tokenizer"
+        )
+    out = torch.zeros(len(tokens), dtype=torch.long)
+    for k, (_, frames) in zip(mine, core):
+        out[k] = frames
+    if not mine:
+        raise ConfigError(f"item {uid}: no tokens to guide")
+    first = tokens.index("<s>") if "<s>" in tokens else mine[0]
+    last = len(tokens) - 1 - tokens[::-1].index("</s>") if "</s>" in tokens else mine[-1]
+    out[first] += lead
+    out[last] += trail
+    return out
+
+
+def check_frames(durations: torch.Tensor, n_frames: int, uid: str, where: str) -> None:
+    """ConfigError naming the item when `durations` do not add up to its mel frames."""
+    if int(durations.sum()) != n_frames:
+        raise ConfigError(
+            f"item {uid}: the durations in {where} add up to {int(durations.sum())} frames, its "
+            f"audio has {n_frames}: align the same audio with the same data.mel"
+        )
+
+
+class Guides:
+    """Paths of the items that have durations, by item id, and the guides of batches.
+
+    Args:
+        paths: item id -> ``(T,)`` source position of each target frame.
+        r: frames per decoder step.
+        width: soft edges, in frames (`path_guide`).
+    """
+
+    def __init__(self, paths: dict[str, torch.Tensor], r: int, width: float) -> None:
+        self.paths, self.r, self.width = paths, r, width
+
+    def batch(
+        self, ids: list[str], n_sources: torch.Tensor, n_frames: int, n_cols: int
+    ) -> dict[str, torch.Tensor]:
+        """``guide (B, ceil(n_frames / r), n_cols)`` and ``guided (B,)`` bool (the items
+        with a path; the others' rows are zero and train with the diagonal guide)."""
+        steps = -(-n_frames // self.r)
+        guided = torch.tensor([uid in self.paths for uid in ids])
+        paths = [self.paths.get(uid, torch.zeros(0)) for uid in ids]
+        guide = path_guide(paths, n_sources, steps, n_cols, self.r, self.width)
+        return {"guide": guide, "guided": guided}
+
+
+def report(name: str, have: int, total: int) -> None:
+    """One line on how many of a split's items have durations."""
+    if have < total:
+        print(
+            f"note: {total - have} of {total} {name} items have no durations: they train with "
+            "the diagonal guide",
+            file=sys.stderr,
+        )
+
+
+def tts_guides(
+    dataset: Any,
+    decode: Callable[[list[int]], list[str]],
+    records: dict[str, dict[str, Any]],
+    r: int,
+    width: float,
+    split: str,
+) -> Guides:
+    """The guides of a TTS dataset (`aligner.data.datasets.TTSDataset`) from `records`."""
+    paths = {}
+    for index, item in enumerate(dataset.items):
+        uid = str(item["id"])
+        if uid not in records:
+            continue
+        durations = tts_durations(records[uid], decode(dataset.tokens[index].tolist()), uid)
+        check_frames(durations, len(dataset.cache.get(item["audio"])), uid, "data.durations")
+        paths[uid] = duration_positions(durations)
+    report(split, len(paths), len(dataset.items))
+    return Guides(paths, r, width)
+
+
+def vc_guides(
+    dataset: Any,
+    source_records: dict[str, dict[str, Any]],
+    target_records: dict[str, dict[str, Any]],
+    reduction: int,
+    r: int,
+    width: float,
+    split: str,
+) -> Guides:
+    """The guides of a VC dataset (`aligner.data.datasets.VCDataset`): each pair's target
+    frames mapped to source encoder positions through the durations of both sides."""
+    paths = {}
+    for item in dataset.items:
+        uid = str(item["id"])
+        if uid not in source_records or uid not in target_records:
+            continue
+        src, tgt = source_records[uid], target_records[uid]
+        if list(src["tokens"]) != list(tgt["tokens"]):
+            raise ConfigError(
+                f"item {uid}: the source's and the target's durations have other tokens; "
+                "align both sides with one alignment model"
+            )
+        src_d, tgt_d = torch.tensor(src["frames"]), torch.tensor(tgt["frames"])
+        check_frames(src_d, len(dataset.cache.get(item["audio"])), uid, "data.source_durations")
+        check_frames(tgt_d, len(dataset.cache.get(item["target_audio"])), uid, "data.durations")
+        paths[uid] = pair_positions(src_d, tgt_d, reduction)
+    report(split, len(paths), len(dataset.items))
+    return Guides(paths, r, width)
