@@ -96,6 +96,8 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
         expected += ["python"] * 4  # baseline train, convert, vocode; scripts/eval_vc.py
     if name.endswith("_align"):  # an alignment model does not synthesize
         expected.remove("synthesize")
+    if name == "espeak_tts":  # the alignment model and its durations of train and valid
+        expected[1:1] = ["train", "align", "align"]
     if name in ("espeak_tts", "espeak_align", "festival_align"):
         expected.append("score-alignment")  # against the corpus's reference timings
     assert calls(tmp_path) == expected
@@ -122,11 +124,40 @@ def test_stage_range_and_train_arguments(tmp_path):
     env = {**fake_env(tmp_path), "ALIGNER_TRAIN_ARGS": "--set train.max_steps=2"}
     (tmp_path / "exp/checkpoints").mkdir(parents=True)
     (tmp_path / "exp/checkpoints/ckpt-00000001.pt").touch()  # an interrupted run
-    r = run("espeak_tts", tmp_path, env, "--stage", "1", "--stop-stage", "1")
+    r = run("espeak_tts", tmp_path, env, "--stage", "2", "--stop-stage", "2")
     assert r.returncode == 0, r.stderr
     line = (tmp_path / "calls.txt").read_text().strip()
-    assert line.startswith("train ") and line.endswith("--resume --set train.max_steps=2")
+    assert line.startswith("train ") and line.endswith("--set train.max_steps=2")
     assert "tacotron_dca_small.yaml --data data --out exp" in line
+    assert "--set model.loss.guided.source=durations --set data.durations=durations" in line
+
+
+def test_tts_durations_stage_and_the_diagonal_guide(tmp_path):
+    """--guide durations (default): the alignment model trains, then aligns train and valid
+    into data/durations/; --guide diagonal skips it and guides with the diagonal."""
+    env = {**fake_env(tmp_path), "ALIGNER_ALIGN_ARGS": "--set train.max_minutes=3"}
+    r = run("espeak_tts", tmp_path, env, "--stop-stage", "2", "--align-exp", "exp/al")
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert (
+        lines[1].startswith("train ")
+        and "recipes/align/aligner.yaml --data data --out exp/al" in lines[1]
+    )
+    assert lines[1].endswith("--resume --set train.max_minutes=3")
+    assert (
+        lines[2]
+        == "align --checkpoint exp/al --in data/train.jsonl --out data/durations/train --no-png --force"
+    )
+    assert lines[3].startswith(
+        "align --checkpoint exp/al --in data/valid.jsonl --out data/durations/valid"
+    )
+    assert "guided.source=durations" in lines[4]
+    r = run("espeak_tts", tmp_path, env, "--guide", "diagonal", "--exp", "e2", "--stop-stage", "2")
+    assert r.returncode == 0 and "--guide diagonal, no durations needed, skipped" in r.stdout
+    last = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
+    assert len(last) == 1 and "guided.source" not in last[0] and "--out e2" in last[0]
+    bad = run("espeak_tts", tmp_path, env, "--guide", "prior")
+    assert bad.returncode == 2 and "use durations or diagonal" in bad.stderr
 
 
 def test_bad_arguments(tmp_path):
@@ -365,3 +396,32 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         for row in ("| source |", "| seq2seq |", "| baseline |", "| vocoded-target |"):
             assert row in table
         assert (tmp_path / "exp/vocoder/.done").exists()  # every sound through it
+
+
+@pytest.mark.slow
+def test_espeak_tts_with_the_durations_guide_end_to_end(tmp_path):
+    """The real egs/espeak/tts1 on 12 utterances: the alignment model, its durations of
+    train and valid, a Tacotron guided by them, synthesis, alignment and its score."""
+    bin_dir = Path(sys.executable).parent
+    tiny = (
+        "--set train.max_steps=2 --set train.batch_size=2 --set train.eval_every=2 "
+        "--set train.checkpoint_every=2 --set train.progress=false"
+    )
+    env = {
+        **os.environ,
+        "ALIGNER": str(bin_dir / "aligner"),
+        "ALIGNER_TRAIN_ARGS": tiny + " --set data.log.infer_items=0",
+        "ALIGNER_ALIGN_ARGS": tiny,
+    }
+    r = run("espeak_tts", tmp_path, env, "--utterances", "12")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    valid = (tmp_path / "data/valid.jsonl").read_text().splitlines()
+    records = list((tmp_path / "data/durations/valid").glob("*.durations.json"))
+    assert len(records) == len(valid) > 0
+    import yaml
+
+    cfg = yaml.safe_load((tmp_path / "exp/config.yaml").read_text())
+    assert cfg["model"]["loss"]["guided"]["source"] == "durations"
+    assert cfg["data"]["durations"] == "durations"
+    assert sf.info(tmp_path / "exp/synth/sentences.wav").frames > 0
+    assert (tmp_path / "exp/score/alignment.json").exists()

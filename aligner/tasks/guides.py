@@ -67,11 +67,12 @@ def guide_folders(loss_cfg: Any, value: Any, data_dir: Path, key: str) -> list[P
 
 
 def read_records(folders: list[Path], mel_cfg: MelConfig, key: str) -> dict[str, dict[str, Any]]:
-    """Every ``ID.durations.json`` under `folders`, by item id; ConfigError for a record
-    of other mel frames (hop or sample rate) than the task's."""
+    """Every ``ID.durations.json`` in `folders` and their subfolders (e.g. ``durations/``
+    holding ``train/`` and ``valid/``), by item id; ConfigError for a record of other mel
+    frames (hop or sample rate) than the task's."""
     records: dict[str, dict[str, Any]] = {}
     for folder in folders:
-        for path in sorted(folder.glob(f"*{RECORD_SUFFIX}")):
+        for path in sorted(folder.rglob(f"*{RECORD_SUFFIX}")):
             try:
                 record = read_record(path)
             except ValueError as err:

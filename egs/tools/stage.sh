@@ -11,9 +11,9 @@ needed() {
   if [ -f "$1" ]; then echo "  ${2:-$1} exists, skipped"; return 1; fi
 }
 
-# train_stage: aligner train $recipe, resuming an interrupted run; $exp/.done marks the end.
+# train_stage [N]: aligner train $recipe, resuming an interrupted run; $exp/.done marks the end.
 train_stage() {
-  echo "stage 1: train $recipe"
+  echo "stage ${1:-1}: train $recipe"
   if [ -f "$exp"/.done ]; then echo "  $exp is trained, skipped (delete $exp/.done to train on)"
     return 0
   fi
@@ -46,12 +46,40 @@ vc_score_stage() {
   fi
 }
 
-# score_alignment_stage: aligner score-alignment of $exp/align against the test split's
+# score_alignment_stage [N]: aligner score-alignment of $exp/align against the test split's
 # reference timings -> $exp/score/alignment.json (word and phone boundary errors in ms).
 score_alignment_stage() {
-  echo "stage 4: score the test split's alignments against the reference timings"
+  echo "stage ${1:-4}: score the test split's alignments against the reference timings"
   if needed "$exp"/score/alignment.json; then
     $aligner score-alignment --reference "$data"/test.jsonl --predicted "$exp"/align \
       --out "$exp"/score/alignment.json
   fi
+}
+
+# durations_stage N: the alignment model ($align_recipe, extra arguments $align_args) trained
+# on $data -> $align_exp, then its durations of the train and valid splits ->
+# $data/durations/{train,valid}/ID.durations.json: what --guide durations guides the
+# attention with (train_stage then gets guide_args).
+durations_stage() {
+  echo "stage $1: the alignment model's durations of the train and valid splits"
+  if [ -f "$align_exp"/.done ]; then echo "  $align_exp is trained, skipped"
+  else
+    # shellcheck disable=SC2086
+    $aligner train "$align_recipe" --data "$data" --out "$align_exp" --resume $align_args
+    touch "$align_exp"/.done
+  fi
+  local split
+  for split in train valid; do
+    if needed "$data"/durations/$split/summary.json "$data"/durations/$split; then
+      # an item it cannot align is named and counted (exit status 1): it trains with the
+      # diagonal guide; no summary means the command itself failed
+      $aligner align --checkpoint "$align_exp" --in "$data"/$split.jsonl \
+        --out "$data"/durations/$split --no-png --force || [ -f "$data"/durations/$split/summary.json ]
+    fi
+  done
+}
+
+# guide_args: the `aligner train` arguments that guide the attention with those durations.
+guide_args() {
+  echo "--set model.loss.guided.source=durations --set data.durations=durations"
 }
