@@ -1,10 +1,12 @@
-"""`aligner demo` as one call: the eSpeak NG corpus, a TTS recipe trained for a few
-minutes, a new sentence synthesized, the alignment's evolution during training, and the
-alignment's quality against the reference timings, each stage a library function.
+"""`aligner demo` as one call, each stage a library function: the eSpeak NG corpus; the
+alignment model trained for a few minutes and its durations of the train and valid
+splits; a TTS recipe trained with its attention guided by those durations; a vocoder
+trained on the corpus; a new sentence synthesized through it; the alignment's evolution
+during training; and the alignment's quality against the reference timings.
 
-Re-running continues where it stopped: the corpus is made once, training resumes from
-its latest checkpoint until it ends (``exp/.done``), and the outputs of the later stages
-are written again.
+Re-running continues where it stopped: the corpus is made once, each training resumes
+from its latest checkpoint until it ends (``.done`` in its folder), and the outputs of
+the later stages are written again.
 """
 
 from __future__ import annotations
@@ -17,16 +19,42 @@ from typing import Any
 from aligner.config import find_recipe
 
 DEFAULT_RECIPE = Path("recipes/tts/tacotron_dca_small.yaml")
+ALIGN_RECIPE = Path("recipes/align/aligner.yaml")
+VOCODER_RECIPE = Path("recipes/vocoder/vocos_small.yaml")
 DEMO_SENTENCES = (
     "Seven quiet violins drifted above the harbour at dawn.",
     "A curious otter juggled three pebbles beside the frozen waterfall.",
     "Bright lanterns guided the weary travellers across the marsh.",
 )
-STAGES = 5
+STAGES = 7
 
 
 class DemoError(ValueError):
     """A stage failed for a reason the user can fix; the message is one line."""
+
+
+@dataclass
+class DemoPlan:
+    """What the demo trains, and for how long.
+
+    minutes: the TTS recipe's training budget. guide: ``durations`` (the alignment model
+    trains for ``align_minutes`` first, and its durations guide the TTS attention) or
+    ``diagonal`` (the recipe's own guide). vocoder: ``train`` (the small Vocos recipe on
+    the corpus for ``vocoder_minutes``), or a ``--vocoder`` spec (``griffin-lim``,
+    ``hifigan:DIR``, a vocoder experiment folder or checkpoint).
+    """
+
+    minutes: float = 18.0
+    utterances: int = 1000
+    recipe: str | Path | None = None
+    guide: str = "durations"
+    align_minutes: float = 3.0
+    vocoder: str = "train"
+    vocoder_minutes: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.guide not in ("durations", "diagonal"):
+            raise DemoError(f"guide {self.guide!r}: use durations or diagonal")
 
 
 @dataclass
@@ -44,28 +72,31 @@ class DemoRun:
 
 
 def run_demo(
-    out_dir: str | Path,
-    minutes: float = 20.0,
-    utterances: int = 1000,
-    recipe: str | Path | None = None,
-    say: Callable[[str], object] = print,
-    vocoder: str | None = None,
+    out_dir: str | Path, plan: DemoPlan | None = None, say: Callable[[str], object] = print
 ) -> DemoRun:
-    """Run the demo's stages into `out_dir` (``data/``, ``exp/`` and the outputs), training
-    `recipe` (default: the small dynamic-convolution-attention TTS recipe) for at most
-    `minutes`; `vocoder` (`aligner.models.vocoders.load_vocoder`: None is Griffin-Lim)
-    plays the synthesized sentence; `say` prints each stage. DemoError (one line) when a
-    stage fails."""
+    """Run the demo's stages into `out_dir` (``data/``, ``exp/``, ``aligner/``,
+    ``vocoder/`` and the outputs) as `plan` says (default: the small dynamic-convolution-
+    attention TTS recipe guided by the alignment model's durations, a trained vocoder);
+    `say` prints each stage. DemoError (one line) when a stage fails."""
     from aligner.inference.common import InferenceError
 
+    plan = plan or DemoPlan()
     out_dir = Path(out_dir)
-    recipe = find_recipe(recipe or DEFAULT_RECIPE)
+    recipe = find_recipe(plan.recipe or DEFAULT_RECIPE)
     if not recipe.is_file():
         raise DemoError(f"recipe {recipe} not found; give one with --recipe")
     data, exp = out_dir / "data", out_dir / "exp"
     try:
-        _corpus(data, utterances, say)
-        _train(recipe, data, exp, minutes, say)
+        _corpus(data, plan.utterances, say)
+        overrides = [f"train.max_minutes={plan.minutes}"]
+        if plan.guide == "durations":
+            _durations(data, out_dir / "aligner", plan.align_minutes, say)
+            overrides += ["model.loss.guided.source=durations", "data.durations=durations"]
+        else:
+            _stage(say, 2, "no alignment model: the recipe's diagonal guide (--guide diagonal)")
+        _stage(say, 3, f"training {recipe.name} for up to {plan.minutes:g} min -> {exp}")
+        _train(recipe, data, exp, overrides, say)
+        vocoder = _vocoder(plan, data, out_dir / "vocoder", say)
         ckpt = chosen_checkpoint(exp, say)
         run = _synthesize(ckpt, data, out_dir, say, vocoder)
         _evolution(exp, run, say)
@@ -95,21 +126,54 @@ def _corpus(data: Path, utterances: int, say) -> None:
         say(f"      {line}")
 
 
-def _train(recipe: Path, data: Path, exp: Path, minutes: float, say) -> None:
+def _train(recipe: Path, data: Path, exp: Path, overrides: list[str], say) -> None:
     """Train (or resume) until the run ends; ``exp/.done`` marks that it did."""
     from aligner.train.run import RunError, run
 
-    _stage(say, 2, f"training {recipe.name} for up to {minutes:g} min -> {exp}")
     if (exp / ".done").exists():
         say(f"      {exp} is trained (delete {exp / '.done'} to train on)")
         return
     try:
-        result = run(recipe, data, exp, [f"train.max_minutes={minutes}"], resume=True, say=say)
+        result = run(recipe, data, exp, overrides, resume=True, say=say)
     except RunError as err:
         raise DemoError(str(err)) from None
     if result.signal:
         raise DemoError(f"training was interrupted ({result.signal}); re-run the demo to go on")
     (exp / ".done").touch()
+
+
+def _durations(data: Path, exp: Path, minutes: float, say) -> None:
+    """The alignment model trained on the corpus, then its durations of the train and
+    valid splits into ``data/durations/{train,valid}`` (what guides the TTS attention)."""
+    from aligner.inference.align import align_manifest
+
+    _stage(say, 2, f"the alignment model for up to {minutes:g} min -> {exp}, its durations")
+    _train(find_recipe(ALIGN_RECIPE), data, exp, [f"train.max_minutes={minutes}"], say)
+    ckpt = chosen_checkpoint(exp, say)
+    for split in ("train", "valid"):
+        folder = data / "durations" / split
+        if (folder / "summary.json").is_file():
+            say(f"      {folder} exists, kept")
+            continue
+        summary = align_manifest(ckpt, data / f"{split}.jsonl", folder, png=False, force=True)
+        bad = f", {len(summary.bad)} not aligned (diagonal guide)" if summary.bad else ""
+        say(f"      {split}: {len(summary.utterances)} utterances aligned{bad} -> {folder}")
+
+
+def _vocoder(plan: DemoPlan, data: Path, exp: Path, say) -> str:
+    """The ``--vocoder`` spec the sentence is played with: with ``train``, the small Vocos
+    recipe trained on the corpus's audio (resumed until done) -> `exp`."""
+    if plan.vocoder != "train":
+        _stage(say, 4, f"no vocoder to train: --vocoder {plan.vocoder}")
+        return plan.vocoder
+    recipe = find_recipe(VOCODER_RECIPE)
+    _stage(
+        say,
+        4,
+        f"training the vocoder {recipe.name} for up to {plan.vocoder_minutes:g} min -> {exp}",
+    )
+    _train(recipe, data, exp, [f"train.max_minutes={plan.vocoder_minutes}"], say)
+    return str(exp)
 
 
 def chosen_checkpoint(exp: Path, say: Callable[[str], object] = print) -> Path:
@@ -156,7 +220,7 @@ def _synthesize(ckpt: Path, data: Path, out_dir: Path, say, vocoder: str | None)
     from aligner.inference.synthesis import Decoding, synthesize
 
     sentence = new_sentence(data)
-    _stage(say, 3, f"synthesizing a sentence not in the corpus: {sentence!r}")
+    _stage(say, 5, f"synthesizing a sentence not in the corpus: {sentence!r}")
     wav, png = out_dir / "demo.wav", out_dir / "demo_alignment.png"
     result = synthesize(ckpt, sentence, wav, png, Decoding(vocoder=vocoder), force=True)
     for line in result.warnings:
@@ -170,7 +234,7 @@ def _evolution(exp: Path, run: DemoRun, say) -> None:
     before its first validation logged any."""
     from aligner.train.evolution import EvolutionError, evolution_of
 
-    _stage(say, 4, "alignment evolution during training")
+    _stage(say, 6, "alignment evolution during training")
     try:
         tag, steps, gif, png = evolution_of(exp, out=run.evolution_gif, force=True)
     except EvolutionError as err:
@@ -186,7 +250,7 @@ def _alignment_quality(ckpt: Path, data: Path, out_dir: Path, say) -> dict[str, 
     from aligner.inference.align import align_manifest
     from aligner.inference.alignment_score import score_alignments, table
 
-    _stage(say, 5, "alignment quality on the validation split")
+    _stage(say, 7, "alignment quality on the validation split")
     valid, aligned = data / "valid.jsonl", out_dir / "valid_alignments"
     summary = align_manifest(ckpt, valid, aligned, png=False, force=True)
     say(summary.table())

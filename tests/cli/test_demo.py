@@ -46,11 +46,20 @@ def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, mon
 
     monkeypatch.chdir(tmp_path)
     args = ["demo", "--minutes", "0.2", "--utterances", "20", "--out", "d"]
+    args += ["--align-minutes", "0.1", "--vocoder-minutes", "0.1"]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 0, first.output
-    assert (tmp_path / "d" / "demo.wav").is_file() and (tmp_path / "d" / "exp" / ".done").exists()
-    assert (tmp_path / "d" / "alignment_score.json").is_file()
-    assert "[5/5]" in first.output and "Done." in first.output
+    d = tmp_path / "d"
+    assert (d / "demo.wav").is_file() and (d / "exp" / ".done").exists()
+    assert (d / "aligner" / ".done").exists() and (d / "vocoder" / ".done").exists()
+    assert len(list((d / "data" / "durations" / "valid").glob("*.durations.json"))) > 0
+    assert (d / "alignment_score.json").is_file()
+    assert "[7/7]" in first.output and "Done." in first.output
+    assert "The Tacotron's alignment" in first.output and "words " in first.output
+    import yaml
+
+    config = yaml.safe_load((d / "exp" / "config.yaml").read_text())
+    assert config["model"]["loss"]["guided"]["source"] == "durations"
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
-    assert "exists, kept" in again.output and "is trained" in again.output
+    assert "exists, kept" in again.output and again.output.count("is trained") == 3
