@@ -69,6 +69,13 @@ from aligner.cli.options import (
     type=click.FloatRange(0.0, 10.0),
     help="Seconds: shorter silences (a stop's closure) are no pause.",
 )
+@click.option(
+    "--audio-key",
+    default="audio",
+    show_default=True,
+    help="The manifest field of the recording to align: audio, or target_audio (the "
+    "target voice of a parallel VC corpus, with an alignment model).",
+)
 @device_option
 @force_option
 def align(
@@ -81,6 +88,7 @@ def align(
     durations: str,
     silence_db: float,
     min_pause: float,
+    audio_key: str,
     device: str,
     force: bool,
 ) -> None:
@@ -114,6 +122,7 @@ def align(
             force,
             durations=durations,
             pauses=PauseRule(silence_db, min_pause),
+            audio_key=audio_key,
         )
     click.echo(summary.table())
     click.echo(f"wrote {out}/summary.json and per-utterance files")

@@ -129,6 +129,7 @@ def align_manifest(
     chunk: int = 64,
     durations: str = "search",
     pauses: PauseRule = PauseRule(),
+    audio_key: str = "audio",
 ) -> Summary:
     """Alignment of every item of `manifest` with a TTS or VC checkpoint (teacher-forced)
     or an alignment model's (its soft alignment, one row per frame: ``r = 1``).
@@ -140,6 +141,8 @@ def align_manifest(
     ``Summary.bad`` and the others are aligned. TTS aligns tokens with frames; VC source
     positions (after the encoder's time reduction) with the target's frames. Items go `chunk` at a time: memory does not grow with the manifest. `durations`:
     ``search`` (frames) or ``argmax`` (multiples of r), see `aligner.alignment.record`.
+    `audio_key`: which recording of each item is aligned (``target_audio``: the target
+    voice of a parallel corpus, with an alignment model); an item without it is bad.
     """
     if durations not in ("search", "argmax"):
         raise InferenceError(f"durations must be search or argmax, got {durations!r}")
@@ -148,6 +151,8 @@ def align_manifest(
     out = Path(out_dir)
     check_output_folder(out, force)
     items = manifest_items(Path(manifest), "--in")
+    if audio_key != "audio":  # the other recording stands in for the item's audio
+        items = [{**it, "audio": it.get(audio_key)} for it in items]
     names = output_names([it["id"] for it in items], str(manifest))
     speech = load_speech_model(checkpoint, None, device)
     out.mkdir(parents=True, exist_ok=True)

@@ -413,6 +413,27 @@ def test_align_vc_and_bad_items(ckpts, tmp_path):
     assert (out / "u0.TextGrid").exists() and (out / "u1.TextGrid").exists()
 
 
+def test_align_audio_key_aligns_the_target_voice(ckpts, tmp_path):
+    """--audio-key target_audio: the text against the parallel item's other recording (how
+    a VC corpus gets the alignment model's durations of both voices); an item without
+    that recording is named and counted."""
+    import soundfile as sf
+
+    data = ckpts["root"] / "data_vc"
+    args = ["--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--no-png"]
+    assert invoke("align", *args, "--out", tmp_path / "src").exit_code == 0
+    r = invoke("align", *args, "--out", tmp_path / "tgt", "--audio-key", "target_audio")
+    assert r.exit_code == 0, r.output
+    for side, key in (("src", "audio"), ("tgt", "target_audio")):
+        record = json.loads((tmp_path / side / "u1.durations.json").read_text())
+        item = json.loads((data / "test.jsonl").read_text().splitlines()[1])
+        frames = 1 + sf.info(data / item[key]).frames // MEL["hop_length"]
+        assert record["total_frames"] == sum(record["frames"]) == frames
+    r = invoke("align", *args, "--out", tmp_path / "none", "--audio-key", "other_audio")
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert "item(s) not aligned" in r.output and "no audio" in r.output
+
+
 # ------------------------------------------------------------------ plot
 def test_plot(tmp_path):
     weights = np.eye(5, 4, dtype=np.float32)
