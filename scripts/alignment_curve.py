@@ -12,7 +12,11 @@ minutes since the first logged training scalar.
 
 Alignment is "learned" at a validation when the mean focus rate is >= 0.4 and at least 90%
 of the validation items have neither skipped nor repeated tokens (the core's metric
-definitions, aligner.attention.metrics); the first such row is marked with ``*``.
+definitions, aligner.attention.metrics); the first such row is marked with ``*``. Where
+the run decodes fixed sentences free-running at validation (``data.log.infer_items``),
+the curve shows ``infer/stopped`` and the fractions with skips and repeats, and the last
+line says from which validation on they are clean (every sentence stopped by itself, no
+skip, no repeat) and stay clean to the end of the run.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ COLUMNS = (
     "phone_boundary_ms",
     "loss",
 )
+# the free-running decodes of the fixed sentences: column -> scalar tag
+INFER = {
+    "infer_stopped": "infer/stopped",
+    "infer_skips": "infer/items_with_skips",
+    "infer_repeats": "infer/items_with_repeats",
+}
 
 
 def read_curve(exp: Path) -> list[dict[str, float]]:
@@ -46,8 +56,7 @@ def read_curve(exp: Path) -> list[dict[str, float]]:
         raise SystemExit(f"{logdir}: no valid/focus_rate scalar logged yet (tags: {tags[:8]})")
     start = min(e.wall_time for tag in tags for e in acc.Scalars(tag)[:1])
     rows: dict[int, dict[str, float]] = {}
-    for name in COLUMNS:
-        tag = f"valid/{name}"
+    for name, tag in [*((c, f"valid/{c}") for c in COLUMNS), *INFER.items()]:
         if tag not in tags:
             continue
         for event in acc.Scalars(tag):
@@ -67,9 +76,29 @@ def aligned(row: dict[str, float], min_focus: float = 0.4, min_clean: float = 0.
     return row.get("focus_rate", 0.0) >= min_focus and clean_lower_bound >= min_clean
 
 
+def clean(row: dict[str, float]) -> bool:
+    """The free-running sentences all stopped by themselves, none skipped or repeated."""
+    return (
+        row.get("infer_stopped", 0.0) >= 1.0
+        and row.get("infer_skips", 1.0) == 0.0
+        and row.get("infer_repeats", 1.0) == 0.0
+    )
+
+
+def clean_from(rows: list[dict[str, float]]) -> dict[str, float] | None:
+    """The first row from which every later row is `clean` (None: not clean at the end)."""
+    first = None
+    for row in rows:
+        if "infer_stopped" not in row:
+            continue
+        first = (first or row) if clean(row) else None
+    return first
+
+
 def print_curve(exp: Path, rows: list[dict[str, float]]) -> None:
     print(f"# {exp}")
-    columns = [c for c in COLUMNS if any(c in row for row in rows)]  # truth: where known
+    names = [*COLUMNS, *INFER]
+    columns = [c for c in names if any(c in row for row in rows)]  # truth: where known
     header = ["", "step", "minutes", *columns]
     print(" ".join(f"{h:>18}" if i > 2 else f"{h:>8}" for i, h in enumerate(header)))
     marked = False
@@ -79,6 +108,13 @@ def print_curve(exp: Path, rows: list[dict[str, float]]) -> None:
         cells = [f"{mark:>8}", f"{row['step']:>8d}", f"{row.get('minutes', 0.0):>8.1f}"]
         cells += [f"{row.get(c, float('nan')):>18.4f}" for c in columns]
         print(" ".join(cells))
+    if any("infer_stopped" in row for row in rows):
+        first = clean_from(rows)
+        print(
+            f"free-running clean from step {first['step']} ({first['minutes']:.1f} min) on"
+            if first
+            else "free-running not clean at the last validation"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         table += [{"experiment": str(exp), **row} for row in rows]
     if args.csv:
         with args.csv.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=["experiment", "step", "minutes", *COLUMNS])
+            fields = ["experiment", "step", "minutes", *COLUMNS, *INFER]
+            writer = csv.DictWriter(f, fieldnames=fields)
             writer.writeheader()
             writer.writerows(table)
     return 0

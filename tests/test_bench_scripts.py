@@ -57,6 +57,27 @@ def test_alignment_curve_prints_the_truth_columns_when_logged(tmp_path, capsys):
     assert out[3].split()[:2] == ["*", "200"] and float(out[3].split()[-1]) == 31.5
 
 
+def test_alignment_curve_says_from_when_free_running_stays_clean(tmp_path, capsys):
+    from aligner.train.tensorboard import Logger
+
+    logger = Logger(tmp_path / "exp" / "tb")
+    # clean at 200, not at 300 (a repeat), clean again from 400 on
+    for step, (stopped, repeats) in enumerate(
+        [(0.5, 0.0), (1.0, 0.0), (1.0, 0.5), (1.0, 0.0), (1.0, 0.0)], 1
+    ):
+        logger.scalars({"focus_rate": 0.5}, 100 * step, prefix="valid")
+        free = {"stopped": stopped, "items_with_skips": 0.0, "items_with_repeats": repeats}
+        logger.scalars(free, 100 * step, prefix="infer")
+    logger.close()
+    curve = load("alignment_curve")
+    rows = curve.read_curve(tmp_path / "exp")
+    assert curve.clean_from(rows)["step"] == 400
+    curve.print_curve(tmp_path / "exp", rows)
+    out = capsys.readouterr().out
+    assert "infer_stopped" in out and "free-running clean from step 400" in out
+    assert curve.clean_from(rows[:3]) is None
+
+
 def test_boundary_errors_by_class_splits_the_phone_starts(tmp_path, capsys):
     """Stops predicted 30 ms early, other phones 10 ms late: each class gets its own bias."""
     import json
