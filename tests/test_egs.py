@@ -153,7 +153,7 @@ def test_tts_durations_stage_and_the_diagonal_guide(tmp_path):
     )
     assert "guided.source=durations" in lines[4]
     r = run("espeak_tts", tmp_path, env, "--guide", "diagonal", "--exp", "e2", "--stop-stage", "2")
-    assert r.returncode == 0 and "--guide diagonal, no durations needed, skipped" in r.stdout
+    assert r.returncode == 0 and "--guide diagonal: no alignment model needed" in r.stdout
     last = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
     assert len(last) == 1 and "guided.source" not in last[0] and "--out e2" in last[0]
     bad = run("espeak_tts", tmp_path, env, "--guide", "prior")
@@ -200,6 +200,28 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         "exp/accent/seq2seq_vc_lsa_small/score/vc.json"
     )
     assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
+    guided = subprocess.run(
+        [*cmd, "--guide", "durations", "--exp", "g"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert guided.returncode == 0, guided.stderr
+    new = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
+    assert "--out g/aligner --resume --set data.audio_keys=[audio,target_audio]" in new[0]
+    assert (
+        new[1]
+        == "align --checkpoint g/aligner --in data/accent/train.jsonl --out data/accent/durations/source/train --audio-key audio --no-png --force"
+    )
+    assert new[4].endswith(
+        "--out data/accent/durations/target/valid --audio-key target_audio --no-png --force"
+    )
+    assert (
+        "--set data.durations=durations/target --set data.source_durations=durations/source"
+        in new[5]
+    )
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
     given = subprocess.run(
         [*cmd, "--vocoder", "griffin-lim", "--exp", "gl"],
         cwd=tmp_path,

@@ -48,6 +48,34 @@ class TTSData(SpeechData):
     tokenizer_opts: dict[str, Any] = field(default_factory=dict)
     add_eos: bool = True
     add_bos: bool = False  # prepend <s>: room for the silence before the first word
+    # the recordings each item gives (a parallel corpus: [audio, target_audio], both voices)
+    audio_keys: list[str] = field(default_factory=lambda: ["audio"])
+
+
+def with_voices(items: list[dict[str, Any]], keys: list[str], where: str) -> list[dict[str, Any]]:
+    """One item per recording of each item: ``audio`` as it is, another key (e.g.
+    ``target_audio``) as an item ``ID@KEY`` whose ``audio`` is that recording and whose
+    ``timings`` are the item's ``target_timings`` (``KEY`` with ``audio`` -> ``timings``).
+    ConfigError naming the item when one lacks a key."""
+    if keys == ["audio"]:
+        return items
+    out = []
+    for item in items:
+        for key in keys:
+            if not item.get(key):
+                raise ConfigError(
+                    f"{where}: item {item.get('id')!r} has no {key!r}; data.audio_keys {keys} "
+                    "names the recordings of every item"
+                )
+            if key == "audio":
+                out.append(item)
+                continue
+            timings = item.get(key.replace("audio", "timings"))
+            voice = {k: v for k, v in item.items() if k not in ("timings", "duration")}
+            out.append(
+                {**voice, "id": f"{item['id']}@{key}", "audio": item[key], "timings": timings}
+            )
+    return out
 
 
 class _MemoTokenizer:
@@ -123,8 +151,10 @@ def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
     alignment model)."""
     data = from_dict(TTSData, cfg.data, where="data")
     mel_cfg = mel_settings(data)
-    train_items = read_manifest(manifest_path(data_dir, data.train, "train"))
-    valid_items = read_manifest(manifest_path(data_dir, data.valid, "valid"))
+    train_path = manifest_path(data_dir, data.train, "train")
+    valid_path = manifest_path(data_dir, data.valid, "valid")
+    train_items = with_voices(read_manifest(train_path), data.audio_keys, str(train_path))
+    valid_items = with_voices(read_manifest(valid_path), data.audio_keys, str(valid_path))
     tokenizer = _MemoTokenizer(build_tokenizer(data.tokenizer, **data.tokenizer_opts))
     # the tokenizer's whole inventory, not only what the training texts happen to contain
     table = SymbolTable.from_corpus(

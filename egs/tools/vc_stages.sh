@@ -1,6 +1,41 @@
-# Sourced by egs/*/vc1/run.sh after stage.sh: the vocoder, the conversion, the frame-wise
-# baseline and the evaluation table. Uses the script's variables root, aligner, python,
-# data, exp, baseline_args, vocoder, vocoder_recipe, vocoder_args.
+# Sourced by egs/*/vc1/run.sh after stage.sh: the durations guide, the vocoder, the
+# conversion, the frame-wise baseline and the evaluation table. Uses the script's variables
+# root, aligner, python, data, exp, baseline_args, vocoder, vocoder_recipe, vocoder_args,
+# guide, align_recipe, align_exp, align_args.
+
+# vc_durations_stage N: with --guide durations, the alignment model trained on both voices
+# of $data (data.audio_keys [audio, target_audio]) -> $align_exp, then its durations of
+# each voice of the train and valid splits -> $data/durations/{source,target}/{train,valid}/.
+vc_durations_stage() {
+  echo "stage $1: the alignment model's durations of both voices (--guide $guide)"
+  if [ "$guide" != durations ]; then echo "  --guide $guide: no alignment model needed"
+    return 0
+  fi
+  if [ -f "$align_exp"/.done ]; then echo "  $align_exp is trained, skipped"
+  else
+    # shellcheck disable=SC2086
+    $aligner train "$align_recipe" --data "$data" --out "$align_exp" --resume \
+      --set "data.audio_keys=[audio,target_audio]" $align_args
+    touch "$align_exp"/.done
+  fi
+  local side split out
+  for side in source:audio target:target_audio; do  # folder:manifest field
+    for split in train valid; do
+      out="$data"/durations/${side%:*}/$split
+      if needed "$out"/summary.json "$out"; then
+        # an item it cannot align is named and counted (exit 1); it trains with the diagonal
+        $aligner align --checkpoint "$align_exp" --in "$data"/$split.jsonl --out "$out" \
+          --audio-key "${side#*:}" --no-png --force || [ -f "$out"/summary.json ]
+      fi
+    done
+  done
+}
+
+# vc_guide_args: the `aligner train` arguments that guide the VC attention with them.
+vc_guide_args() {
+  echo "--set model.loss.guided.source=durations --set data.durations=durations/target" \
+    "--set data.source_durations=durations/source"
+}
 
 # vocoder_used: the --vocoder spec the conversion stages pass on: with --vocoder train, the
 # vocoder that vocoder_stage trains ($exp/vocoder); else --vocoder as given.

@@ -176,3 +176,31 @@ def test_vc_guides_map_target_frames_to_source_encoder_positions(tmp_path):
     del data["source_durations"]
     with pytest.raises(ConfigError, match="needs data.source_durations"):
         build_task(ExperimentConfig.from_dict({"task": "vc", "data": data, "model": model}), root)
+
+
+def test_audio_keys_give_one_item_per_voice_of_a_parallel_corpus(tmp_path):
+    """data.audio_keys [audio, target_audio]: an alignment model (or TTS) learns both
+    voices of a VC corpus; the target's items are ID@target_audio with its timings."""
+    from aligner.data.manifest import read_manifest, write_manifest
+
+    root = make_corpus(tmp_path / "c", parallel=True)
+    items = read_manifest(root / "train.jsonl")
+    items[0]["target_timings"] = {"duration": 1.0, "words": [[0.0, 1.0, "a"]], "phones": []}
+    items[0]["timings"] = {"duration": 0.5, "words": [[0.0, 0.5, "a"]], "phones": []}
+    write_manifest(root / "train.jsonl", items)
+    model = copy.deepcopy(TINY_MODEL)
+    model["encoder"] = {"embed_dim": 16, "out_dim": 16}
+    data = {"mel": MEL, "audio_keys": ["audio", "target_audio"]}
+    task = build_task(
+        ExperimentConfig.from_dict({"task": "tts", "data": data, "model": model}), root
+    )
+    ids = [it["id"] for it in task.train_set.items]
+    assert ids[:2] == ["u0", "u0@target_audio"] and len(ids) == 2 * len(items)
+    src, tgt = task.train_set.items[:2]
+    assert tgt["audio"] == items[0]["target_audio"] and src["audio"] == items[0]["audio"]
+    assert tgt["timings"]["duration"] == 1.0 and src["timings"]["duration"] == 0.5
+    assert torch.equal(task.train_set[0]["tokens"], task.train_set[1]["tokens"])
+    assert len(task.train_set[0]["mel"]) != len(task.train_set[1]["mel"])
+    plain = make_corpus(tmp_path / "plain")
+    with pytest.raises(ConfigError, match="item 'u0' has no 'target_audio'"):
+        build_task(ExperimentConfig.from_dict({"task": "tts", "data": data, "model": model}), plain)

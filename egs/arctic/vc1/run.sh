@@ -2,30 +2,35 @@
 # Sequence-to-sequence voice conversion on CMU ARCTIC (local speaker folders, bdl -> slt).
 #
 #   ./run.sh DATA_DIR [--stage N] [--stop-stage M] [--source bdl] [--target slt] [--recipe YAML] [--vocoder V]
-#            [--vocoder-recipe YAML] [--vocoder-args "--set train.max_minutes=15"] [--data DIR] [--exp DIR]
+#            [--guide diagonal|durations] [--vocoder-recipe YAML] [--vocoder-args "--set train.max_minutes=15"] [--data DIR] [--exp DIR]
 #            [--train-args "--set train.max_minutes=20"] [--baseline-args "--max-minutes 10"]
 #
 # Run it from its folder (data/ and exp/ are written under the current folder).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
 #   0 prepare     aligner prepare arctic      -> data/{train,valid,test}.jsonl
-#   1 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb
-#   2 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
+#   1 durations   aligner train $align_recipe on both voices -> $align_exp, then aligner
+#                 align of each voice (train, valid) -> $data/durations/{source,target}/
+#                 (only with --guide durations; the default, diagonal, skips it)
+#   2 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb; with --guide
+#                                                durations the attention is guided by stage 1
+#   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
 #                 with --vocoder train, the default; it takes 30 minutes on 2 CPU cores)
-#   3 convert     aligner convert (test split) -> $exp/converted/*.wav
-#   4 align       aligner align (test split)  -> $exp/align/summary.json (focus, skips, and
+#   4 convert     aligner convert (test split) -> $exp/converted/*.wav
+#   5 align       aligner align (test split)  -> $exp/align/summary.json (focus, skips, and
 #                                                mapping_ms against both voices' timings)
-#   5 score       aligner score --task vc     -> $exp/score/test.txt (MCD dB, F0, duration)
-#   6 baseline    scripts/vc_baseline.py      -> $exp/baseline/model.pt, converted/ (the
+#   6 score       aligner score --task vc     -> $exp/score/test.txt (MCD dB, F0, duration)
+#   7 baseline    scripts/vc_baseline.py      -> $exp/baseline/model.pt, converted/ (the
 #                                                frame-wise regression, source timing kept),
 #                                                vocoded/ (the target's own mel: the floor)
-#   7 evaluate    scripts/eval_vc.py          -> $exp/score/vc.md (source, baseline, seq2seq,
+#   8 evaluate    scripts/eval_vc.py          -> $exp/score/vc.md (source, baseline, seq2seq,
 #                                                vocoded target)
 # Every sound goes through one vocoder: --vocoder train (default), griffin-lim, hifigan:DIR,
 # or a vocoder experiment folder or checkpoint.
 # Environment: ALIGNER (the command, default aligner), PYTHON (runs scripts/, default
 # python), ALIGNER_TRAIN_ARGS (extra `aligner train` arguments, e.g. "--set
 # train.max_steps=2"), ALIGNER_BASELINE_ARGS (extra `vc_baseline.py train` arguments),
-# ALIGNER_VOCODER_ARGS (extra `aligner train` arguments of the vocoder).
+# ALIGNER_VOCODER_ARGS and ALIGNER_ALIGN_ARGS (extra `aligner train` arguments of the
+# vocoder and of the alignment model).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -44,6 +49,10 @@ aligner=${ALIGNER:-aligner}
 vocoder=train   # train: $vocoder_recipe on the target voice (stage 2); or griffin-lim,
                 # hifigan:DIR, or a vocoder experiment folder or checkpoint
 vocoder_recipe="$root"/recipes/vocoder/vocos_small.yaml
+guide=diagonal   # or durations: the alignment model's durations of both voices (stage 1)
+align_recipe="$root"/recipes/align/aligner.yaml
+align_exp=""     # empty: $exp/aligner
+align_args="${ALIGNER_ALIGN_ARGS:-}"
 vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
@@ -51,6 +60,12 @@ vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
 corpus=${1:-}
 [ -n "$corpus" ] || { echo "run.sh: give the CMU ARCTIC folder: ./run.sh DATA_DIR" >&2; exit 2; }
 shift; no_arguments "$@"
+align_exp=${align_exp:-$exp/aligner}
+case $guide in
+  durations) train_args="$(vc_guide_args) $train_args" ;;
+  diagonal) ;;
+  *) echo "run.sh: --guide $guide: use diagonal or durations" >&2; exit 2 ;;
+esac
 
 if run 0; then
   echo "stage 0: prepare CMU ARCTIC $source -> $target from $corpus"
@@ -59,11 +74,11 @@ if run 0; then
   fi
 fi
 
-if run 1; then train_stage; fi
-
-if run 2; then vocoder_stage 2; fi
-if run 3; then vc_convert_stage 3; fi
-if run 4; then align_stage 4; fi
-if run 5; then vc_score_stage 5; fi
-if run 6; then vc_baseline_stage 6; fi
-if run 7; then vc_evaluate_stage 7; fi
+if run 1; then vc_durations_stage 1; fi
+if run 2; then train_stage 2; fi
+if run 3; then vocoder_stage 3; fi
+if run 4; then vc_convert_stage 4; fi
+if run 5; then align_stage 5; fi
+if run 6; then vc_score_stage 6; fi
+if run 7; then vc_baseline_stage 7; fi
+if run 8; then vc_evaluate_stage 8; fi

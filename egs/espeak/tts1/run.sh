@@ -54,7 +54,7 @@ fi
 
 if run 1; then
   if [ "$guide" = durations ]; then durations_stage 1
-  else echo "stage 1: --guide diagonal, no durations needed, skipped"; fi
+  else echo "stage 1: --guide diagonal: no alignment model needed"; fi
 fi
 
 if run 2; then train_stage 2; fi
