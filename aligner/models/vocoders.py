@@ -93,8 +93,9 @@ class HiFiGANVocoder(Vocoder):
 
 
 class ToolkitVocoder(Vocoder):
-    """A vocoder trained by ``aligner train`` (`aligner.models.vocos.Vocos`), in eval mode;
-    ``features`` are those of its checkpoint's mels."""
+    """A vocoder trained by ``aligner train`` (`aligner.models.vocos.Vocos`, or a HiFi-GAN
+    generator trained with discriminators), in eval mode; ``features`` are those of its
+    checkpoint's mels."""
 
     def __init__(
         self, model, mel_cfg: MelConfig, name: str, device: str | torch.device = "cpu"
@@ -106,15 +107,29 @@ class ToolkitVocoder(Vocoder):
 
     @torch.no_grad()
     def __call__(self, mel: torch.Tensor) -> torch.Tensor:
+        from aligner.models.gan_vocoder import waveform
+
         device = next(self.model.parameters()).device
-        return self.model(mel.float().T[None].to(device))[0].cpu()
+        return waveform(self.model, mel.float().T[None].to(device))[0].cpu()
+
+
+def generator_from_config(config: dict):
+    """The generator a vocoder checkpoint's ``symbols["model"]`` describes: ``kind``
+    ``hifigan`` (`HiFiGANGenerator`) or ``vocos`` (the default: `Vocos`)."""
+    from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
+    from aligner.models.vocos import Vocos, VocosConfig
+
+    config = dict(config)
+    if config.pop("kind", "vocos") == "hifigan":
+        return HiFiGANGenerator(HiFiGANConfig.from_dict(config))
+    return Vocos(VocosConfig.from_dict(config))
 
 
 def load_toolkit_vocoder(path: Path):
-    """(Vocos model, its MelConfig) of a ``task: vocoder`` checkpoint or experiment folder;
-    VocoderError (one line, naming the file) for anything else."""
+    """(generator, its MelConfig) of a ``task: vocoder`` checkpoint or experiment folder
+    (a GAN's discriminators left out); VocoderError (one line, naming the file) for
+    anything else."""
     from aligner.checkpoint import CheckpointError, checkpoint_file, load_checkpoint
-    from aligner.models.vocos import Vocos, VocosConfig
 
     try:
         file = checkpoint_file(path)
@@ -126,8 +141,13 @@ def load_toolkit_vocoder(path: Path):
     if task != "vocoder":
         raise VocoderError(f"{file} is a {task!r} checkpoint, not a vocoder (task: vocoder)")
     try:
-        model = Vocos(VocosConfig.from_dict(symbols["model"]))
-        model.load_state_dict(ckpt["model"])
+        model = generator_from_config(symbols["model"])
+        state = ckpt["model"]
+        if any(k.startswith("generator.") for k in state):  # trained with discriminators
+            state = {
+                k[len("generator.") :]: v for k, v in state.items() if k.startswith("generator.")
+            }
+        model.load_state_dict(state)
         return model, MelConfig.from_dict(symbols["mel"])
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         first = str(err).splitlines()[0]

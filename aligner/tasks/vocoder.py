@@ -6,14 +6,18 @@ Recipe sections::
 
     task: vocoder
     data: {train: train.jsonl, valid: valid.jsonl, mel: {...}, segment_frames: 32}
-    model: {dim: 256, intermediate: 768, layers: 8, kernel: 7}          # aligner.models.vocos
-    loss: in model.loss: {mel_weight: 1.0, stft_weight: 1.0, resolutions: [[512, 128], ...]}
+    model: {kind: vocos, dim: 256, intermediate: 768, layers: 8, kernel: 7}  # models.vocos
+    model: {kind: hifigan, upsample_rates: [8, 8, 2, 2], ...}   # models.hifigan (V1 sizes)
+    model.loss: {mel_weight: 1.0, stft_weight: 1.0, resolutions: [[512, 128], ...]}
+    model.adversarial: {kinds: [mpd, mrd], weight: 1.0, feature_weight: 2.0}  # optional
 
 Training cuts a random segment of ``segment_frames`` frames from each utterance; the loss
 is the L1 distance of full-band log-mels (up to the Nyquist frequency, so the band above
 ``data.mel.f_max`` is learnt too) plus a multi-resolution STFT loss (spectral convergence
-and log-magnitude L1; Yamamoto et al. 2020). Validation scores the same loss on fixed
-segments and logs the fixed items' audio and spectrograms.
+and log-magnitude L1; Yamamoto et al. 2020); with ``model.adversarial`` also the
+discriminators' least-squares losses and feature matching (`aligner.models.gan_vocoder`:
+generator and discriminators learn in one update). Validation scores the reconstruction
+losses on fixed segments and logs the fixed items' audio and spectrograms.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from torch import nn
 from aligner.audio.features import LogMel, MelConfig
 from aligner.config import ConfigError, from_dict
 from aligner.data.manifest import read_manifest
+from aligner.models.discriminators import DiscriminatorConfig
+from aligner.models.gan_vocoder import GANVocoder, waveform
+from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
 from aligner.models.vocos import Vocos, VocosConfig
 from aligner.tasks.speech_data import manifest_path, mel_settings
 
@@ -135,7 +142,13 @@ class VocoderTask:
     """Mel -> waveform as a `aligner.tasks.base.Task`."""
 
     def __init__(
-        self, model: Vocos, data: VocoderData, mel_cfg: MelConfig, loss: VocoderLoss, data_dir: Path
+        self,
+        model: nn.Module,
+        data: VocoderData,
+        mel_cfg: MelConfig,
+        loss: VocoderLoss,
+        data_dir: Path,
+        generator_config: dict[str, Any] | None = None,
     ) -> None:
         self.model, self.data, self.mel_cfg, self.loss_cfg = model, data, mel_cfg, loss
         sr = mel_cfg.sample_rate
@@ -149,7 +162,7 @@ class VocoderTask:
         self.logged_targets = False  # the fixed items' recordings go to TensorBoard once
         self.symbols = {
             "task": "vocoder",
-            "model": model.cfg.to_dict(),
+            "model": generator_config or model.cfg.to_dict(),
             "mel": mel_cfg.to_dict(),
         }
 
@@ -163,16 +176,28 @@ class VocoderTask:
         feats, loss_feats = self.features.to(wav.device), self.loss_features.to(wav.device)
         with torch.no_grad():
             mel = feats(wav).transpose(1, 2)  # (B, n_mels, T)
-        pred, spec = model(mel, return_spectrum=True)
-        target = wav[:, : pred.size(1)]
-        out = {"mel_l1": F.l1_loss(loss_feats(pred.float()), loss_feats(target))}
+        out: dict[str, torch.Tensor] = {}
+        spec = None
+        if isinstance(getattr(model, "module", model), GANVocoder):
+            pred, out = model(mel, wav)
+        elif self.loss_cfg.phase_weight > 0:
+            pred, spec = model(mel, return_spectrum=True)
+        else:
+            pred = waveform(model, mel)
+        n = min(pred.size(1), wav.size(1))
+        pred, target = pred[:, :n], wav[:, :n]
+        out["mel_l1"] = F.l1_loss(loss_feats(pred.float()), loss_feats(target))
         stft = [stft_loss(pred, target, n, h) for n, h in self.loss_cfg.resolutions]
         out["stft"] = torch.stack(stft).mean()
         c = self.loss_cfg
         out["loss"] = c.mel_weight * out["mel_l1"] + c.stft_weight * out["stft"]
-        if c.phase_weight > 0:
+        if spec is not None:
             out["phase"] = phase_loss(spec, self._target_spectrum(target))
             out["loss"] = out["loss"] + c.phase_weight * out["phase"]
+        if "disc" in out:  # both players' losses (their gradients are routed apart)
+            adv = getattr(model, "module", model).cfg
+            generator = adv.weight * (out["adv"] + adv.feature_weight * out["feature"])
+            out["loss"] = out["loss"] + generator + out["disc"]
         return out
 
     def _target_spectrum(self, wav: torch.Tensor) -> torch.Tensor:
@@ -187,6 +212,12 @@ class VocoderTask:
         parts = self._losses(model, batch["wav"])
         return parts["loss"], {k: float(v.detach()) for k, v in parts.items() if k != "loss"}
 
+    @staticmethod
+    def generator(model: nn.Module) -> nn.Module:
+        """The network that makes audio (the generator of a GAN)."""
+        model = getattr(model, "module", model)
+        return model.generator if isinstance(model, GANVocoder) else model
+
     @torch.no_grad()
     def validate(
         self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
@@ -197,8 +228,9 @@ class VocoderTask:
         device = next(model.parameters()).device
         totals: dict[str, float] = {}
         waves = [segment(w, self.samples, start=0) for w in self.valid_set.waves]
+        generator = self.generator(model)  # the reconstruction losses, comparable across steps
         for i in range(0, len(waves), 16):
-            parts = self._losses(model, torch.stack(waves[i : i + 16]).to(device))
+            parts = self._losses(generator, torch.stack(waves[i : i + 16]).to(device))
             for k, v in parts.items():
                 totals[k] = totals.get(k, 0.0) + float(v) * len(waves[i : i + 16])
         metrics = {k: v / max(len(waves), 1) for k, v in totals.items()}
@@ -210,7 +242,7 @@ class VocoderTask:
         sr = self.mel_cfg.sample_rate
         for k, wav in enumerate(self.valid_set.waves[: self.data.audio_items]):
             mel = self.features.to(device)(wav.to(device))
-            pred = model(mel.T[None])[0].float().cpu()
+            pred = waveform(self.generator(model), mel.T[None])[0].float().cpu()
             logger.audio(f"audio/item{k}", pred, sr, step)
             logger.mel(f"mel/item{k}", self.loss_features(pred), step)
             if not self.logged_targets:
@@ -237,7 +269,48 @@ def build(cfg: Any, data_dir: Path) -> VocoderTask:
             f"the STFT loss's n_fft {too_long or '-'}: need at least 2 frames and more than "
             "n_fft / 2 samples; raise data.segment_frames or lower model.loss.resolutions"
         )
-    sizes = {"n_mels": mel_cfg.n_mels, "hop_length": mel_cfg.hop_length}
-    sizes |= {"n_fft": mel_cfg.n_fft, "win_length": mel_cfg.win_length}
-    vocos = Vocos(VocosConfig.from_dict({**model, **sizes}))
-    return VocoderTask(vocos, data, mel_cfg, loss, Path(data_dir))
+    kind = model.pop("kind", "vocos")
+    adversarial = model.pop("adversarial", None)
+    generator, generator_config = build_generator(kind, model, mel_cfg)
+    if loss.phase_weight > 0 and (kind != "vocos" or adversarial is not None):
+        raise ConfigError(
+            "model.loss.phase_weight needs model.kind vocos without model.adversarial"
+        )
+    net: nn.Module = generator
+    if adversarial is not None:
+        try:
+            net = GANVocoder(generator, DiscriminatorConfig.from_dict(dict(adversarial)))
+        except (TypeError, ValueError) as err:
+            raise ConfigError(str(err)) from None
+    return VocoderTask(net, data, mel_cfg, loss, Path(data_dir), generator_config)
+
+
+def build_generator(kind: str, model: dict[str, Any], mel_cfg: MelConfig) -> tuple[nn.Module, dict]:
+    """The generator ``model.kind`` names (``vocos`` or ``hifigan``) sized for `mel_cfg`,
+    and the dict a checkpoint keeps to rebuild it (`generator_from_config`)."""
+    if kind == "vocos":
+        sizes = {"n_mels": mel_cfg.n_mels, "hop_length": mel_cfg.hop_length}
+        sizes |= {"n_fft": mel_cfg.n_fft, "win_length": mel_cfg.win_length}
+        try:
+            cfg = VocosConfig.from_dict({**model, **sizes})
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"model: {err}") from None
+        return Vocos(cfg), cfg.to_dict()
+    if kind == "hifigan":
+        features = {"num_mels": mel_cfg.n_mels, "sampling_rate": mel_cfg.sample_rate}
+        features |= {"hop_size": mel_cfg.hop_length, "n_fft": mel_cfg.n_fft}
+        features |= {"win_size": mel_cfg.win_length, "fmin": mel_cfg.f_min, "fmax": mel_cfg.f_max}
+        try:
+            cfg = HiFiGANConfig.from_dict({**model, **features})
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"model: {err}") from None
+        if cfg.extra:
+            raise ConfigError(f"model: unknown HiFi-GAN option(s) {sorted(cfg.extra)}")
+        generator = HiFiGANGenerator(cfg)
+        if generator.hop != mel_cfg.hop_length:
+            raise ConfigError(
+                f"model.upsample_rates {list(cfg.upsample_rates)} multiply to {generator.hop}, "
+                f"data.mel.hop_length is {mel_cfg.hop_length}: they must be equal"
+            )
+        return generator, {"kind": "hifigan", **cfg.to_dict()}
+    raise ConfigError(f"model.kind must be vocos or hifigan, got {kind!r}")

@@ -167,3 +167,115 @@ def test_audio_keys_pick_the_voices_of_a_parallel_corpus(tmp_path):
     )
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert "train.jsonl: item 1" in r.output and "has no 'target_audio'" in r.output
+
+
+TINY_HIFIGAN = {
+    "kind": "hifigan",
+    "upsample_rates": [5, 4, 4],
+    "upsample_kernel_sizes": [9, 8, 8],  # k - u even: exactly u samples a frame
+    "upsample_initial_channel": 16,
+    "resblock_kernel_sizes": [3],
+    "resblock_dilation_sizes": [[1, 3]],
+}
+
+
+def test_one_update_is_a_generator_step_and_a_discriminator_step():
+    """GANVocoder's losses route their gradients apart: back-propagating their sum gives
+    the discriminators the gradient of their own loss alone and the generator that of its
+    losses alone (the discriminators held fixed)."""
+    from aligner.models.discriminators import DiscriminatorConfig, discriminator_loss
+    from aligner.models.gan_vocoder import GANVocoder
+    from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
+
+    torch.manual_seed(0)
+    cfg = {k: v for k, v in TINY_HIFIGAN.items() if k != "kind"}
+    generator = HiFiGANGenerator(HiFiGANConfig.from_dict({**cfg, "num_mels": 16, "hop_size": 80}))
+    adv = DiscriminatorConfig(periods=(2, 3), resolutions=((128, 32),), channels=4)
+    gan = GANVocoder(generator, adv)
+    mel, wav = torch.randn(2, 16, 9), 0.1 * torch.randn(2, 700)
+    pred, losses = gan(mel, wav)
+    assert pred.shape == (2, 700)  # 9 frames x 80 = 720 samples, cut to the target's
+    (losses["disc"] + losses["adv"] + 2 * losses["feature"]).backward()
+    d_params = list(gan.discriminators.parameters())
+    g_params = list(gan.generator.parameters())
+    together_d = [p.grad.clone() for p in d_params]
+    together_g = [p.grad.clone() for p in g_params]
+    gan.zero_grad()
+    fake = generator(mel)[:, 0, :700].detach()
+    discriminator_loss(gan.discriminators(wav), gan.discriminators(fake)).backward()
+    assert all(torch.allclose(a, p.grad, atol=1e-6) for a, p in zip(together_d, d_params))
+    assert all(p.grad is None or p.grad.abs().sum() == 0 for p in g_params)
+    gan.zero_grad()
+    _, again = gan(mel, wav)
+    (again["adv"] + 2 * again["feature"]).backward()
+    assert all(torch.allclose(a, p.grad, atol=1e-6) for a, p in zip(together_g, g_params))
+    assert all(p.grad is None or p.grad.abs().sum() == 0 for p in d_params)
+
+
+def test_period_discriminators_take_any_length():
+    from aligner.models.discriminators import DiscriminatorConfig, Discriminators
+
+    disc = Discriminators(DiscriminatorConfig(periods=(3, 7), resolutions=((64, 16),), channels=4))
+    for length in (300, 301, 322):
+        scores = disc(torch.randn(2, length))
+        assert len(scores) == 3 and all(s.shape[0] == 2 and len(maps) == 6 for s, maps in scores)
+
+
+def test_bad_adversarial_settings_are_one_line(tmp_path):
+    data = make_corpus(tmp_path / "data")
+    mel = f"data.mel={MEL}".replace("'", '"')
+    args = ["train", "recipes/vocoder/hifigan_v1.yaml", "--data", str(data), "--out"]
+    bad = {
+        "model.adversarial.kinds=[msd]": "kinds must be some of mpd, mrd",
+        "model.upsample_kernel_sizes=[16,16,4]": "multiply to 128, data.mel.hop_length is 80",
+        "model.kind=wavenet": "model.kind must be vocos or hifigan",
+    }
+    for setting, message in bad.items():
+        sizes = ["model.upsample_rates=[8,8,2]"] if "upsample" in setting else []
+        sizes = sizes or [
+            "model.upsample_rates=[5,4,2,2]",
+            "model.upsample_kernel_sizes=[10,8,4,4]",
+        ]
+        extra = [x for s in sizes for x in ("--set", s)]
+        r = CliRunner().invoke(
+            main, [*args, str(tmp_path / "e"), "--set", mel, *extra, "--set", setting]
+        )
+        assert r.exit_code == 1 and message in r.output and "Traceback" not in r.output, r.output
+
+
+@pytest.mark.slow
+def test_a_hifigan_trained_with_discriminators_resumes_and_plays_mels(tmp_path):
+    data = make_corpus(tmp_path / "data")
+    exp = tmp_path / "exp"
+    sets = [f"data.mel={MEL}".replace("'", '"'), "data.segment_frames=8"]
+    sets += [f"model.{k}={json.dumps(v)}" for k, v in TINY_HIFIGAN.items() if k != "kind"]
+    sets += ["model.adversarial.periods=[2,3]", "model.adversarial.resolutions=[[128,32]]"]
+    sets += ["model.adversarial.channels=4", "model.loss.resolutions=[[128, 32], [256, 64]]"]
+    sets += ["train.max_steps=4", "train.eval_every=2", "train.checkpoint_every=2"]
+    sets += ["train.log_every=1", "train.batch_size=4"]
+    args = ["train", "recipes/vocoder/hifigan_v1.yaml", "--data", str(data), "--out", str(exp)]
+    flags = [x for s in sets for x in ("--set", s)]
+    r = CliRunner().invoke(main, args + flags)
+    assert r.exit_code == 0, r.output
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(exp / "tb"))
+    events.Reload()
+    assert {"train/disc", "train/adv", "train/feature"} <= set(events.Tags()["scalars"])
+    state = torch.load(exp / "checkpoints" / "ckpt-00000004.pt", weights_only=False)
+    assert any(k.startswith("discriminators.") for k in state["model"])
+    assert state["symbols"]["model"]["kind"] == "hifigan"
+    cfg = MelConfig(**MEL)
+    vocoder = load_vocoder(str(exp), cfg)
+    mel = log_mel(0.3 * torch.sin(2 * torch.pi * 300 * torch.arange(4000) / 8000), cfg)
+    wav = vocoder(mel)
+    assert wav.shape == (len(mel) * 80,) and torch.isfinite(wav).all()
+    # resume: two more steps from the last checkpoint
+    sets[-4:] = [
+        "train.max_steps=6",
+        "train.eval_every=2",
+        "train.checkpoint_every=2",
+        "train.batch_size=4",
+    ]
+    r = CliRunner().invoke(main, args + [x for s in sets for x in ("--set", s)] + ["--resume"])
+    assert r.exit_code == 0 and (exp / "checkpoints" / "ckpt-00000006.pt").exists(), r.output
