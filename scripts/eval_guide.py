@@ -1,0 +1,130 @@
+"""How right and how robust a Tacotron's attention is, checkpoint by checkpoint: the table
+of issue 33 (the attention guided by durations against the diagonal guide).
+
+For each experiment folder and each of its last ``--last`` checkpoints: `aligner align`
+(teacher-forced) on the valid and test splits and the word and phone boundary errors of
+`aligner score-alignment` against the corpus's reference timings; for the last one also
+long-form synthesis: ``--long`` sentences made of 2 to 4 training sentences joined with
+commas, decoded free-running, each counted as a failure when it skips or repeats a token
+(the core's metrics) or does not predict its end.
+
+    python scripts/eval_guide.py exp/dca_guided exp/dca_diagonal --data data [--last 5] \
+        [--long 12] [--json table.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+
+def checkpoints(exp: Path, last: int) -> list[Path]:
+    """The last `last` ``ckpt-STEP.pt`` of an experiment, oldest first."""
+    from aligner.checkpoint import list_checkpoints
+
+    found = list_checkpoints(exp / "checkpoints")
+    if not found:
+        raise SystemExit(f"{exp}: no checkpoints")
+    return found[-last:]
+
+
+def boundary_errors(ckpt: Path, manifest: Path) -> dict[str, float]:
+    """Mean word and phone boundary errors (ms) and the words within 20 ms (%)."""
+    from aligner.inference.align import align_manifest
+    from aligner.inference.alignment_score import score_alignments
+
+    with tempfile.TemporaryDirectory() as tmp:
+        align_manifest(ckpt, manifest, Path(tmp) / "a", png=False, force=True)
+        score = score_alignments(manifest, Path(tmp) / "a")
+    return {
+        "words_ms": score["words"]["mean_ms"],
+        "words_within_20ms": score["words"]["within_20ms"],
+        "phones_ms": score["phones"]["mean_ms"]
+        if score.get("phones", {}).get("boundaries")
+        else None,
+    }
+
+
+def long_sentences(manifest: Path, n: int, seed: int = 0) -> list[tuple[int, str]]:
+    """`n` texts of 2, 3 or 4 of the manifest's sentences joined with commas: (parts, text)."""
+    from aligner.data.manifest import read_manifest
+
+    texts = [str(it["text"]).strip().rstrip(".!?") for it in read_manifest(manifest)]
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        k = 2 + i % 3
+        parts = rng.sample(texts, k)
+        out.append(
+            (k, ", ".join(p[0].lower() + p[1:] if j else p for j, p in enumerate(parts)) + ".")
+        )
+    return out
+
+
+def long_form(ckpt: Path, sentences: list[tuple[int, str]]) -> dict[str, float]:
+    """Failures of free-running synthesis: a skip, a repeat or no predicted end."""
+    from aligner.attention.metrics import alignment_metrics
+    from aligner.inference.loading import load_speech_model
+
+    speech = load_speech_model(ckpt, "tts")
+    ids = [speech.encode_text(text) for _, text in sentences]
+    results = speech.generate(ids, batch_size=4, max_length_ratio=10.0)
+    failures = {"skip": 0, "repeat": 0, "no_end": 0}
+    failed = 0
+    for src, result in zip(ids, results):
+        w = result.alignment.float()[None]
+        required = speech.symbols.text_positions(src[None])
+        m = alignment_metrics(w, torch.tensor([w.size(1)]), torch.tensor([w.size(2)]), required)
+        bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
+        bad["no_end"] = bool(result.hit_max)
+        for k, v in bad.items():
+            failures[k] += int(v)
+        failed += int(any(bad.values()))
+    return {"sentences": len(sentences), "failed": failed, **failures}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiments", nargs="+", type=Path)
+    parser.add_argument("--data", type=Path, required=True, help="folder of valid/test.jsonl")
+    parser.add_argument("--last", type=int, default=5)
+    parser.add_argument("--long", type=int, default=12, help="long-form sentences (0: none)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    table = {}
+    long = long_sentences(args.data / "test.jsonl", args.long) if args.long else []
+    for exp in args.experiments:
+        rows = []
+        for ckpt in checkpoints(exp, args.last):
+            row = {"checkpoint": ckpt.name}
+            for split in ("valid", "test"):
+                errors = boundary_errors(ckpt, args.data / f"{split}.jsonl")
+                row |= {f"{split}_{k}": v for k, v in errors.items()}
+            rows.append(row)
+            print(exp.name, json.dumps(row), flush=True)
+        entry = {"checkpoints": rows}
+        if long:
+            entry["long_form"] = long_form(checkpoints(exp, 1)[0], long)
+            print(exp.name, "long-form", json.dumps(entry["long_form"]), flush=True)
+        table[str(exp)] = entry
+    for exp, entry in table.items():
+        words = [r["valid_words_ms"] for r in entry["checkpoints"]]
+        tests = [r["test_words_ms"] for r in entry["checkpoints"]]
+        print(
+            f"{exp}: words valid {sum(words) / len(words):.1f} ms (max {max(words):.1f}), "
+            f"test {sum(tests) / len(tests):.1f} ms (max {max(tests):.1f}) over the last "
+            f"{len(words)} checkpoints; long-form {entry.get('long_form')}"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(table, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
