@@ -69,6 +69,7 @@ def long_sentences(manifest: Path, n: int, seed: int = 0) -> list[tuple[int, str
 
 def long_form(ckpt: Path, sentences: list[tuple[int, str]]) -> dict[str, float]:
     """Failures of free-running synthesis: a skip, a repeat or no predicted end."""
+    from aligner.alignment.tiers import optional_tokens
     from aligner.attention.metrics import alignment_metrics
     from aligner.inference.loading import load_speech_model
 
@@ -79,7 +80,8 @@ def long_form(ckpt: Path, sentences: list[tuple[int, str]]) -> dict[str, float]:
     failed = 0
     for src, result in zip(ids, results):
         w = result.alignment.float()[None]
-        required = speech.symbols.text_positions(src[None])
+        tokens = speech.symbols.decode(src.tolist())
+        required = torch.from_numpy(~optional_tokens(tokens))[None]  # sounds only
         m = alignment_metrics(w, torch.tensor([w.size(1)]), torch.tensor([w.size(2)]), required)
         bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
         bad["no_end"] = bool(result.hit_max)

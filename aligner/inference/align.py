@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from aligner.alignment.record import UtteranceAlignment
+from aligner.alignment.tiers import optional_tokens
 from aligner.audio.trim import PauseRule
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
@@ -66,7 +67,7 @@ def _utterance(
     required, kind = None, "positions"
     if speech.has_text:
         tokens = speech.symbols.decode(source.tolist())
-        required = speech.symbols.text_positions(source)[None]
+        required = torch.from_numpy(~optional_tokens(tokens))[None]  # sounds only
         kind = speech.tokenizer.kind
     else:
         tokens = [str(i) for i in range(weights.shape[1])]

@@ -47,6 +47,7 @@ class TTSTask(SpeechTask):
         self.table, self.kind, self.tokenizer, self.add_eos = table, kind, tokenizer, add_eos
         self._infer: list[tuple[str, torch.Tensor, list[str]]] | None = None
         self._infer_texts: dict[str, str] = {}
+        self._sound: torch.Tensor | None = None
         self.references = References(self.valid_set.items, self.mel_cfg)
 
     def truth(self, out: Any, batch: dict[str, Any], errors: TruthErrors) -> None:
@@ -98,11 +99,18 @@ class TTSTask(SpeechTask):
         return self._infer_texts.get(name, name)
 
     def infer_required(self, src: torch.Tensor) -> torch.Tensor:
-        return self.table.text_positions(src)
+        return self.sound_positions(src)
 
     def required_positions(self, batch: dict[str, Any]) -> torch.Tensor:
-        """Every text token; not the ``</s>`` marker appended to the text (no frames)."""
-        return self.table.text_positions(batch["tokens"])
+        return self.sound_positions(batch["tokens"])
+
+    def sound_positions(self, ids: torch.Tensor) -> torch.Tensor:
+        """``(B, N)`` bool: the tokens of sounds, which the skip metric counts; not word
+        separators, punctuation or the ``<s>``/``</s>`` markers, which may rightly get no
+        frames (`aligner.alignment.tiers.optional_tokens`)."""
+        if self._sound is None:
+            self._sound = torch.from_numpy(~optional_tokens(self.table.symbols))
+        return self._sound.to(ids.device)[ids]
 
     def source_labels(self, batch: dict[str, Any], index: int) -> list[str]:
         n = int(batch["token_lengths"][index])

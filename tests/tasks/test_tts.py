@@ -110,3 +110,14 @@ def test_validation_measures_word_boundaries_against_the_reference(corpus: Path)
     task.model.eval()
     metrics = task.validate(task.model, [batch], step=1, logger=None)
     assert metrics["word_boundary_ms"] >= 0 and "phone_boundary_ms" not in metrics
+
+
+def test_skips_count_the_tokens_of_sounds_only(corpus: Path) -> None:
+    """A word separator, punctuation and </s> may rightly get no frames (a Tacotron guided
+    by an alignment model's durations passes separators by): they are no skip."""
+    task = build_task(_cfg(), corpus)
+    batch = task.collate([task.train_set[0]])  # "a cab" + </s>
+    tokens = task.table.decode(batch["tokens"][0].tolist())
+    required = task.required_positions(batch)[0].tolist()
+    assert [t for t, r in zip(tokens, required) if not r] == [" ", "</s>"]
+    assert all(required[i] for i, t in enumerate(tokens) if t not in (" ", "</s>"))
