@@ -34,17 +34,8 @@ def guided_attention_loss(
     Each valid row of ``A`` sums to one, so the loss is in ``[0, 1]`` whatever the source
     length: 0 on the diagonal band, near 1 far from it. (Averaging over all ``N * T`` cells
     instead, as some implementations do, divides the gradient by the source length and
-    makes the guide too weak to speed up alignment on long sentences.)
-
-    Args:
-        alignments: ``(B, S, T_enc)`` attention weights, one row per decoder step.
-        frame_lengths: ``(B,)`` target lengths in frames (``mel_lengths``); each item has
-            ``N = ceil(frames / r)`` decoder steps.
-        enc_lengths: ``(B,)`` source lengths ``T``.
-        g: width of the band around the diagonal (0.2).
-        reduction_factor: frames emitted per decoder step ``r``.
-
-    ``W`` is built per item from its own ``N`` and ``T``; padded cells do not count.
+    makes the guide too weak to speed up alignment on long sentences.) The arguments are
+    `diagonal_penalty`'s.
     """
     penalty = diagonal_penalty(alignments, frame_lengths, enc_lengths, g, reduction_factor)
     steps = decoder_steps(frame_lengths.to(alignments.device), reduction_factor)
@@ -59,7 +50,18 @@ def diagonal_penalty(
     reduction_factor: int = 1,
 ) -> Tensor:
     """``(B,)`` per item, ``sum_{n,t} W[n,t] A[n,t]`` over its valid cells: the sums that
-    `guided_attention_loss` (same arguments) divides by the number of decoder steps."""
+    `guided_attention_loss` divides by the number of decoder steps.
+
+    Args:
+        alignments: ``(B, S, T_enc)`` attention weights, one row per decoder step.
+        frame_lengths: ``(B,)`` target lengths in frames (``mel_lengths``); each item has
+            ``N = ceil(frames / r)`` decoder steps.
+        enc_lengths: ``(B,)`` source lengths ``T``.
+        g: width of the band around the diagonal (0.2).
+        reduction_factor: frames emitted per decoder step ``r``.
+
+    ``W`` is built per item from its own ``N`` and ``T``; padded cells do not count.
+    """
     batch, n_max, t_max = alignments.shape
     _check_shape("frame_lengths", frame_lengths, (batch,), "(B,)")
     _check_shape("enc_lengths", enc_lengths, (batch,), "(B,)")

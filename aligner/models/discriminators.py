@@ -55,6 +55,19 @@ class DiscriminatorConfig:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+def _stack(
+    convs: nn.ModuleList, post: nn.Module, x: torch.Tensor
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """The score ``(B, ...)`` flattened and every activation: leaky ReLU after each conv."""
+    features = []
+    for conv in convs:
+        x = F.leaky_relu(conv(x), LRELU_SLOPE)
+        features.append(x)
+    x = post(x)
+    features.append(x)
+    return x.flatten(1), features
+
+
 class PeriodDiscriminator(nn.Module):
     """The waveform folded into ``(L / p, p)`` and 2-D convolutions along the first axis."""
 
@@ -73,14 +86,7 @@ class PeriodDiscriminator(nn.Module):
         batch, length = wav.shape
         pad = (-length) % self.period
         x = F.pad(wav, (0, pad), mode="reflect" if pad < length else "constant")
-        x = x.view(batch, 1, -1, self.period)
-        features = []
-        for conv in self.convs:
-            x = F.leaky_relu(conv(x), LRELU_SLOPE)
-            features.append(x)
-        x = self.post(x)
-        features.append(x)
-        return x.flatten(1), features
+        return _stack(self.convs, self.post, x.view(batch, 1, -1, self.period))
 
 
 class ResolutionDiscriminator(nn.Module):
@@ -105,14 +111,8 @@ class ResolutionDiscriminator(nn.Module):
         spec = torch.stft(
             wav.float(), self.n_fft, self.hop, self.n_fft, self.window, return_complex=True
         )
-        x = spec.abs().clamp(min=1e-7).pow(0.5).transpose(1, 2)[:, None]  # (B, 1, T, F)
-        features = []
-        for conv in self.convs:
-            x = F.leaky_relu(conv(x), LRELU_SLOPE)
-            features.append(x)
-        x = self.post(x)
-        features.append(x)
-        return x.flatten(1), features
+        magnitude = spec.abs().clamp(min=1e-7).pow(0.5).transpose(1, 2)[:, None]  # (B, 1, T, F)
+        return _stack(self.convs, self.post, magnitude)
 
 
 class Discriminators(nn.Module):

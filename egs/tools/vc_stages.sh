@@ -107,3 +107,24 @@ vc_evaluate_stage() {
     mv "$exp"/score/vc.md.tmp "$exp"/score/vc.md; cat "$exp"/score/vc.md
   fi
 }
+
+# vc_stages: stages 1 to 8 of a vc1 run.sh (after its own stage 0).
+vc_stages() {
+  if run 1; then vc_durations_stage 1; fi
+  if run 2; then train_stage 2; fi
+  if run 3; then vocoder_stage 3; fi
+  if run 4; then vc_convert_stage 4; fi
+  if run 5; then align_stage 5; fi
+  if run 6; then vc_score_stage 6; fi
+  if run 7; then vc_baseline_stage 7; fi
+  if run 8; then vc_evaluate_stage 8; fi
+}
+
+# vc_guide_option: the --guide value checked, and with durations the training arguments.
+vc_guide_option() {
+  case $guide in
+    durations) train_args="$(vc_guide_args) $train_args" ;;
+    diagonal) ;;
+    *) echo "run.sh: --guide $guide: use diagonal or durations" >&2; exit 2 ;;
+  esac
+}

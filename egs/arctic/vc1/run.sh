@@ -61,11 +61,7 @@ corpus=${1:-}
 [ -n "$corpus" ] || { echo "run.sh: give the CMU ARCTIC folder: ./run.sh DATA_DIR" >&2; exit 2; }
 shift; no_arguments "$@"
 align_exp=${align_exp:-$exp/aligner}
-case $guide in
-  durations) train_args="$(vc_guide_args) $train_args" ;;
-  diagonal) ;;
-  *) echo "run.sh: --guide $guide: use diagonal or durations" >&2; exit 2 ;;
-esac
+vc_guide_option
 
 if run 0; then
   echo "stage 0: prepare CMU ARCTIC $source -> $target from $corpus"
@@ -74,11 +70,4 @@ if run 0; then
   fi
 fi
 
-if run 1; then vc_durations_stage 1; fi
-if run 2; then train_stage 2; fi
-if run 3; then vocoder_stage 3; fi
-if run 4; then vc_convert_stage 4; fi
-if run 5; then align_stage 5; fi
-if run 6; then vc_score_stage 6; fi
-if run 7; then vc_baseline_stage 7; fi
-if run 8; then vc_evaluate_stage 8; fi
+vc_stages

@@ -76,11 +76,7 @@ voices=${voices:-$pair_voices}
 data=${data:-data/$pair}
 exp=${exp:-exp/$pair/seq2seq_vc_lsa_small}
 align_exp=${align_exp:-$exp/aligner}
-case $guide in
-  durations) train_args="$(vc_guide_args) $train_args" ;;
-  diagonal) ;;
-  *) echo "run.sh: --guide $guide: use diagonal or durations" >&2; exit 2 ;;
-esac
+vc_guide_option
 
 if run 0; then
   echo "stage 0: prepare the parallel eSpeak NG corpus ($pair: $voices; $utterances utterances)"
@@ -90,11 +86,4 @@ if run 0; then
   fi
 fi
 
-if run 1; then vc_durations_stage 1; fi
-if run 2; then train_stage 2; fi
-if run 3; then vocoder_stage 3; fi
-if run 4; then vc_convert_stage 4; fi
-if run 5; then align_stage 5; fi
-if run 6; then vc_score_stage 6; fi
-if run 7; then vc_baseline_stage 7; fi
-if run 8; then vc_evaluate_stage 8; fi
+vc_stages
