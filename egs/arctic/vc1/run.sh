@@ -46,7 +46,7 @@ train_args=${ALIGNER_TRAIN_ARGS:-}
 baseline_args=${ALIGNER_BASELINE_ARGS:-}
 python=${PYTHON:-python}
 aligner=${ALIGNER:-aligner}
-vocoder=train   # train: $vocoder_recipe on the target voice (stage 2); or griffin-lim,
+vocoder=train   # train: $vocoder_recipe on the target voice (stage 3); or griffin-lim,
                 # hifigan:DIR, or a vocoder experiment folder or checkpoint
 vocoder_recipe="$root"/recipes/vocoder/vocos_small.yaml
 guide=diagonal   # or durations: the alignment model's durations of both voices (stage 1)
