@@ -128,7 +128,7 @@ def test_stage_range_and_train_arguments(tmp_path):
     assert r.returncode == 0, r.stderr
     line = (tmp_path / "calls.txt").read_text().strip()
     assert line.startswith("train ") and line.endswith("--set train.max_steps=2")
-    assert "tacotron_dca_small.yaml --data data --out exp" in line
+    assert "tacotron_forward_small.yaml --data data --out exp" in line
     assert "--set model.loss.guided.source=durations --set data.durations=durations" in line
 
 

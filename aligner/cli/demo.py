@@ -50,8 +50,8 @@ import click
     "--recipe",
     default=None,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Training recipe (default: the small dynamic-convolution-attention TTS recipe, "
-    "recipes/tts/tacotron_dca_small.yaml, shipped with the package).",
+    help="Training recipe (default: the small forward-attention TTS recipe, "
+    "recipes/tts/tacotron_forward_small.yaml, shipped with the package).",
 )
 @click.option(
     "--vocoder",

@@ -18,7 +18,7 @@ from typing import Any
 
 from aligner.config import find_recipe
 
-DEFAULT_RECIPE = Path("recipes/tts/tacotron_dca_small.yaml")
+DEFAULT_RECIPE = Path("recipes/tts/tacotron_forward_small.yaml")
 ALIGN_RECIPE = Path("recipes/align/aligner.yaml")
 VOCODER_RECIPE = Path("recipes/vocoder/vocos_small.yaml")
 DEMO_SENTENCES = (
@@ -75,8 +75,8 @@ def run_demo(
     out_dir: str | Path, plan: DemoPlan | None = None, say: Callable[[str], object] = print
 ) -> DemoRun:
     """Run the demo's stages into `out_dir` (``data/``, ``exp/``, ``aligner/``,
-    ``vocoder/`` and the outputs) as `plan` says (default: the small dynamic-convolution-
-    attention TTS recipe guided by the alignment model's durations, a trained vocoder);
+    ``vocoder/`` and the outputs) as `plan` says (default: the small forward-attention TTS
+    recipe guided by the alignment model's durations, a trained vocoder);
     `say` prints each stage. DemoError (one line) when a stage fails."""
     from aligner.inference.common import InferenceError
 
