@@ -42,18 +42,7 @@ target=slt
 recipe="$root"/recipes/vc/seq2seq_vc_lsa.yaml
 data=data
 exp=exp/seq2seq_vc_lsa
-train_args=${ALIGNER_TRAIN_ARGS:-}
-baseline_args=${ALIGNER_BASELINE_ARGS:-}
-python=${PYTHON:-python}
-aligner=${ALIGNER:-aligner}
-vocoder=train   # train: $vocoder_recipe on the target voice (stage 3); or griffin-lim,
-                # hifigan:DIR, or a vocoder experiment folder or checkpoint
-vocoder_recipe="$root"/recipes/vocoder/vocos_small.yaml
-guide=diagonal   # or durations: the alignment model's durations of both voices (stage 1)
-align_recipe="$root"/recipes/align/aligner.yaml
-align_exp=""     # empty: $exp/aligner
-align_args="${ALIGNER_ALIGN_ARGS:-}"
-vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
+. "$root/egs/tools/vc_defaults.sh"
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 . "$root/egs/tools/vc_stages.sh"
