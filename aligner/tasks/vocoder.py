@@ -39,6 +39,7 @@ from aligner.models.gan_vocoder import GANVocoder, waveform
 from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
 from aligner.models.vocos import Vocos, VocosConfig
 from aligner.tasks.speech_data import manifest_path, mel_settings
+from aligner.tasks.vocoder_losses import VocoderLoss, phase_loss, stft_loss
 
 
 @dataclass
@@ -54,19 +55,6 @@ class VocoderData:
     mel: dict[str, Any] = field(default_factory=dict)
     segment_frames: int = 32
     audio_items: int = 2
-
-
-@dataclass
-class VocoderLoss:
-    """``model.loss``: weights of the full-band mel L1, of the multi-resolution STFT loss
-    (and its (n_fft, hop) resolutions) and of the phase losses (`phase_loss`; 0: off)."""
-
-    mel_weight: float = 1.0
-    stft_weight: float = 1.0
-    phase_weight: float = 0.0
-    resolutions: list[list[int]] = field(
-        default_factory=lambda: [[512, 128], [1024, 256], [2048, 512]]
-    )
 
 
 class AudioSet(torch.utils.data.Dataset):
@@ -104,38 +92,6 @@ def segment(wav: torch.Tensor, length: int, start: int | None = None) -> torch.T
     if start is None:
         start = int(torch.randint(0, len(wav) - length + 1, ()).item())
     return wav[start : start + length]
-
-
-def stft_loss(pred: torch.Tensor, target: torch.Tensor, n_fft: int, hop: int) -> torch.Tensor:
-    """Spectral convergence plus log-magnitude L1 of (B, L) waveforms at one resolution."""
-    window = torch.hann_window(n_fft, device=pred.device)
-
-    def mag(x: torch.Tensor) -> torch.Tensor:
-        spec = torch.stft(x.float(), n_fft, hop, n_fft, window, return_complex=True)
-        return spec.abs().clamp(min=1e-7)
-
-    p, t = mag(pred), mag(target)
-    convergence = torch.linalg.norm(t - p) / torch.linalg.norm(t).clamp(min=1e-7)
-    return convergence + F.l1_loss(p.log(), t.log())
-
-
-def anti_wrap(x: torch.Tensor) -> torch.Tensor:
-    """|x| of a phase difference taken to (-pi, pi]: 2 pi apart is no difference."""
-    return (x - 2 * torch.pi * torch.round(x / (2 * torch.pi))).abs()
-
-
-def phase_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """The phase losses of APNet (Ai and Ling 2023) between complex STFTs (B, F, T):
-    instantaneous phase, group delay (its difference across frequency) and instantaneous
-    frequency (across time), each anti-wrapped and weighted by the target's magnitude,
-    so that silent bins, whose phase is noise, count for little."""
-    weight = target.abs()
-    weight = weight / weight.mean(dim=(1, 2), keepdim=True).clamp(min=1e-7)
-    dp = torch.angle(pred) - torch.angle(target)
-    ip = (anti_wrap(dp) * weight).mean()
-    gd = (anti_wrap(dp.diff(dim=1)) * weight[:, 1:]).mean()
-    iaf = (anti_wrap(dp.diff(dim=2)) * weight[:, :, 1:]).mean()
-    return ip + gd + iaf
 
 
 class VocoderTask:

@@ -15,7 +15,8 @@ from aligner.audio.features import MelConfig, log_mel
 from aligner.cli import main
 from aligner.models.vocoders import VocoderError, load_vocoder
 from aligner.models.vocos import Vocos, VocosConfig
-from aligner.tasks.vocoder import segment, stft_loss
+from aligner.tasks.vocoder import segment
+from aligner.tasks.vocoder_losses import stft_loss
 
 from .speech_corpus import MEL, make_corpus
 
@@ -43,7 +44,7 @@ def test_stft_loss_is_zero_for_the_target_and_grows_with_the_difference():
 
 
 def test_phase_loss_ignores_2_pi_and_sees_a_shift():
-    from aligner.tasks.vocoder import phase_loss
+    from aligner.tasks.vocoder_losses import phase_loss
 
     torch.manual_seed(0)
     spec = torch.polar(torch.rand(2, 9, 7) + 0.1, torch.rand(2, 9, 7) * 6 - 3)
