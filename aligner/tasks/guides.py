@@ -24,11 +24,12 @@ import torch
 
 from aligner.alignment.reading import read_record
 from aligner.alignment.record import RECORD_SUFFIX
+from aligner.alignment.tiers import SPECIALS
 from aligner.attention.guides import duration_positions, pair_positions, path_guide
 from aligner.audio.features import MelConfig
 from aligner.config import ConfigError
 
-SPECIAL = ("<s>", "</s>", "<pad>")
+SPECIAL = SPECIALS - {"<unk>"}  # the markers; <unk> stands for a token of the text
 
 
 def folders_of(value: str | Sequence[str] | None, data_dir: Path, key: str) -> list[Path]:
@@ -100,22 +101,20 @@ def tts_durations(record: dict[str, Any], tokens: list[str], uid: str) -> torch.
     core = [(t, int(f)) for t, f in pairs if t not in SPECIAL]
     mine = [k for k, t in enumerate(tokens) if t not in SPECIAL]
     theirs = [t for t, _ in core]
-    if len(core) != len(mine) or any(tokens[k] not in (t, "<unk>") for k, t in zip(mine, theirs)):
-        at = next(
-            (n for n, (k, t) in enumerate(zip(mine, theirs)) if tokens[k] not in (t, "<unk>")),
-            min(len(mine), len(theirs)),
-        )
+    differ = (n for n, (k, t) in enumerate(zip(mine, theirs)) if tokens[k] not in (t, "<unk>"))
+    at = next(differ, None if len(mine) == len(theirs) else min(len(mine), len(theirs)))
+    if at is not None:
         raise ConfigError(
             f"item {uid}: the durations' tokens differ from the model's at token {at + 1} "
             f"({theirs[at] if at < len(theirs) else 'end'!r} vs "
             f"{tokens[mine[at]] if at < len(mine) else 'end'!r}): align with an alignment model "
             "of the same data.tokenizer"
         )
+    if not mine:
+        raise ConfigError(f"item {uid}: no tokens to guide")
     out = torch.zeros(len(tokens), dtype=torch.long)
     for k, (_, frames) in zip(mine, core):
         out[k] = frames
-    if not mine:
-        raise ConfigError(f"item {uid}: no tokens to guide")
     first = tokens.index("<s>") if "<s>" in tokens else mine[0]
     last = len(tokens) - 1 - tokens[::-1].index("</s>") if "</s>" in tokens else mine[-1]
     out[first] += lead
