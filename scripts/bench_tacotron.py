@@ -18,6 +18,12 @@ alike. Ratios are
 aligner / torchaudio (time: < 1 is faster; frames per second: > 1 is faster).
 
     python scripts/bench_tacotron.py [--device cuda] [--dtype bf16] [--profile] [--aa]
+        [--int8] [--limits] [--sentences 10]
+
+``--int8`` adds aligner's int8 decoder at batch 1 (and its output against fp32),
+``--limits`` what bounds a batch-1 step (bytes a step, GB/s, the machine's bandwidth),
+``--sentences N`` a text of N sentences decoded as one batch against one at a time
+(`bench_paths.py`).
 
 ``--aa`` adds a second, identical torchaudio model to every measurement: the ratio of the
 two torchaudio models (an A/A test) shows how far apart two *equal* models measure on
@@ -29,9 +35,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
+import sys
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -174,6 +182,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=6)
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     ap.add_argument("--profile", action="store_true", help="torch.profiler table of aligner")
+    ap.add_argument("--int8", action="store_true", help="also aligner's int8 decoder (CPU)")
+    ap.add_argument("--limits", action="store_true", help="bytes a step against bandwidth")
+    ap.add_argument("--bandwidth-mb", type=int, default=1024, help="buffer of --limits (MB)")
+    ap.add_argument("--sentences", type=int, default=0, help="N sentences: batch vs 1 by 1")
     ap.add_argument(
         "--aa",
         action="store_true",
@@ -241,6 +253,10 @@ def main(argv: list[str] | None = None) -> None:
         fps = {k: [frames / s for s in v] for k, v in t.items()}
         results.append((f"infer b={b} (frames/s)", fps, True))
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_paths.py beside it
+    import bench_paths
+
+    fast = bench_paths.fast_rows(models, args, device, autocast, peers, results, time_pair)
     aa = f" {'A/A t2/t':>10}" if args.aa else ""
     print(f"{'measure':<24} {'aligner':>12} {'torchaudio':>12} {'ratio a/t':>10}{aa}")
     for label, values, higher_better in results:
@@ -253,6 +269,8 @@ def main(argv: list[str] | None = None) -> None:
             note = f" ({note})"
         print(f"{label:<24} {a:12.4g} {p:12.4g} {a / p:10.3f} {note}")
 
+    for line in fast:
+        print(line)
     if args.profile:
         profile(models["aligner"], args, device, autocast)
 

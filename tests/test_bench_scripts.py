@@ -136,3 +136,19 @@ def test_bench_tacotron_runs_both_models(capsys):
     load("bench_tacotron").main(args)
     out = capsys.readouterr().out
     assert "train step (s)" in out and "infer b=2 (frames/s)" in out
+
+
+def test_bench_tacotron_fast_paths(capsys):
+    """--int8 adds its row and its distance from fp32, --limits the bandwidth lines,
+    --sentences the batch against one by one (tiny sizes)."""
+    args = ["--batch", "2", "--text-len", "5", "--mel-len", "8", "--steps", "3", "--repeats", "1"]
+    load("bench_tacotron").main(
+        [*args, "--int8", "--limits", "--bandwidth-mb", "64", "--sentences", "2"]
+    )
+    out = capsys.readouterr().out
+    assert "infer b=1 int8 (frames/s)" in out and "int8 against fp32" in out
+    assert "same lengths True" in out
+    assert "memory bandwidth of this machine: read" in out
+    limits = [ln for ln in out.splitlines() if "step time / limit" in ln]
+    assert [ln.split()[0] for ln in limits] == ["aligner", "aligner"]  # fp32, int8
+    assert out.count("2 sentences (") == 2 and "speed-up" in out

@@ -114,6 +114,17 @@ def vocoder_option(func):
     )(func)
 
 
+def precision_option(func):
+    return click.option(
+        "--precision",
+        default="fp32",
+        show_default=True,
+        type=click.Choice(["fp32", "int8"]),
+        help="The decoder's weights: fp32, or int8 (8-bit, CPU only: faster, output within "
+        "rounding of fp32).",
+    )(func)
+
+
 def max_length_ratio_option(default: float, per: str):
     """The --max-length-ratio decorator."""
     return click.option(

@@ -80,14 +80,21 @@ def _vocoder_features(ckpt: dict[str, Any], file: Path):
 
 
 def load_speech_model(
-    path: str | Path, task: str | None = None, device: str | torch.device = "cpu"
+    path: str | Path,
+    task: str | None = None,
+    device: str | torch.device = "cpu",
+    precision: str = "fp32",
 ) -> SpeechModel:
     """A speech checkpoint (file or experiment folder) -> its family's model in eval mode.
 
     `task` (``"tts"``, ``"vc"`` or ``"align"``: the alignment model, which only aligns) is
     checked against the checkpoint's; InferenceError (one line, naming the file) for a
-    missing, corrupt or foreign checkpoint or the wrong task.
+    missing, corrupt or foreign checkpoint or the wrong task. `precision` ``int8`` stores
+    a Tacotron decoder's weights in 8 bits on the CPU (`aligner.inference.precision`).
     """
+    from aligner.inference.precision import check_precision, quantize_decoder
+
+    check_precision(precision, device)
     file, ckpt = read_checkpoint(path)
     found = checkpoint_task(ckpt)
     if found == "vocoder":
@@ -104,7 +111,12 @@ def load_speech_model(
         raise InferenceError(
             f"{file} is a {found} checkpoint, not {task}; use `{FAMILIES[found].verb}` with it"
         )
-    return _speech(ckpt, found, file, device)
+    speech = _speech(ckpt, found, file, device)
+    if precision == "int8":
+        if found == "align":
+            raise InferenceError(f"{file}: --precision int8 is for TTS and VC decoders")
+        quantize_decoder(speech.model)
+    return speech
 
 
 def _speech(ckpt: dict[str, Any], task: str, path: Path, device) -> SpeechModel:

@@ -23,15 +23,17 @@ from aligner.inference.vocoders import load_vocoder
 class Decoding:
     """Free-running decoding options: sentences (or files) decoded at once, the length
     limit in output frames per input step, the monotonic window (back, front), the
-    Griffin-Lim iterations and the vocoder (`aligner.models.vocoders`: None or
-    ``griffin-lim``, ``hifigan:DIR``)."""
+    Griffin-Lim iterations, the vocoder (`aligner.models.vocoders`: None or
+    ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``int8``:
+    `aligner.inference.precision`)."""
 
-    batch_size: int = 8
+    batch_size: int = 16
     max_length_ratio: float = 10.0
     window: tuple[int, int] | None = None
     griffin_lim_iters: int = 60
     seed: int = 0
     vocoder: str | None = None
+    precision: str = "fp32"
 
 
 @dataclass
@@ -157,7 +159,7 @@ def synthesize(
 
     refuse_existing([out], force)
     torch.manual_seed(decoding.seed)  # the prenet keeps dropout on at inference
-    speech = load_speech_model(checkpoint, "tts", device)
+    speech = load_speech_model(checkpoint, "tts", device, decoding.precision)
     sentences = split_text(speech, text)
     mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
     pngs = panel_paths(alignment, len(sentences)) if alignment is not None else []

@@ -228,6 +228,51 @@ def test_synthesize_writes_audio_and_reports_length_hits(ckpts, tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.parametrize("task", ["tts", "vc"])
+def test_int8_decodes_the_same_lengths_as_fp32(ckpts, tmp_path, task):
+    """--precision int8 on synthesize and convert: the same output lengths as fp32 (the
+    stop disabled, so both run to the length limit), the mels within rounding."""
+    import numpy as np
+
+    mels = {}
+    for precision in ("fp32", "int8"):
+        folder = tmp_path / precision
+        if task == "tts":
+            args = ["synthesize", "--text", "Hello world. A good day!", "--out", folder / "s.wav"]
+        else:
+            src = ckpts["root"] / "data_vc" / "u1.wav"
+            args = ["convert", "--in", src, "--out", folder / "c.wav"]
+        r = invoke(
+            *args,
+            "--checkpoint",
+            ckpts[task],
+            "--precision",
+            precision,
+            "--save-mel",
+            folder,
+            "--griffin-lim-iters",
+            "2",
+            "--seed",
+            "1",
+        )
+        assert r.exit_code == 0, r.output
+        mels[precision] = {p.name: np.load(p) for p in sorted(folder.glob("*.npy"))}
+    assert mels["fp32"].keys() == mels["int8"].keys() and mels["fp32"]
+    for name, mel in mels["fp32"].items():
+        assert mel.shape == mels["int8"][name].shape
+        assert np.abs(mel - mels["int8"][name]).mean() < 0.1 * mel.std() + 1e-3
+
+
+def test_int8_refused_on_an_unknown_value_and_for_the_alignment_family(ckpts, tmp_path):
+    r = invoke(
+        "synthesize", "--checkpoint", ckpts["tts"], "--text", "hi.", "--out", tmp_path / "a.wav",
+        "--precision", "int4",
+    )  # fmt: skip
+    assert r.exit_code == 2 and "int4" in r.output and "Traceback" not in r.output
+    with pytest.raises(InferenceError, match="CPU only"):
+        load_speech_model(ckpts["tts"], "tts", "cuda", "int8")
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -141,6 +141,13 @@ def test_an_aligner_checkpoint_loads_as_the_alignment_family(aligner_ckpt):
     assert not hasattr(model, "generate")  # it only aligns
 
 
+def test_int8_is_refused_for_the_alignment_model(aligner_ckpt):
+    from aligner.inference import InferenceError
+
+    with pytest.raises(InferenceError, match="int8 is for TTS and VC"):
+        load_speech_model(aligner_ckpt, None, "cpu", "int8")
+
+
 def test_align_with_an_aligner_checkpoint_writes_frame_durations(aligner_ckpt, tmp_path):
     manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
     out = tmp_path / "ali"

@@ -1,0 +1,193 @@
+"""The fast inference paths of `bench_tacotron.py` (imported by it; not run on its own).
+
+`fast_rows` runs those the options ask for:
+
+* ``--int8``: the int8 decoder (`aligner.inference.precision`) against torchaudio's fp32
+  Tacotron2 at batch 1 (a row of the table), and its output against aligner's own fp32
+  model (`output_difference`: prenet dropout off on both, so that the two decode the same
+  thing): mean and max absolute mel difference, the steps whose attention argmax moved.
+* ``--limits`` (`limit_rows`): what bounds a batch-1 step on a CPU: the bytes of decoder
+  weights a step reads, the GB/s it achieves, and this machine's memory bandwidth measured
+  in the same run (reading and copying buffers far larger than the caches); the ratio of
+  the step's time to the time its weights take to read at that bandwidth.
+* ``--sentences N`` (`sentence_rows`): a text of N sentences (random lengths 20-80 tokens
+  for ``--text-len 50``, each decoded for 4 frames per token, the stop disabled) decoded
+  as one batch against one sentence at a time, as ``aligner synthesize`` does with
+  ``--batch-size N`` and ``--batch-size 1``.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+
+def infer_fn(model: nn.Module, tokens, lengths, steps: int) -> Callable[[], int]:
+    def run() -> int:
+        mel, out = model.generate(
+            tokens, lengths, stop_threshold=2.0, max_length_ratio=1e9, max_steps=steps
+        )
+        return int(out.lengths.sum())
+
+    return run
+
+
+def int8_copy(model: nn.Module) -> nn.Module:
+    """An int8-decoder copy of an fp32 aligner Tacotron (eval mode)."""
+    from aligner.inference.precision import quantize_decoder
+
+    return quantize_decoder(copy.deepcopy(model).eval())
+
+
+def output_difference(model: nn.Module, fast: nn.Module, tokens, lengths, steps: int) -> dict:
+    """Mean / max |mel difference| and the share of steps whose attention argmax moved,
+    decoding the same input with the prenet's dropout off on both models."""
+    outs = []
+    for m in (model, fast):
+        prenet = m.decoder.prenet
+        saved, prenet.always_dropout = prenet.always_dropout, False
+        try:
+            outs.append(
+                m.generate(
+                    tokens, lengths, stop_threshold=2.0, max_length_ratio=1e9, max_steps=steps
+                )
+            )
+        finally:
+            prenet.always_dropout = saved
+    (mel_a, dec_a), (mel_b, dec_b) = outs
+    diff = (mel_a - mel_b).abs()
+    moved = dec_a.alignments.argmax(-1) != dec_b.alignments.argmax(-1)
+    return {
+        "mean_abs": float(diff.mean()),
+        "max_abs": float(diff.max()),
+        "mel_std": float(mel_a.std()),
+        "argmax_moved": float(moved.float().mean()),
+        "same_lengths": bool(torch.equal(dec_a.lengths, dec_b.lengths)),
+    }
+
+
+def read_bandwidth(mbytes: int = 1024, repeats: int = 5) -> tuple[float, float]:
+    """This machine's memory bandwidth in GB/s: (read: summing a buffer of `mbytes` MB,
+    copy: read + write of one buffer into another), best of `repeats`."""
+    n = mbytes * 2**20 // 4
+    src = torch.ones(n)
+    dst = torch.empty(n)
+    read, copied = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        src.sum()
+        read.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        dst.copy_(src)
+        copied.append(time.perf_counter() - t)
+    size = n * 4 / 1e9
+    return size / min(read), 2 * size / min(copied)
+
+
+def limit_rows(models: dict[str, nn.Module], fps: dict[str, float], mbytes: int) -> list[str]:
+    """Lines: per model, bytes of decoder weights a step reads, achieved GB/s, and the
+    ratio of the step's time to the time of reading those bytes at the measured bandwidth."""
+    from aligner.inference.precision import weight_bytes
+
+    read_gbs, copy_gbs = read_bandwidth(mbytes)
+    lines = [
+        f"memory bandwidth of this machine: read {read_gbs:.1f} GB/s, copy (read + write) "
+        f"{copy_gbs:.1f} GB/s ({mbytes} MB buffers, {torch.get_num_threads()} threads)"
+    ]
+    for name, model in models.items():
+        step_bytes = weight_bytes(model.decoder)
+        achieved = step_bytes * fps[name] / 1e9
+        limit_fps = read_gbs * 1e9 / step_bytes
+        lines.append(
+            f"{name:<14} decoder weights {step_bytes / 1e6:7.1f} MB a step, {fps[name]:7.1f} "
+            f"steps/s = {achieved:5.1f} GB/s; bandwidth limit {limit_fps:7.1f} steps/s, "
+            f"step time / limit {limit_fps / fps[name]:.2f}x"
+        )
+    return lines
+
+
+def sentence_batch(n: int, text_len: int, device: torch.device, seed: int = 2):
+    """`n` sentences of 0.4-1.6 x `text_len` random tokens (20-80 for 50): tokens (n, N)
+    padded, lengths (n,)."""
+    from bench_tacotron import N_SYMBOLS
+
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(max(1, int(0.4 * text_len)), int(1.6 * text_len) + 1, (n,), generator=g)
+    tokens = torch.randint(4, N_SYMBOLS, (n, int(lengths.max())), generator=g)
+    tokens = tokens.masked_fill(torch.arange(tokens.size(1))[None] >= lengths[:, None], 0)
+    return tokens.to(device), lengths.to(device)
+
+
+def decode_sentences(model: nn.Module, tokens, lengths, batch: int, ratio: float = 4.0) -> int:
+    """Decode the sentences `batch` at a time, longest first (``aligner synthesize``'s
+    order), each for ``ratio`` frames per token; returns the frames kept."""
+    order = torch.argsort(lengths, descending=True)
+    frames = 0
+    for start in range(0, len(order), batch):
+        idx = order[start : start + batch]
+        n = int(lengths[idx].max())
+        _, out = model.generate(
+            tokens[idx, :n], lengths[idx], stop_threshold=2.0, max_length_ratio=ratio
+        )
+        frames += int(out.lengths.sum())
+    return frames
+
+
+def sentence_rows(
+    model: nn.Module, n: int, text_len: int, repeats: int, time_pair, device, autocast
+) -> list[str]:
+    """One batch of `n` sentences against one sentence at a time: seconds and the ratio."""
+    tokens, lengths = sentence_batch(n, text_len, device)
+    fns = {
+        "one by one": lambda: decode_sentences(model, tokens, lengths, 1),
+        "one batch": lambda: decode_sentences(model, tokens, lengths, n),
+    }
+    t = time_pair(fns, repeats, device, autocast)
+    one, batched = statistics.median(t["one by one"]), statistics.median(t["one batch"])
+    frames = int((torch.ceil(lengths.float() * 4)).sum())
+    return [
+        f"{n} sentences ({int(lengths.sum())} tokens, {frames} frames): one by one {one:.3f} s, "
+        f"one batch {batched:.3f} s, speed-up {one / batched:.2f}x"
+    ]
+
+
+def fast_rows(models, args, device, autocast, peers, results, time_pair) -> list[str]:
+    """The `py` rows asked for: int8 at batch 1 (appended to `results`), the
+    bandwidth limit, N sentences batched; returns the lines printed after the table."""
+    from bench_tacotron import random_batch, torchaudio_infer
+
+    lines: list[str] = []
+    tokens, lengths, _, _ = random_batch(1, args.text_len, 1, 80, device, seed=1)
+    measured = {"aligner": models["aligner"]}
+    fps = {"aligner": statistics.median(results[1][1]["aligner"])}
+    if args.int8:
+        fast = int8_copy(models["aligner"])
+        fns = {"aligner": infer_fn(fast, tokens, lengths, args.steps)}
+        for peer in peers:
+            fns[peer] = lambda m=models[peer]: torchaudio_infer(m, tokens, lengths, args.steps)
+        t = time_pair(fns, args.repeats, device, autocast)
+        values = {k: [args.steps / s for s in v] for k, v in t.items()}
+        results.append(("infer b=1 int8 (frames/s)", values, True))
+        measured["aligner int8"] = fast
+        fps["aligner int8"] = statistics.median(values["aligner"])
+        d = output_difference(models["aligner"], fast, tokens, lengths, args.steps)
+        lines.append(
+            f"int8 against fp32 (dropout off, {args.steps} steps): mel |diff| mean "
+            f"{d['mean_abs']:.4f}, max {d['max_abs']:.4f} (mel std {d['mel_std']:.3f}); "
+            f"attention argmax moved on {100 * d['argmax_moved']:.1f}% of steps; "
+            f"same lengths {d['same_lengths']}"
+        )
+    if args.limits and device.type == "cpu":
+        lines += limit_rows(measured, fps, args.bandwidth_mb)
+    if args.sentences:
+        for name, model in measured.items():
+            rows = sentence_rows(
+                model, args.sentences, args.text_len, args.repeats, time_pair, device, autocast
+            )
+            lines += [f"{name}: {row}" for row in rows]
+    return lines
