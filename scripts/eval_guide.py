@@ -6,10 +6,12 @@ For each experiment folder and each of its last ``--last`` checkpoints: `aligner
 `aligner score-alignment` against the corpus's reference timings; for the last one also
 long-form synthesis: ``--long`` sentences made of 2 to 4 training sentences joined with
 commas, decoded free-running, each counted as a failure when it skips or repeats a token
-(the core's metrics) or does not predict its end.
+(the core's metrics) or does not predict its end; and synthesis quality: the mel
+distortion of ``--quality`` test sentences synthesized free-running against their
+recordings (after DTW) and their length ratio.
 
     python scripts/eval_guide.py exp/dca_guided exp/dca_diagonal --data data [--last 5] \
-        [--long 12] [--json table.json]
+        [--long 12] [--quality 50] [--no-boundaries] [--json table.json]
 """
 
 from __future__ import annotations
@@ -91,19 +93,52 @@ def long_form(ckpt: Path, sentences: list[tuple[int, str]]) -> dict[str, float]:
     return {"sentences": len(sentences), "failed": failed, **failures}
 
 
+def synthesis_quality(ckpt: Path, manifest: Path, limit: int, seed: int = 0) -> dict[str, float]:
+    """Free-running synthesis of the manifest's first `limit` texts (the prenet's dropout
+    on, as `aligner synthesize` runs, seeded) against their recordings: the mean mel
+    distortion after DTW (`aligner.audio.distortion.log_mel_cepstra`, dB), the mean ratio
+    of synthesized to recorded frames, and the items that reached the length limit."""
+    import numpy as np
+
+    from aligner.audio.distortion import log_mel_cepstra, mcd_dtw
+    from aligner.audio.features import log_mel
+    from aligner.audio.io import load_audio
+    from aligner.data.manifest import read_manifest
+    from aligner.inference.loading import load_speech_model
+
+    speech = load_speech_model(ckpt, "tts")
+    items = list(read_manifest(manifest))[:limit]
+    torch.manual_seed(seed)
+    results = speech.generate([speech.encode_text(it["text"]) for it in items], batch_size=16)
+    mcd, ratio = [], []
+    for item, result in zip(items, results):
+        wav = load_audio(item["audio"], speech.mel_cfg.sample_rate)[0]
+        ref = log_mel(wav, speech.mel_cfg).numpy()
+        mcd.append(mcd_dtw(log_mel_cepstra(result.mel.numpy()), log_mel_cepstra(ref)))
+        ratio.append(len(result.mel) / len(ref))
+    return {
+        "items": len(items),
+        "mel_distortion_db": float(np.mean(mcd)),
+        "length_ratio": float(np.mean(ratio)),
+        "hit_max": sum(r.hit_max for r in results),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("experiments", nargs="+", type=Path)
     parser.add_argument("--data", type=Path, required=True, help="folder of valid/test.jsonl")
     parser.add_argument("--last", type=int, default=5)
     parser.add_argument("--long", type=int, default=12, help="long-form sentences (0: none)")
+    parser.add_argument("--quality", type=int, default=50, help="test texts synthesized (0: none)")
+    parser.add_argument("--no-boundaries", action="store_true", help="skip the align rows")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     table = {}
     long = long_sentences(args.data / "test.jsonl", args.long) if args.long else []
     for exp in args.experiments:
         rows = []
-        for ckpt in checkpoints(exp, args.last):
+        for ckpt in [] if args.no_boundaries else checkpoints(exp, args.last):
             row = {"checkpoint": ckpt.name}
             for split in ("valid", "test"):
                 errors = boundary_errors(ckpt, args.data / f"{split}.jsonl")
@@ -114,14 +149,19 @@ def main(argv: list[str] | None = None) -> int:
         if long:
             entry["long_form"] = long_form(checkpoints(exp, 1)[0], long)
             print(exp.name, "long-form", json.dumps(entry["long_form"]), flush=True)
+        if args.quality:
+            last = checkpoints(exp, 1)[0]
+            entry["quality"] = synthesis_quality(last, args.data / "test.jsonl", args.quality)
+            print(exp.name, "synthesis", json.dumps(entry["quality"]), flush=True)
         table[str(exp)] = entry
     for exp, entry in table.items():
-        words = [r["valid_words_ms"] for r in entry["checkpoints"]]
-        tests = [r["test_words_ms"] for r in entry["checkpoints"]]
+        words = [r["valid_words_ms"] for r in entry["checkpoints"]] or [float("nan")]
+        tests = [r["test_words_ms"] for r in entry["checkpoints"]] or [float("nan")]
         print(
             f"{exp}: words valid {sum(words) / len(words):.1f} ms (max {max(words):.1f}), "
             f"test {sum(tests) / len(tests):.1f} ms (max {max(tests):.1f}) over the last "
-            f"{len(words)} checkpoints; long-form {entry.get('long_form')}"
+            f"{len(entry['checkpoints'])} checkpoints; long-form {entry.get('long_form')}; "
+            f"synthesis {entry.get('quality')}"
         )
     if args.json:
         args.json.write_text(json.dumps(table, indent=1) + "\n")

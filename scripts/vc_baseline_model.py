@@ -75,14 +75,9 @@ def _mels(items: list[dict], key: str, mel_cfg: Any, where: str) -> list[torch.T
 
 def _pairs(src: torch.Tensor, tgt: torch.Tensor) -> np.ndarray:
     """(Ts, M), (Tt, M) normalized log-mels -> (N, 2) DTW index pairs (source, target)."""
-    import scipy.fft
+    from aligner.audio.distortion import dtw_path, log_mel_cepstra
 
-    from aligner.audio.distortion import dtw_path
-
-    def ceps(mel: torch.Tensor) -> np.ndarray:
-        return scipy.fft.dct(mel.double().numpy(), type=2, norm="ortho", axis=-1)[:, 1:25]
-
-    return dtw_path(ceps(src), ceps(tgt))
+    return dtw_path(log_mel_cepstra(src.numpy()), log_mel_cepstra(tgt.numpy()))
 
 
 def _windows(frames: torch.Tensor, index: torch.Tensor, context: int) -> torch.Tensor:

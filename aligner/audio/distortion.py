@@ -31,6 +31,17 @@ def mcd_frames(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return MCD_CONST * np.sqrt((diff**2).sum(axis=1))
 
 
+def log_mel_cepstra(mel: np.ndarray, k: int = 24) -> np.ndarray:
+    """(T, M) natural-log mel -> (T, k) cepstra c1..ck: the orthonormal DCT-II over the mel
+    bins without c0 (the energy). The MCD of these (`mcd_dtw`) is a *mel distortion*: it
+    compares acoustic models' mels without a vocoder, on another scale than SPTK's
+    mel-cepstra of the audio."""
+    import scipy.fft
+
+    cep = scipy.fft.dct(np.asarray(mel, dtype=np.float64), type=2, norm="ortho", axis=-1)
+    return cep[:, 1 : k + 1]
+
+
 def dtw_path(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(Ta, K), (Tb, K) -> (N, 2) monotonic path of index pairs (i in a, j in b), in
     time order, minimising the summed Euclidean distance (exact DTW)."""

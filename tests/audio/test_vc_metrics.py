@@ -120,3 +120,18 @@ def test_settings_are_the_documented_ones():
     assert (cfg.order, cfg.frame_period, cfg.power_threshold) == (24, 5.0, -20.0)
     feats = analyze(harmonic(150.0), SR)
     assert feats.mcep.shape[1] == 25 and len(feats.f0) == len(feats.mcep) == len(feats.speech)
+
+
+def test_log_mel_cepstra_are_the_dct_without_c0():
+    """A flat mel has no cepstrum beyond c0; one DCT basis row has exactly that coefficient
+    (sqrt(M / 2) for a unit cosine under the orthonormal DCT-II)."""
+    from aligner.audio.distortion import log_mel_cepstra
+
+    m = 80
+    flat = np.full((3, m), -4.0)
+    assert np.allclose(log_mel_cepstra(flat), 0.0)
+    n = np.arange(m)
+    row = np.cos(np.pi * 3 * (2 * n + 1) / (2 * m))[None]
+    cep = log_mel_cepstra(row, k=10)
+    assert cep.shape == (1, 10)
+    assert cep[0, 2] == pytest.approx(np.sqrt(m / 2)) and np.allclose(np.delete(cep[0], 2), 0)
