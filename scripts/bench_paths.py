@@ -2,9 +2,9 @@
 
 `fast_rows` runs those the options ask for:
 
-* ``--int8``: the int8 decoder (`aligner.inference.precision`) against torchaudio's fp32
-  Tacotron2 at batch 1 (a row of the table), and its output against aligner's own fp32
-  model (`output_difference`: prenet dropout off on both, so that the two decode the same
+* ``--fast``: the fp16 and int8 decoders (`aligner.inference.precision`) against
+  torchaudio's fp32 Tacotron2 at batch 1 (rows of the table), and their output against
+  aligner's own fp32 model (`output_difference`: prenet dropout off on both, so that the two decode the same
   thing): mean and max absolute mel difference, the steps whose attention argmax moved.
 * ``--limits`` (`limit_rows`): what bounds a batch-1 step on a CPU: the bytes of decoder
   weights a step reads, the GB/s it achieves, and this machine's memory bandwidth measured
@@ -37,11 +37,11 @@ def infer_fn(model: nn.Module, tokens, lengths, steps: int) -> Callable[[], int]
     return run
 
 
-def int8_copy(model: nn.Module) -> nn.Module:
-    """An int8-decoder copy of an fp32 aligner Tacotron (eval mode)."""
+def fast_copy(model: nn.Module, precision: str) -> nn.Module:
+    """A copy of an fp32 aligner Tacotron with its decoder in `precision` (eval mode)."""
     from aligner.inference.precision import quantize_decoder
 
-    return quantize_decoder(copy.deepcopy(model).eval())
+    return quantize_decoder(copy.deepcopy(model).eval(), precision)
 
 
 def output_difference(model: nn.Module, fast: nn.Module, tokens, lengths, steps: int) -> dict:
@@ -89,9 +89,10 @@ def read_bandwidth(mbytes: int = 1024, repeats: int = 5) -> tuple[float, float]:
     return size / min(read), 2 * size / min(copied)
 
 
-def limit_rows(models: dict[str, nn.Module], fps: dict[str, float], mbytes: int) -> list[str]:
-    """Lines: per model, bytes of decoder weights a step reads, achieved GB/s, and the
-    ratio of the step's time to the time of reading those bytes at the measured bandwidth."""
+def limit_rows(decoder: nn.Module, fps: dict[str, float], mbytes: int) -> list[str]:
+    """Lines: per precision, the bytes of decoder weights a step reads (`decoder` in fp32,
+    counted as stored in that precision), the GB/s achieved, and the ratio of the step's
+    time to the time of reading those bytes at the measured bandwidth."""
     from aligner.inference.precision import weight_bytes
 
     read_gbs, copy_gbs = read_bandwidth(mbytes)
@@ -99,14 +100,13 @@ def limit_rows(models: dict[str, nn.Module], fps: dict[str, float], mbytes: int)
         f"memory bandwidth of this machine: read {read_gbs:.1f} GB/s, copy (read + write) "
         f"{copy_gbs:.1f} GB/s ({mbytes} MB buffers, {torch.get_num_threads()} threads)"
     ]
-    for name, model in models.items():
-        step_bytes = weight_bytes(model.decoder)
-        achieved = step_bytes * fps[name] / 1e9
+    for precision, steps in fps.items():
+        step_bytes = weight_bytes(decoder, precision)
         limit_fps = read_gbs * 1e9 / step_bytes
         lines.append(
-            f"{name:<14} decoder weights {step_bytes / 1e6:7.1f} MB a step, {fps[name]:7.1f} "
-            f"steps/s = {achieved:5.1f} GB/s; bandwidth limit {limit_fps:7.1f} steps/s, "
-            f"step time / limit {limit_fps / fps[name]:.2f}x"
+            f"aligner {precision}: decoder weights {step_bytes / 1e6:5.1f} MB a step, "
+            f"{steps:7.1f} steps/s = {step_bytes * steps / 1e9:5.1f} GB/s; bandwidth limit "
+            f"{limit_fps:7.1f} steps/s, step time / limit {limit_fps / steps:.2f}x"
         )
     return lines
 
@@ -157,37 +157,38 @@ def sentence_rows(
 
 
 def fast_rows(models, args, device, autocast, peers, results, time_pair) -> list[str]:
-    """The `py` rows asked for: int8 at batch 1 (appended to `results`), the
-    bandwidth limit, N sentences batched; returns the lines printed after the table."""
+    """The rows the options ask for: ``--fast`` (fp16 and int8 at batch 1, appended to
+    `results`, and their distance from fp32), ``--limits``, ``--sentences N``; returns the
+    lines printed after the table."""
     from bench_tacotron import random_batch, torchaudio_infer
 
     lines: list[str] = []
     tokens, lengths, _, _ = random_batch(1, args.text_len, 1, 80, device, seed=1)
-    measured = {"aligner": models["aligner"]}
-    fps = {"aligner": statistics.median(results[1][1]["aligner"])}
-    if args.int8:
-        fast = int8_copy(models["aligner"])
+    measured = {"fp32": models["aligner"]}
+    fps = {"fp32": statistics.median(results[1][1]["aligner"])}
+    for precision in ("fp16", "int8") if args.fast else ():
+        fast = fast_copy(models["aligner"], precision)
         fns = {"aligner": infer_fn(fast, tokens, lengths, args.steps)}
         for peer in peers:
             fns[peer] = lambda m=models[peer]: torchaudio_infer(m, tokens, lengths, args.steps)
         t = time_pair(fns, args.repeats, device, autocast)
         values = {k: [args.steps / s for s in v] for k, v in t.items()}
-        results.append(("infer b=1 int8 (frames/s)", values, True))
-        measured["aligner int8"] = fast
-        fps["aligner int8"] = statistics.median(values["aligner"])
+        results.append((f"infer b=1 {precision} (frames/s)", values, True))
+        measured[precision] = fast
+        fps[precision] = statistics.median(values["aligner"])
         d = output_difference(models["aligner"], fast, tokens, lengths, args.steps)
         lines.append(
-            f"int8 against fp32 (dropout off, {args.steps} steps): mel |diff| mean "
-            f"{d['mean_abs']:.4f}, max {d['max_abs']:.4f} (mel std {d['mel_std']:.3f}); "
+            f"{precision} against fp32 (dropout off, {args.steps} steps): mel |diff| mean "
+            f"{d['mean_abs']:.2e}, max {d['max_abs']:.2e} (mel std {d['mel_std']:.3f}); "
             f"attention argmax moved on {100 * d['argmax_moved']:.1f}% of steps; "
             f"same lengths {d['same_lengths']}"
         )
     if args.limits and device.type == "cpu":
-        lines += limit_rows(measured, fps, args.bandwidth_mb)
+        lines += limit_rows(models["aligner"].decoder, fps, args.bandwidth_mb)
     if args.sentences:
         for name, model in measured.items():
             rows = sentence_rows(
                 model, args.sentences, args.text_len, args.repeats, time_pair, device, autocast
             )
-            lines += [f"{name}: {row}" for row in rows]
+            lines += [f"aligner {name}: {row}" for row in rows]
     return lines

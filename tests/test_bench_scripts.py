@@ -139,16 +139,17 @@ def test_bench_tacotron_runs_both_models(capsys):
 
 
 def test_bench_tacotron_fast_paths(capsys):
-    """--int8 adds its row and its distance from fp32, --limits the bandwidth lines,
-    --sentences the batch against one by one (tiny sizes)."""
+    """--fast adds the fp16 and int8 rows and their distance from fp32, --limits the
+    bandwidth lines, --sentences the batch against one by one (tiny sizes)."""
     args = ["--batch", "2", "--text-len", "5", "--mel-len", "8", "--steps", "3", "--repeats", "1"]
     load("bench_tacotron").main(
-        [*args, "--int8", "--limits", "--bandwidth-mb", "64", "--sentences", "2"]
+        [*args, "--fast", "--limits", "--bandwidth-mb", "64", "--sentences", "2"]
     )
     out = capsys.readouterr().out
-    assert "infer b=1 int8 (frames/s)" in out and "int8 against fp32" in out
-    assert "same lengths True" in out
+    for precision in ("fp16", "int8"):
+        assert f"infer b=1 {precision} (frames/s)" in out and f"{precision} against fp32" in out
+    assert out.count("same lengths True") == 2
     assert "memory bandwidth of this machine: read" in out
-    limits = [ln for ln in out.splitlines() if "step time / limit" in ln]
-    assert [ln.split()[0] for ln in limits] == ["aligner", "aligner"]  # fp32, int8
-    assert out.count("2 sentences (") == 2 and "speed-up" in out
+    limits = [ln.split(":")[0] for ln in out.splitlines() if "step time / limit" in ln]
+    assert limits == ["aligner fp32", "aligner fp16", "aligner int8"]
+    assert out.count("2 sentences (") == 3 and "speed-up" in out

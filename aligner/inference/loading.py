@@ -89,8 +89,9 @@ def load_speech_model(
 
     `task` (``"tts"``, ``"vc"`` or ``"align"``: the alignment model, which only aligns) is
     checked against the checkpoint's; InferenceError (one line, naming the file) for a
-    missing, corrupt or foreign checkpoint or the wrong task. `precision` ``int8`` stores
-    a Tacotron decoder's weights in 8 bits on the CPU (`aligner.inference.precision`).
+    missing, corrupt or foreign checkpoint or the wrong task. `precision` ``fp16`` or
+    ``int8`` stores a Tacotron decoder's large weights in 16 or 8 bits on the CPU
+    (`aligner.inference.precision`).
     """
     from aligner.inference.precision import check_precision, quantize_decoder
 
@@ -112,10 +113,10 @@ def load_speech_model(
             f"{file} is a {found} checkpoint, not {task}; use `{FAMILIES[found].verb}` with it"
         )
     speech = _speech(ckpt, found, file, device)
-    if precision == "int8":
+    if precision != "fp32":
         if found == "align":
-            raise InferenceError(f"{file}: --precision int8 is for TTS and VC decoders")
-        quantize_decoder(speech.model)
+            raise InferenceError(f"{file}: --precision {precision} is for TTS and VC decoders")
+        quantize_decoder(speech.model, precision)
     return speech
 
 

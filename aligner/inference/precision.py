@@ -1,17 +1,26 @@
-"""Inference precision of the Tacotron families (TTS, VC): ``fp32`` or ``int8``.
+"""Inference precision of the Tacotron families (TTS, VC) on a CPU: ``fp32``, ``fp16``
+or ``int8`` weights in the decoder.
 
 A decoder step at batch 1 on a CPU is bound by memory, not arithmetic: it reads every
-weight of its LSTM cells and projections once to do two multiply-adds per weight. ``int8``
-stores the large ones (the decoder's ``nn.LSTMCell`` layers and its ``nn.Linear`` layers
-of at least 65,536 weights, the attention's query layer included) as 8-bit integers, a
-quarter of the bytes, and quantizes each step's activations on the fly (dynamic
-quantization, ``torch.ao.quantization.quantize_dynamic``). The encoder and postnet run once
-per sentence and stay in fp32, as do the convolutions and the small layers.
+weight of its LSTM cells and projections once to do two multiply-adds per weight. The
+fast precisions store the large layers (the decoder's ``nn.LSTMCell`` layers and its
+``nn.Linear`` layers of at least 65,536 weights) in fewer bytes, prepacked for fbgemm's
+matrix products (dynamic quantization, ``torch.ao.quantization.quantize_dynamic``):
 
-    model = quantize_decoder(model)        # in place; the model must be in eval mode
+- ``fp16``: half-precision weights, fp32 arithmetic; half the bytes, output within about
+  1e-3 of fp32.
+- ``int8``: 8-bit weights with one scale per layer and each step's activations quantized
+  on the fly; a quarter of the bytes, output within the rounding of the weights.
 
-The output differs from fp32 by the rounding of the weights (`scripts/bench_tacotron.py
---int8` and ``tests/inference/test_precision.py`` measure how far).
+The encoder and postnet run once per sentence and stay in fp32, as do the convolutions
+and the small layers (where quantizing each step's input costs more than the bytes save).
+Prepacked weights also keep small batches cheap: fp32 matrix products at batch 2-16 repack
+the weights every step, the fbgemm ones do not.
+
+    model = quantize_decoder(model, "int8")     # in place; the model must be in eval mode
+
+`scripts/bench_tacotron.py --int8` and ``tests/models/test_precision.py`` measure how far
+the output moves.
 """
 
 from __future__ import annotations
@@ -23,38 +32,50 @@ from torch import nn
 
 from aligner.inference.common import InferenceError
 
-PRECISIONS = ("fp32", "int8")
+PRECISIONS = ("fp32", "fp16", "int8")
+WEIGHT_BYTES = {"fp32": 4, "fp16": 2, "int8": 1}
 MIN_WEIGHTS = 2**16  # a linear layer smaller than this (256 KB in fp32) stays in fp32
 
 
 def check_precision(precision: str, device: str | torch.device) -> None:
-    """InferenceError (one line) for an unknown precision or int8 on a GPU."""
+    """InferenceError (one line) for an unknown precision or fp16/int8 off the CPU."""
     if precision not in PRECISIONS:
         raise InferenceError(f"--precision {precision!r}: use one of {', '.join(PRECISIONS)}")
-    if precision == "int8" and torch.device(device).type != "cpu":
+    if precision != "fp32" and torch.device(device).type != "cpu":
         raise InferenceError(
-            f"--precision int8 runs on the CPU only, not {device}; use --device cpu, or "
-            "fp32 on the GPU"
+            f"--precision {precision} runs on the CPU only, not {device}; use --device cpu, "
+            "or fp32 on the GPU"
         )
 
 
-def quantize_decoder(model: nn.Module) -> nn.Module:
-    """Dynamic int8 quantization of ``model.decoder``'s LSTM cells and linear layers, in
-    place (the model must be in eval mode: quantized layers do not train); returns it."""
+def quantize_decoder(model: nn.Module, precision: str = "int8") -> nn.Module:
+    """``model.decoder``'s LSTM cells and large linear layers (`large_layers`) in
+    `precision` (``fp16`` or ``int8``; ``fp32`` leaves it), in place (the model must be in
+    eval mode: these layers do not train); returns the model."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; use one of {PRECISIONS}")
     if model.training:
         raise ValueError("quantize_decoder needs a model in eval mode")
+    if precision == "fp32":
+        return model
     engines = torch.backends.quantized.supported_engines
-    if not any(e in engines for e in ("x86", "fbgemm", "qnnpack")):
+    if not any(e in engines for e in ("x86", "fbgemm")):
         raise InferenceError(
-            f"--precision int8: this torch build has no quantized CPU engine ({engines}); use fp32"
+            f"--precision {precision}: this torch build has no fbgemm engine ({engines}); use fp32"
         )
     with warnings.catch_warnings():
         # torch.ao.quantization is deprecated in favour of torchao; torch 2.11 has it
         warnings.simplefilter("ignore", DeprecationWarning)
-        from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
+        from torch.ao.quantization import (
+            default_dynamic_qconfig,
+            float16_dynamic_qconfig,
+            quantize_dynamic,
+        )
 
-        spec = {name: default_dynamic_qconfig for name in large_layers(model.decoder)}
-        model.decoder = quantize_dynamic(model.decoder, spec, dtype=torch.qint8)
+        qconfig = float16_dynamic_qconfig if precision == "fp16" else default_dynamic_qconfig
+        dtype = torch.float16 if precision == "fp16" else torch.qint8
+        spec = {name: qconfig for name in large_layers(model.decoder)}
+        model.decoder = quantize_dynamic(model.decoder, spec, dtype=dtype)
     return model
 
 
@@ -71,18 +92,17 @@ def large_layers(module: nn.Module, min_weights: int = MIN_WEIGHTS) -> list[str]
     ]
 
 
-def weight_bytes(module: nn.Module) -> int:
-    """Bytes of the weights of `module` as stored: its parameters (fp32: 4 a weight) plus
-    the int8 weights and fp32 biases of dynamically quantized layers (1 byte a weight)."""
-    total = sum(p.numel() * p.element_size() for p in module.parameters())
-    for sub in module.modules():
-        packed = []
-        if hasattr(sub, "_packed_params") and hasattr(sub._packed_params, "_weight_bias"):
-            packed.append(sub._packed_params._weight_bias())  # quantized Linear
-        for name in ("_packed_weight_ih", "_packed_weight_hh"):  # quantized LSTMCell
-            if hasattr(sub, name):
-                packed.append(torch.ops.quantized.linear_unpack(getattr(sub, name)))  # w, b
-        for w, b in packed:
-            for t in (w, b):
-                total += t.numel() * t.element_size() if t is not None else 0
-    return total
+def weight_bytes(module: nn.Module, precision: str = "fp32") -> int:
+    """Bytes of the weights of an fp32 `module` (a decoder) once stored in `precision`:
+    the weight matrices of `large_layers` at ``WEIGHT_BYTES[precision]`` bytes each, every
+    other parameter (biases included) at 4."""
+    large = {
+        f"{layer}.{name}"
+        for layer in large_layers(module)
+        for name, _ in module.get_submodule(layer).named_parameters()
+        if "weight" in name
+    }
+    return sum(
+        p.numel() * (WEIGHT_BYTES[precision] if name in large else p.element_size())
+        for name, p in module.named_parameters()
+    )

@@ -24,7 +24,7 @@ class Decoding:
     """Free-running decoding options: sentences (or files) decoded at once, the length
     limit in output frames per input step, the monotonic window (back, front), the
     Griffin-Lim iterations, the vocoder (`aligner.models.vocoders`: None or
-    ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``int8``:
+    ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``fp16``, ``int8``:
     `aligner.inference.precision`)."""
 
     batch_size: int = 16

@@ -229,13 +229,13 @@ def test_synthesize_writes_audio_and_reports_length_hits(ckpts, tmp_path):
 
 
 @pytest.mark.parametrize("task", ["tts", "vc"])
-def test_int8_decodes_the_same_lengths_as_fp32(ckpts, tmp_path, task):
-    """--precision int8 on synthesize and convert: the same output lengths as fp32 (the
-    stop disabled, so both run to the length limit), the mels within rounding."""
+def test_fast_precisions_decode_the_same_lengths_as_fp32(ckpts, tmp_path, task):
+    """--precision fp16 / int8 on synthesize and convert: the same output lengths as fp32
+    (the stop disabled, so all run to the length limit), the mels within rounding."""
     import numpy as np
 
     mels = {}
-    for precision in ("fp32", "int8"):
+    for precision in ("fp32", "fp16", "int8"):
         folder = tmp_path / precision
         if task == "tts":
             args = ["synthesize", "--text", "Hello world. A good day!", "--out", folder / "s.wav"]
@@ -257,10 +257,11 @@ def test_int8_decodes_the_same_lengths_as_fp32(ckpts, tmp_path, task):
         )
         assert r.exit_code == 0, r.output
         mels[precision] = {p.name: np.load(p) for p in sorted(folder.glob("*.npy"))}
-    assert mels["fp32"].keys() == mels["int8"].keys() and mels["fp32"]
-    for name, mel in mels["fp32"].items():
-        assert mel.shape == mels["int8"][name].shape
-        assert np.abs(mel - mels["int8"][name]).mean() < 0.1 * mel.std() + 1e-3
+    for precision in ("fp16", "int8"):
+        assert mels["fp32"].keys() == mels[precision].keys() and mels["fp32"]
+        for name, mel in mels["fp32"].items():
+            assert mel.shape == mels[precision][name].shape
+            assert np.abs(mel - mels[precision][name]).mean() < 0.1 * mel.std() + 1e-3
 
 
 def test_int8_refused_on_an_unknown_value_and_for_the_alignment_family(ckpts, tmp_path):
