@@ -536,3 +536,25 @@ def test_teacher_forcing_is_a_measurement_the_same_every_time(ckpts):
     for a, b in zip(first, second):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
     assert speech.model.decoder.prenet.always_dropout
+
+
+def test_check_precision_script_compares_the_fast_decoders(ckpts, tmp_path, capsys):
+    """scripts/check_precision.py on a TTS checkpoint: fp32 first, then fp16 and int8 with
+    their stop, last token and mel distortion against it."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "check_precision.py"
+    spec = importlib.util.spec_from_file_location("check_precision", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    manifest = ckpts["root"] / "data_tts" / "test.jsonl"
+    out = tmp_path / "p.json"
+    assert (
+        module.main([str(ckpts["tts"]), "--in", str(manifest), "--batch", "2", "--json", str(out)])
+        == 0
+    )
+    rows = json.loads(out.read_text())
+    assert list(rows) == ["fp32", "fp16", "int8"]
+    assert rows["fp16"]["same_stop"] == 1.0  # the stop is disabled: every decode hits the limit
+    assert 0.0 <= rows["fp16"]["mel_distortion_db"] <= rows["int8"]["mel_distortion_db"] + 1.0
+    assert rows["fp32"]["frames"] == rows["int8"]["frames"]
