@@ -251,32 +251,45 @@ class TacotronDecoder(nn.Module):
         limit = torch.ceil(mask.sum(1).float() * ratio / self.r).long().clamp_min(1)
         if max_steps is not None:
             limit = limit.clamp_max(max_steps)
-        # sigmoid(stop) > threshold  <=>  stop > logit(threshold); only a few cheap ops per
-        # step: which step stopped each item is worked out once after the loop.
+        # sigmoid(stop) > threshold  <=>  stop > logit(threshold)
         if threshold <= 0.0 or threshold >= 1.0:
             cut = -math.inf if threshold < 0.5 else math.inf
         else:
             cut = math.log(threshold / (1.0 - threshold))
         state = self.init_state(memory, mask)
+        n_steps = int(limit.max())
+        size = min(n_steps, 256)  # buffers grow as decoding goes on
+        frames_out = memory.new_zeros(b, size, self.r, self.n_mels)
+        stop_logits = memory.new_full((b, size), -math.inf)  # -inf past an item's end
+        weights = memory.new_zeros(b, size, memory.size(1))
+        steps = limit.clone()  # decoder steps each item took
+        active = torch.arange(b, device=memory.device)  # the items still decoding
         frame = memory.new_zeros(b, self.n_mels)
-        done = torch.zeros_like(limit, dtype=torch.bool)  # items that stopped or hit the limit
-        frames_out, stops, weights = [], [], []
-        for s in range(int(limit.max())):
+        for s in range(n_steps):
+            if s == frames_out.size(1):
+                frames_out, stop_logits, weights = (
+                    torch.cat([t, torch.full_like(t, fill)], 1)
+                    for t, fill in ((frames_out, 0.0), (stop_logits, -math.inf), (weights, 0.0))
+                )
             frames, stop, w, state = self.step(frame, state)
-            frames_out.append(frames)
-            stops.append(stop)
-            weights.append(w)
-            done = done | (stop > cut) | (limit <= s + 1)
-            if bool(done.all()):
-                break
+            frames_out[active, s] = frames
+            stop_logits[active, s] = stop
+            weights[active, s] = w
+            stopped = stop > cut
+            ended = stopped | (limit[active] <= s + 1)
+            if bool(ended.any()):
+                steps[active[stopped]] = s + 1
+                if bool(ended.all()):
+                    break
+                # finished items leave the batch: later steps cost only the rest
+                keep = (~ended).nonzero().squeeze(1)
+                active, state, frames = active[keep], state.index_select(keep), frames[keep]
             frame = frames[:, -1]
-        stop_logits = torch.stack(stops, 1)  # (B, S)
-        taken = torch.arange(1, stop_logits.size(1) + 1, device=memory.device)
-        stopped = (stop_logits > cut) & (taken[None] <= limit[:, None])
-        hit_max = ~stopped.any(1)
-        steps = torch.where(hit_max, limit, stopped.float().argmax(1) + 1)  # <= limit
+        hit_max = steps >= limit
+        hit_max &= ~(stop_logits.gather(1, (steps - 1)[:, None]).squeeze(1) > cut)
         lengths = steps * self.r
-        mel = torch.cat(frames_out, 1)
+        mel = frames_out[:, : int(steps.max())].flatten(1, 2)
         valid = lengths_to_mask(lengths, mel.size(1))
         mel = mel.masked_fill(~valid[..., None], 0.0)
-        return DecoderOutput(mel, stop_logits, torch.stack(weights, 1), lengths, hit_max)
+        n = int(steps.max())
+        return DecoderOutput(mel, stop_logits[:, :n], weights[:, :n], lengths, hit_max)

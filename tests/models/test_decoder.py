@@ -80,42 +80,66 @@ def test_prenet_dropout_kept_at_inference_unless_disabled() -> None:
 
 
 class StopAt(nn.Module):
-    """Stop layer stub: item b's logit is +20 at step ``at[b]`` (1-based), else -20."""
+    """Stop layer stub: item b's logit is +20 at step ``at[b]`` (1-based), else -20. Items
+    leave the decoder's batch when they stop or reach their step limit ``limits[b]``, so the
+    stub drops them too."""
 
-    def __init__(self, at: list[int]) -> None:
+    def __init__(self, at: list[int], limits: list[int] | None = None) -> None:
         super().__init__()
         self.at, self.calls = torch.tensor(at), 0
+        self.limits = (
+            torch.tensor(limits) if limits is not None else torch.full_like(self.at, 10**6)
+        )
 
     def forward(self, feats: torch.Tensor) -> torch.Tensor:
         self.calls += 1
+        assert feats.size(0) == len(self.at), "the stub and the decoder disagree on the batch"
         hit = (self.at == self.calls).float() * 40 - 20
-        return hit[:, None, None].expand(feats.size(0), feats.size(1), 1)
+        out = hit[:, None, None].expand(feats.size(0), feats.size(1), 1)
+        alive = (self.at != self.calls) & (self.limits > self.calls)
+        self.at, self.limits = self.at[alive], self.limits[alive]
+        return out
 
 
 def test_generate_stops_per_item_and_reports_limit() -> None:
     r = 2
     dec = small_decoder(r)
     memory, mask = _memory([5, 3, 4])
-    dec.stop = StopAt([2, 4, 99])
+    dec.stop = StopAt([2, 4, 99], [5, 3, 4])
     out = dec.generate(memory, mask, max_length_ratio=2.0)  # limits: ceil(2n/r) = 5, 3, 4 steps
     assert out.lengths.tolist() == [2 * r, 3 * r, 4 * r]
     assert out.hit_max.tolist() == [False, True, True]
     assert dec.stop.calls == 4 and out.mel.shape == (3, 4 * r, N_MELS)
     assert out.mel[0, 2 * r :].abs().max() == 0 and out.mel[0, : 2 * r].abs().min() > 0
+    assert len(dec.stop.at) == 0  # every item left the batch
     # each item alone produces the same frames (eval mode, no prenet dropout)
     for i, n in enumerate([5, 3, 4]):
-        dec.stop = StopAt([[2, 4, 99][i]])
+        dec.stop = StopAt([[2, 4, 99][i]], [[5, 3, 4][i]])
         alone = dec.generate(memory[i : i + 1, :n], mask[i : i + 1, :n], max_length_ratio=2.0)
         t = int(alone.lengths[0])
         assert t == out.lengths[i]
-        dec.stop = StopAt([2, 4, 99])
         torch.testing.assert_close(alone.mel[0], out.mel[i, :t], atol=1e-5, rtol=1e-5)
+        steps = t // r
+        torch.testing.assert_close(alone.alignments[0, :steps], out.alignments[i, :steps, :n])
+
+
+def test_finished_items_leave_the_batch() -> None:
+    """After an item stops, the decoder steps only the others (the stub sees the smaller
+    batch), and the stop logits past an item's end are -inf."""
+    dec = small_decoder(1)
+    memory, mask = _memory([6, 6, 6])
+    dec.stop = StopAt([1, 3, 5])
+    out = dec.generate(memory, mask, max_length_ratio=10.0)
+    assert out.lengths.tolist() == [1, 3, 5] and not out.hit_max.any()
+    assert torch.isinf(out.stop_logits[0, 1:]).all() and torch.isinf(out.stop_logits[1, 3:]).all()
+    assert torch.isfinite(out.stop_logits[2]).all()
+    assert out.alignments[0, 1:].abs().max() == 0
 
 
 def test_generate_max_steps_caps_everything() -> None:
     dec = small_decoder(1)
     memory, mask = _memory([5, 3])
-    dec.stop = StopAt([100, 100])
+    dec.stop = StopAt([100, 100], [6, 6])
     out = dec.generate(memory, mask, max_length_ratio=10.0, max_steps=6)
     assert out.lengths.tolist() == [6, 6] and out.hit_max.all()
 
