@@ -16,7 +16,7 @@ definitions, aligner.attention.metrics); the first such row is marked with ``*``
 the run decodes fixed sentences free-running at validation (``data.log.infer_items``),
 the curve shows ``infer/stopped`` and the fractions with skips and repeats, and the last
 line says from which validation on they are clean (every sentence stopped by itself, no
-skip, no repeat) and stay clean to the end of the run.
+skip, no repeat, mean focus rate at least 0.4) and stay clean to the end of the run.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ INFER = {
     "infer_stopped": "infer/stopped",
     "infer_skips": "infer/items_with_skips",
     "infer_repeats": "infer/items_with_repeats",
+    "infer_focus": "infer/focus_rate",
 }
 
 
@@ -76,12 +77,15 @@ def aligned(row: dict[str, float], min_focus: float = 0.4, min_clean: float = 0.
     return row.get("focus_rate", 0.0) >= min_focus and clean_lower_bound >= min_clean
 
 
-def clean(row: dict[str, float]) -> bool:
-    """The free-running sentences all stopped by themselves, none skipped or repeated."""
+def clean(row: dict[str, float], min_focus: float = 0.4) -> bool:
+    """The free-running sentences all stopped by themselves, none skipped or repeated, and
+    their attention focused (mean focus rate >= `min_focus`, as `aligned`): a blurred
+    attention early in training skips nothing by its argmax yet aligns nothing."""
     return (
         row.get("infer_stopped", 0.0) >= 1.0
         and row.get("infer_skips", 1.0) == 0.0
         and row.get("infer_repeats", 1.0) == 0.0
+        and row.get("infer_focus", min_focus) >= min_focus
     )
 
 

@@ -61,12 +61,14 @@ def test_alignment_curve_says_from_when_free_running_stays_clean(tmp_path, capsy
     from aligner.train.tensorboard import Logger
 
     logger = Logger(tmp_path / "exp" / "tb")
-    # clean at 200, not at 300 (a repeat), clean again from 400 on
-    for step, (stopped, repeats) in enumerate(
-        [(0.5, 0.0), (1.0, 0.0), (1.0, 0.5), (1.0, 0.0), (1.0, 0.0)], 1
+    # clean at 200, not at 300 (a repeat), clean again from 400 on; at 100 every sentence
+    # stopped without a skip or repeat, but the attention is a blur (focus 0.2)
+    for step, (stopped, repeats, focus) in enumerate(
+        [(1.0, 0.0, 0.2), (1.0, 0.0, 0.6), (1.0, 0.5, 0.6), (1.0, 0.0, 0.6), (1.0, 0.0, 0.7)], 1
     ):
         logger.scalars({"focus_rate": 0.5}, 100 * step, prefix="valid")
         free = {"stopped": stopped, "items_with_skips": 0.0, "items_with_repeats": repeats}
+        free["focus_rate"] = focus
         logger.scalars(free, 100 * step, prefix="infer")
     logger.close()
     curve = load("alignment_curve")
@@ -76,6 +78,7 @@ def test_alignment_curve_says_from_when_free_running_stays_clean(tmp_path, capsy
     out = capsys.readouterr().out
     assert "infer_stopped" in out and "free-running clean from step 400" in out
     assert curve.clean_from(rows[:3]) is None
+    assert not curve.clean(rows[0]) and curve.clean(rows[1])
 
 
 def test_boundary_errors_by_class_splits_the_phone_starts(tmp_path, capsys):
