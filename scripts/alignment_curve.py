@@ -36,6 +36,7 @@ COLUMNS = (
     "items_with_repeats",
     "word_boundary_ms",
     "phone_boundary_ms",
+    "mapping_ms",
     "loss",
 )
 # the free-running decodes of the fixed sentences: column -> scalar tag

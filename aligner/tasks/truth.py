@@ -1,5 +1,6 @@
 """Validation against reference timings: the truth curve (``valid/word_boundary_ms``,
-``valid/phone_boundary_ms``) that TTS and alignment training log beside the focus rate."""
+``valid/phone_boundary_ms``) that TTS and alignment training log beside the focus rate,
+and VC's (``valid/mapping_ms``: the source-to-target mapping at both voices' boundaries)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ class TruthErrors:
 
     def __init__(self) -> None:
         self.errors: dict[str, list[float]] = {"words": [], "phones": []}  # signed
+        self.mapping: list[float] = []  # VC: signed errors of the source-to-target mapping
         self.unmatched = 0
         self.items = 0
 
@@ -78,15 +80,34 @@ class TruthErrors:
             except ValueError:  # another number of words or phones
                 self.unmatched += 1
 
+    def add_mapping(self, durations: Any, source_step: float, frame: float, pair: Any) -> None:
+        """VC: the errors of the mapping that `durations` (target frames per encoder
+        position, of `source_step` seconds) implies at the reference boundaries of a
+        parallel pair ``(source Timings, target Timings)``: phones, else words
+        (`aligner.alignment.intervals.mapping_errors`, as ``aligner align`` scores it)."""
+        from aligner.alignment.intervals import mapping_errors
+
+        self.items += 1
+        for tier in ("phones", "words"):
+            try:
+                errors = mapping_errors(durations, source_step, frame, *pair, tier)
+            except ValueError:  # another number of phones in the two voices
+                continue
+            if errors:
+                self.mapping.extend(1000 * e for e in errors)
+                return
+        self.unmatched += 1
+
     def means(self) -> dict[str, float]:
         """``word_boundary_ms``, ``phone_boundary_ms`` (mean absolute errors), their signed
-        means ``word_bias_ms``, ``phone_bias_ms`` (negative: early) and ``truth_unmatched``."""
+        means ``word_bias_ms``, ``phone_bias_ms`` (negative: early), VC's ``mapping_ms`` and
+        ``mapping_bias_ms``, and ``truth_unmatched``."""
         if not self.items:
             return {}
         out = {"truth_unmatched": float(self.unmatched)}
-        for tier, name in (("words", "word"), ("phones", "phone")):
-            errors = self.errors[tier]
+        tiers = [(self.errors["words"], "word_boundary"), (self.errors["phones"], "phone_boundary")]
+        for errors, name in [*tiers, (self.mapping, "mapping")]:
             if errors:
-                out[f"{name}_boundary_ms"] = sum(map(abs, errors)) / len(errors)
-                out[f"{name}_bias_ms"] = sum(errors) / len(errors)
+                out[f"{name}_ms"] = sum(map(abs, errors)) / len(errors)
+                out[f"{name.split('_')[0]}_bias_ms"] = sum(errors) / len(errors)
         return out

@@ -12,8 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
+from aligner.alignment.intervals import Timings
+from aligner.attention.search import frame_durations
 from aligner.audio.features import MelStats
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc
@@ -23,10 +26,13 @@ from aligner.models.tacotron import Tacotron
 from aligner.tasks.guides import Guides, guide_folders, read_records, vc_guides
 from aligner.tasks.speech import SpeechTask, model_config
 from aligner.tasks.speech_data import SpeechData, compute_stats, manifest_path, mel_settings
+from aligner.tasks.truth import TruthErrors
 
 
 class VCTask(SpeechTask):
     """Source mel -> target mel Tacotron training."""
+
+    pairs: dict[str, tuple[Timings, Timings]] | None = None  # the truth curve's references
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["src_mel"], batch["src_lengths"]
@@ -38,6 +44,31 @@ class VCTask(SpeechTask):
             batch["src_lengths"] + reduction - 1, reduction, rounding_mode="floor"
         )
         return self.add_guide(batch, n_sources, -(-batch["src_mel"].size(1) // reduction))
+
+    def truth(self, out: Any, batch: dict[str, Any], errors: TruthErrors) -> None:
+        """The mapping errors (`TruthErrors.add_mapping`) of the teacher-forced alignments'
+        frame durations per encoder position against the items' reference timings of both
+        voices (``timings``, ``target_timings``); items without them add nothing."""
+        if self.pairs is None:
+            self.pairs = {
+                str(it["id"]): (
+                    Timings.from_dict(it["timings"]),
+                    Timings.from_dict(it["target_timings"]),
+                )
+                for it in self.valid_set.items
+                if it.get("timings") and it.get("target_timings")
+            }
+        frame = self.mel_cfg.hop_length / self.mel_cfg.sample_rate
+        reduction = self.model.config.encoder.reduction
+        for i, uid in enumerate(batch["ids"]):
+            pair = self.pairs.get(str(uid))
+            if pair is None:
+                continue
+            n, frames = int(out.enc_mask[i].sum()), int(batch["mel_lengths"][i])
+            weights = out.alignments[i, : -(-frames // self.r), :n].float().cpu().numpy()
+            optional = np.ones(n, bool)  # a target may be shorter than its source
+            durations = frame_durations(weights, self.r, frames, optional)
+            errors.add_mapping(durations.tolist(), frame * reduction, frame, pair)
 
     def infer_sources(self) -> list[tuple[str, torch.Tensor, None]]:
         """The source mels of the first ``log.infer_items`` validation items."""

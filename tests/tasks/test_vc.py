@@ -61,3 +61,54 @@ def test_vc_statistics_per_voice(corpus: Path) -> None:
 def test_vc_rejects_text_encoder(corpus: Path) -> None:
     with pytest.raises(ConfigError, match="encoder.kind"):
         build_task(_cfg(kind="text"), corpus)
+
+
+def test_vc_truth_curve_scores_the_mapping_at_both_voices_boundaries(corpus: Path) -> None:
+    """valid/mapping_ms: a hard teacher-forced alignment whose frame durations per encoder
+    position are known gives the errors `mapping_errors` computes from those durations."""
+    from types import SimpleNamespace
+
+    from aligner.alignment.intervals import Timings, mapping_errors
+    from aligner.tasks.truth import TruthErrors
+
+    task = build_task(_cfg(reduction=2, reduce_mode="pool"), corpus)
+    batch = task.collate([task.valid_set[0]])
+    r, frames = task.r, int(batch["mel_lengths"][0])
+    n = int((batch["src_lengths"][0] + 1) // 2)
+    # target frames per encoder position: multiples of r, ending on the last position
+    steps = -(-frames // r)
+    per = [steps // n] * n
+    per[-1] += steps - sum(per)
+    durations = [p * r for p in per]
+    durations[-1] -= sum(durations) - frames
+    weights = torch.zeros(1, steps, n)
+    position = torch.repeat_interleave(torch.arange(n), torch.tensor(per))
+    weights[0, torch.arange(steps), position] = 1.0
+    sec = task.mel_cfg.hop_length / task.mel_cfg.sample_rate
+    src_len, tgt_len = n * 2 * sec, frames * sec
+    source = Timings.from_dict(
+        {
+            "duration": src_len,
+            "words": [[0.0, src_len, "ab"]],
+            "phones": [[0.0, src_len / 2, "a"], [src_len / 2, src_len, "b"]],
+        }
+    )
+    target = Timings.from_dict(
+        {
+            "duration": tgt_len,
+            "words": [[0.0, tgt_len, "ab"]],
+            "phones": [[0.0, tgt_len / 3, "a"], [tgt_len / 3, tgt_len, "b"]],
+        }
+    )
+    uid = str(batch["ids"][0])
+    task.pairs = {uid: (source, target)}
+    truth = TruthErrors()
+    out = SimpleNamespace(alignments=weights, enc_mask=torch.ones(1, n, dtype=torch.bool))
+    task.truth(out, batch, truth)
+    expected = mapping_errors(durations, 2 * sec, sec, source, target, "phones")
+    means = truth.means()
+    assert means["mapping_ms"] == pytest.approx(1000 * sum(map(abs, expected)) / len(expected))
+    assert means["mapping_bias_ms"] == pytest.approx(1000 * sum(expected) / len(expected))
+    assert "word_boundary_ms" not in means
+    task.pairs = {}  # an item without both voices' timings adds nothing
+    assert TruthErrors().means() == {} and task.truth(out, batch, TruthErrors()) is None
