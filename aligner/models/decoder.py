@@ -264,6 +264,8 @@ class TacotronDecoder(nn.Module):
         weights = memory.new_zeros(b, size, memory.size(1))
         steps = limit.clone()  # decoder steps each item took
         active = torch.arange(b, device=memory.device)  # the items still decoding
+        rows: slice | torch.Tensor = slice(None)  # where they are (all: a plain copy)
+        active_limit = limit
         frame = memory.new_zeros(b, self.n_mels)
         for s in range(n_steps):
             if s == frames_out.size(1):
@@ -272,11 +274,11 @@ class TacotronDecoder(nn.Module):
                     for t, fill in ((frames_out, 0.0), (stop_logits, -math.inf), (weights, 0.0))
                 )
             frames, stop, w, state = self.step(frame, state)
-            frames_out[active, s] = frames
-            stop_logits[active, s] = stop
-            weights[active, s] = w
+            frames_out[rows, s] = frames
+            stop_logits[rows, s] = stop
+            weights[rows, s] = w
             stopped = stop > cut
-            ended = stopped | (limit[active] <= s + 1)
+            ended = stopped | (active_limit <= s + 1)
             if bool(ended.any()):
                 steps[active[stopped]] = s + 1
                 if bool(ended.all()):
@@ -284,6 +286,7 @@ class TacotronDecoder(nn.Module):
                 # finished items leave the batch: later steps cost only the rest
                 keep = (~ended).nonzero().squeeze(1)
                 active, state, frames = active[keep], state.index_select(keep), frames[keep]
+                rows, active_limit = active, active_limit[keep]
             frame = frames[:, -1]
         hit_max = steps >= limit
         hit_max &= ~(stop_logits.gather(1, (steps - 1)[:, None]).squeeze(1) > cut)
