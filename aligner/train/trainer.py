@@ -82,6 +82,7 @@ class Trainer:
         )
         self.step = self.epoch = self.batches_done = self.nonfinite_in_row = 0
         self.best_loss = math.inf
+        self.validated_step = -1  # the step of the last validation
         self.resumed = False
         self.logger: Logger | None = None
         self.progress: Progress | None = None
@@ -209,6 +210,10 @@ class Trainer:
             with Interrupts() as interrupts:
                 try:
                     reason, last_saved = self._loop(start, interrupts, last_saved)
+                    if reason == "max_minutes" and self.validated_step != self.step:
+                        # the time budget's last step is validated too: best.pt may be it
+                        saved = self._validate_and_save()
+                        last_saved = saved if saved is not None else last_saved
                 finally:
                     self.progress.close()
                 if self.step != last_saved:
@@ -276,6 +281,7 @@ class Trainer:
 
     def _validate_and_save(self) -> int | None:
         metrics = self.validate()
+        self.validated_step = self.step
         self.progress.validation(self.step, metrics)
         loss = metrics.get("loss", math.inf)
         is_best = bool(ddp.any_true(loss < self.best_loss, self.info))

@@ -174,6 +174,10 @@ def test_max_minutes_stops_early_with_checkpoint(tmp_path):
     r = t.fit()
     assert r.reason == "max_minutes" and 3 <= r.step < 100
     assert r.checkpoint.name == f"ckpt-{r.step:08d}.pt"
+    # the budget's last step is validated (no validation was due before it): best.pt is it
+    assert t.validated_step == r.step and math.isfinite(r.best_loss)
+    best = torch.load(tmp_path / "checkpoints" / "best.pt", weights_only=False)
+    assert best["step"] == r.step
 
 
 def test_tensorboard_scalars_logged(tmp_path):
