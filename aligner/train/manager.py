@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from aligner.checkpoint import atomic_save, list_checkpoints
+from aligner.checkpoint import CheckpointError, atomic_save, list_checkpoints, load_checkpoint
 from aligner.files import process_alive, temporary_owner
 
 
@@ -106,3 +107,23 @@ class CheckpointManager:
         """Write ``best.pt`` (the caller decides that this state is the best so far)."""
         atomic_save(state, self.best_path)
         return self.best_path
+
+
+def resume_state(path: Path, task: str | None, load: Callable[[dict[str, Any]], None]) -> None:
+    """Read the checkpoint `path` and hand its state to `load` (`Trainer.load_state_dict`);
+    CheckpointError (one line) for a checkpoint of another task than `task`, or one whose
+    state `load` cannot take (missing keys, other shapes)."""
+    try:
+        state = load_checkpoint(path, map_location="cpu")
+        theirs = state["config"].get("task")
+        if theirs and task and theirs != task:
+            raise CheckpointError(
+                f"{path} is a checkpoint of task {theirs!r}, the recipe trains {task!r}; "
+                "give that run's recipe (its config.yaml) or another --out"
+            )
+        load(state)
+    except (KeyError, ValueError, RuntimeError) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        reason = str(err).splitlines()[0]
+        raise CheckpointError(f"cannot resume from {path}: {reason}") from None

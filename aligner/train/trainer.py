@@ -21,13 +21,18 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Sampler
 
-from aligner.checkpoint import CheckpointError, load_checkpoint
 from aligner.config import TrainConfig, to_dict
 from aligner.tasks.base import Task
 from aligner.train import distributed as ddp
 from aligner.train.batches import autocast, make_batch_sampler, make_loader, to_device
 from aligner.train.errors import TrainingDiverged, TrainingError
-from aligner.train.manager import CheckpointManager, rng_state, seed_everything, set_rng_state
+from aligner.train.manager import (
+    CheckpointManager,
+    resume_state,
+    rng_state,
+    seed_everything,
+    set_rng_state,
+)
 from aligner.train.progress import Progress
 from aligner.train.safety import Interrupts
 from aligner.train.schedule import build_optimizer
@@ -122,24 +127,13 @@ class Trainer:
         set_rng_state(rngs[self.info.rank % len(rngs)])
 
     def resume(self, path: str | Path | None = None) -> Path | None:
-        """Load `path` (default: the latest checkpoint in out_dir); None when there is none."""
+        """Load `path` (default: the latest checkpoint in out_dir); None when there is none.
+        CheckpointError (one line) for a checkpoint of another task or one that does not
+        fit this run (`aligner.train.manager.resume_state`)."""
         path = Path(path) if path else self.checkpoints.latest()
         if path is None:
             return None
-        try:
-            state = load_checkpoint(path, map_location="cpu")
-            theirs, ours = state["config"].get("task"), self.config.get("task")
-            if theirs and ours and theirs != ours:
-                raise CheckpointError(
-                    f"{path} is a checkpoint of task {theirs!r}, the recipe trains {ours!r}; "
-                    "give that run's recipe (its config.yaml) or another --out"
-                )
-            self.load_state_dict(state)
-        except (KeyError, ValueError, RuntimeError) as err:
-            if isinstance(err, CheckpointError):
-                raise
-            reason = str(err).splitlines()[0]
-            raise CheckpointError(f"cannot resume from {path}: {reason}") from None
+        resume_state(path, self.config.get("task"), self.load_state_dict)
         return path
 
     # ----------------------------------------------------------------- pieces
