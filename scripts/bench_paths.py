@@ -49,16 +49,12 @@ def output_difference(model: nn.Module, fast: nn.Module, tokens, lengths, steps:
     decoding the same input with the prenet's dropout off on both models."""
     outs = []
     for m in (model, fast):
-        prenet = m.decoder.prenet
-        saved, prenet.always_dropout = prenet.always_dropout, False
-        try:
+        with m.decoder.prenet.deterministic():
             outs.append(
                 m.generate(
                     tokens, lengths, stop_threshold=2.0, max_length_ratio=1e9, max_steps=steps
                 )
             )
-        finally:
-            prenet.always_dropout = saved
     (mel_a, dec_a), (mel_b, dec_b) = outs
     diff = (mel_a - mel_b).abs()
     moved = dec_a.alignments.argmax(-1) != dec_b.alignments.argmax(-1)

@@ -24,14 +24,10 @@ import torch
 
 def decode(speech, ids: list[torch.Tensor], batch: int):
     """(results, seconds) of a deterministic free-running decode."""
-    prenet = speech.model.decoder.prenet
-    saved, prenet.always_dropout = prenet.always_dropout, False
-    try:
+    with speech.model.decoder.prenet.deterministic():
         start = time.perf_counter()
         results = speech.generate(ids, batch_size=batch)
         return results, time.perf_counter() - start
-    finally:
-        prenet.always_dropout = saved
 
 
 def compare(reference, results) -> dict[str, float]:

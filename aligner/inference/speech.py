@@ -195,12 +195,8 @@ class FreeRunning:
         (Tacotron 2), but the alignment of a known recording is a measurement and comes out
         the same every time (with it on, the word boundaries of the same checkpoint moved by
         3 ms from run to run)."""
-        prenet = self.model.decoder.prenet
-        saved, prenet.always_dropout = prenet.always_dropout, False
-        try:
+        with self.model.decoder.prenet.deterministic():
             return self.model(src, src_len, mel, mel_len)
-        finally:
-            prenet.always_dropout = saved
 
 
 @dataclass

@@ -14,7 +14,9 @@ steps at once; only the recurrent part loops over steps, never over batch items.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +45,16 @@ class Prenet(nn.Module):
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.dropout, self.always_dropout = dropout, always_dropout
         self.out_dim = sizes[-1]
+
+    @contextlib.contextmanager
+    def deterministic(self) -> Iterator[None]:
+        """Dropout off at inference inside the block (a measurement: the same output every
+        time), restored after it."""
+        saved, self.always_dropout = self.always_dropout, False
+        try:
+            yield
+        finally:
+            self.always_dropout = saved
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_dim) -> (..., dims[-1])."""
@@ -263,6 +275,7 @@ class TacotronDecoder(nn.Module):
         stop_logits = memory.new_full((b, size), -math.inf)  # -inf past an item's end
         weights = memory.new_zeros(b, size, memory.size(1))
         steps = limit.clone()  # decoder steps each item took
+        hit_max = torch.ones_like(limit, dtype=torch.bool)  # until an item's stop fires
         active = torch.arange(b, device=memory.device)  # the items still decoding
         rows: slice | torch.Tensor = slice(None)  # where they are (all: a plain copy)
         active_limit = limit
@@ -281,6 +294,7 @@ class TacotronDecoder(nn.Module):
             ended = stopped | (active_limit <= s + 1)
             if bool(ended.any()):
                 steps[active[stopped]] = s + 1
+                hit_max[active[stopped]] = False
                 if bool(ended.all()):
                     break
                 # finished items leave the batch: later steps cost only the rest
@@ -288,8 +302,6 @@ class TacotronDecoder(nn.Module):
                 active, state, frames = active[keep], state.index_select(keep), frames[keep]
                 rows, active_limit = active, active_limit[keep]
             frame = frames[:, -1]
-        hit_max = steps >= limit
-        hit_max &= ~(stop_logits.gather(1, (steps - 1)[:, None]).squeeze(1) > cut)
         lengths = steps * self.r
         mel = frames_out[:, : int(steps.max())].flatten(1, 2)
         valid = lengths_to_mask(lengths, mel.size(1))
