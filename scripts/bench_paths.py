@@ -2,9 +2,10 @@
 
 `fast_rows` runs those the options ask for:
 
-* ``--fast``: the fp16 and int8 decoders (`aligner.inference.precision`) against
-  torchaudio's fp32 Tacotron2 at batch 1 (rows of the table), and their output against
-  aligner's own fp32 model (`output_difference`: prenet dropout off on both, so that the two decode the same
+* ``--fast``: the decoders ``aligner synthesize`` runs on a CPU (fused fp32 cells, fp16,
+  int8: `aligner.inference.precision.prepare_decoder`) against torchaudio's fp32
+  Tacotron2 at batch 1 (rows of the table), and their output against aligner's plain fp32
+  model (`output_difference`: prenet dropout off on both, so that the two decode the same
   thing): mean and max absolute mel difference, the steps whose attention argmax moved.
 * ``--limits`` (`limit_rows`): what bounds a batch-1 step on a CPU: the bytes of decoder
   weights a step reads, the GB/s it achieves, and this machine's memory bandwidth measured
@@ -37,11 +38,16 @@ def infer_fn(model: nn.Module, tokens, lengths, steps: int) -> Callable[[], int]
     return run
 
 
-def fast_copy(model: nn.Module, precision: str) -> nn.Module:
-    """A copy of an fp32 aligner Tacotron with its decoder in `precision` (eval mode)."""
-    from aligner.inference.precision import quantize_decoder
+# the fast paths: row label -> precision (`aligner.inference.precision.prepare_decoder`)
+FAST = {"fp32 fused": "fp32", "fp16": "fp16", "int8": "int8"}
 
-    return quantize_decoder(copy.deepcopy(model).eval(), precision)
+
+def fast_copy(model: nn.Module, precision: str) -> nn.Module:
+    """A copy of an fp32 aligner Tacotron prepared as ``aligner synthesize`` does on a
+    CPU: fused LSTM cells in fp32, or its decoder in fp16 / int8 (eval mode)."""
+    from aligner.inference.precision import prepare_decoder
+
+    return prepare_decoder(copy.deepcopy(model).eval(), precision)
 
 
 def output_difference(model: nn.Module, fast: nn.Module, tokens, lengths, steps: int) -> dict:
@@ -86,9 +92,10 @@ def read_bandwidth(mbytes: int = 1024, repeats: int = 5) -> tuple[float, float]:
 
 
 def limit_rows(decoder: nn.Module, fps: dict[str, float], mbytes: int) -> list[str]:
-    """Lines: per precision, the bytes of decoder weights a step reads (`decoder` in fp32,
-    counted as stored in that precision), the GB/s achieved, and the ratio of the step's
-    time to the time of reading those bytes at the measured bandwidth."""
+    """Lines: per path (`fps`: label -> steps/s; fp32 or a label of `FAST`), the bytes of
+    decoder weights a step reads (`decoder` in fp32, counted as stored in that path's
+    precision), the GB/s achieved, and the ratio of the step's time to the time of reading
+    those bytes at the measured bandwidth."""
     from aligner.inference.precision import weight_bytes
 
     read_gbs, copy_gbs = read_bandwidth(mbytes)
@@ -96,11 +103,11 @@ def limit_rows(decoder: nn.Module, fps: dict[str, float], mbytes: int) -> list[s
         f"memory bandwidth of this machine: read {read_gbs:.1f} GB/s, copy (read + write) "
         f"{copy_gbs:.1f} GB/s ({mbytes} MB buffers, {torch.get_num_threads()} threads)"
     ]
-    for precision, steps in fps.items():
-        step_bytes = weight_bytes(decoder, precision)
+    for label, steps in fps.items():
+        step_bytes = weight_bytes(decoder, FAST.get(label, label))
         limit_fps = read_gbs * 1e9 / step_bytes
         lines.append(
-            f"aligner {precision}: decoder weights {step_bytes / 1e6:5.1f} MB a step, "
+            f"aligner {label}: decoder weights {step_bytes / 1e6:5.1f} MB a step, "
             f"{steps:7.1f} steps/s = {step_bytes * steps / 1e9:5.1f} GB/s; bandwidth limit "
             f"{limit_fps:7.1f} steps/s, step time / limit {limit_fps / steps:.2f}x"
         )
@@ -153,28 +160,28 @@ def sentence_rows(
 
 
 def fast_rows(models, args, device, autocast, peers, results, time_pair) -> list[str]:
-    """The rows the options ask for: ``--fast`` (fp16 and int8 at batch 1, appended to
-    `results`, and their distance from fp32), ``--limits``, ``--sentences N``; returns the
-    lines printed after the table."""
+    """The rows the options ask for: ``--fast`` (the `FAST` paths at batch 1, appended to
+    `results`, and their distance from plain fp32), ``--limits``, ``--sentences N``;
+    returns the lines printed after the table."""
     from bench_tacotron import random_batch, torchaudio_infer
 
     lines: list[str] = []
     tokens, lengths, _, _ = random_batch(1, args.text_len, 1, 80, device, seed=1)
     measured = {"fp32": models["aligner"]}
     fps = {"fp32": statistics.median(results[1][1]["aligner"])}
-    for precision in ("fp16", "int8") if args.fast else ():
+    for label, precision in FAST.items() if args.fast else ():
         fast = fast_copy(models["aligner"], precision)
         fns = {"aligner": infer_fn(fast, tokens, lengths, args.steps)}
         for peer in peers:
             fns[peer] = lambda m=models[peer]: torchaudio_infer(m, tokens, lengths, args.steps)
         t = time_pair(fns, args.repeats, device, autocast)
         values = {k: [args.steps / s for s in v] for k, v in t.items()}
-        results.append((f"infer b=1 {precision} (frames/s)", values, True))
-        measured[precision] = fast
-        fps[precision] = statistics.median(values["aligner"])
+        results.append((f"infer b=1 {label} (frames/s)", values, True))
+        measured[label] = fast
+        fps[label] = statistics.median(values["aligner"])
         d = output_difference(models["aligner"], fast, tokens, lengths, args.steps)
         lines.append(
-            f"{precision} against fp32 (dropout off, {args.steps} steps): mel |diff| mean "
+            f"{label} against fp32 (dropout off, {args.steps} steps): mel |diff| mean "
             f"{d['mean_abs']:.2e}, max {d['max_abs']:.2e} (mel std {d['mel_std']:.3f}); "
             f"attention argmax moved on {100 * d['argmax_moved']:.1f}% of steps; "
             f"same lengths {d['same_lengths']}"

@@ -20,7 +20,8 @@ aligner / torchaudio (time: < 1 is faster; frames per second: > 1 is faster).
     python scripts/bench_tacotron.py [--device cuda] [--dtype bf16] [--profile] [--aa]
         [--fast] [--limits] [--sentences 10]
 
-``--fast`` adds aligner's fp16 and int8 decoders at batch 1 (and their output against fp32),
+``--fast`` adds aligner's CPU inference paths (fused fp32 cells, fp16, int8) at batch 1
+(and their output against plain fp32),
 ``--limits`` what bounds a batch-1 step (bytes a step, GB/s, the machine's bandwidth),
 ``--sentences N`` a text of N sentences decoded as one batch against one at a time
 (`bench_paths.py`).
@@ -182,7 +183,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=6)
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     ap.add_argument("--profile", action="store_true", help="torch.profiler table of aligner")
-    ap.add_argument("--fast", action="store_true", help="also aligner's fp16, int8 decoders")
+    ap.add_argument(
+        "--fast", action="store_true", help="also aligner's fused fp32, fp16, int8 decoders"
+    )
     ap.add_argument("--limits", action="store_true", help="bytes a step against bandwidth")
     ap.add_argument("--bandwidth-mb", type=int, default=1024, help="buffer of --limits (MB)")
     ap.add_argument("--sentences", type=int, default=0, help="N sentences: batch vs 1 by 1")

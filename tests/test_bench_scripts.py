@@ -142,17 +142,19 @@ def test_bench_tacotron_runs_both_models(capsys):
 
 
 def test_bench_tacotron_fast_paths(capsys):
-    """--fast adds the fp16 and int8 rows and their distance from fp32, --limits the
-    bandwidth lines, --sentences the batch against one by one (tiny sizes)."""
+    """--fast adds the fused fp32, fp16 and int8 rows and their distance from plain fp32,
+    --limits the bandwidth lines, --sentences the batch against one by one (tiny sizes)."""
     args = ["--batch", "2", "--text-len", "5", "--mel-len", "8", "--steps", "3", "--repeats", "1"]
     load("bench_tacotron").main(
         [*args, "--fast", "--limits", "--bandwidth-mb", "64", "--sentences", "2"]
     )
     out = capsys.readouterr().out
-    for precision in ("fp16", "int8"):
-        assert f"infer b=1 {precision} (frames/s)" in out and f"{precision} against fp32" in out
-    assert out.count("same lengths True") == 2
+    for path in ("fp32 fused", "fp16", "int8"):
+        assert f"infer b=1 {path} (frames/s)" in out and f"{path} against fp32" in out
+    assert out.count("same lengths True") == 3
+    fused = out.split("fp32 fused against fp32")[1]
+    assert float(fused.split("mean ")[1].split(",")[0]) < 1e-5  # issue 35's fp32 bound
     assert "memory bandwidth of this machine: read" in out
     limits = [ln.split(":")[0] for ln in out.splitlines() if "step time / limit" in ln]
-    assert limits == ["aligner fp32", "aligner fp16", "aligner int8"]
-    assert out.count("2 sentences (") == 3 and "speed-up" in out
+    assert limits == ["aligner fp32", "aligner fp32 fused", "aligner fp16", "aligner int8"]
+    assert out.count("2 sentences (") == 4 and "speed-up" in out

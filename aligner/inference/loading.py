@@ -89,11 +89,11 @@ def load_speech_model(
 
     `task` (``"tts"``, ``"vc"`` or ``"align"``: the alignment model, which only aligns) is
     checked against the checkpoint's; InferenceError (one line, naming the file) for a
-    missing, corrupt or foreign checkpoint or the wrong task. `precision` ``fp16`` or
-    ``int8`` stores a Tacotron decoder's large weights in 16 or 8 bits on the CPU
-    (`aligner.inference.precision`).
+    missing, corrupt or foreign checkpoint or the wrong task. On the CPU a Tacotron
+    decoder is prepared for `precision` (`aligner.inference.precision.prepare_decoder`:
+    fused LSTM cells in fp32, ``fp16`` or ``int8`` weights).
     """
-    from aligner.inference.precision import check_precision, quantize_decoder
+    from aligner.inference.precision import check_precision, prepare_decoder
 
     check_precision(precision, device)
     file, ckpt = read_checkpoint(path)
@@ -112,11 +112,11 @@ def load_speech_model(
         raise InferenceError(
             f"{file} is a {found} checkpoint, not {task}; use `{FAMILIES[found].verb}` with it"
         )
+    if precision != "fp32" and found == "align":
+        raise InferenceError(f"{file}: --precision {precision} is for TTS and VC decoders")
     speech = _speech(ckpt, found, file, device)
-    if precision != "fp32":
-        if found == "align":
-            raise InferenceError(f"{file}: --precision {precision} is for TTS and VC decoders")
-        quantize_decoder(speech.model, precision)
+    if found != "align" and torch.device(device).type == "cpu":
+        prepare_decoder(speech.model, precision)
     return speech
 
 

