@@ -98,6 +98,8 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
         expected.remove("synthesize")
     if name == "espeak_tts":  # the alignment model and its durations of train and valid
         expected[1:1] = ["train", "align", "align"]
+    if expected[2] == "train":  # VC: the alignment model, durations of both voices' splits
+        expected[1:1] = ["train"] + ["align"] * 4
     if name in ("espeak_tts", "espeak_align", "festival_align"):
         expected.append("score-alignment")  # against the corpus's reference timings
     assert calls(tmp_path) == expected
@@ -182,44 +184,52 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     assert lines[0].startswith("prepare espeak data/accent --utterances 1000 --parallel ")
     assert lines[0].endswith("en-us+m3,rate=150,pitch=35 en-gb-x-rp+f2,rate=210,pitch=70")
     exp = "exp/accent/seq2seq_vc_lsa_small"
-    assert f"--out {exp} " in lines[1]
-    assert f"--out {exp}/vocoder --resume --set data.audio_keys=[target_audio]" in lines[2]
-    assert lines[3].startswith(f"convert --checkpoint {exp} --vocoder {exp}/vocoder ")
-    assert "vc_baseline.py train --data data/accent" in lines[6]
+    # stage 1 (the default guide, durations): the alignment model on both voices, then
+    # the durations of each voice's train and valid splits
+    assert f"--out {exp}/aligner --resume --set data.audio_keys=[audio,target_audio]" in lines[1]
+    assert (
+        lines[2] == f"align --checkpoint {exp}/aligner --in data/accent/train.jsonl --out "
+        "data/accent/durations/source/train --audio-key audio --no-png --force"
+    )
+    assert lines[5].endswith(
+        "--out data/accent/durations/target/valid --audio-key target_audio --no-png --force"
+    )
+    assert f"--out {exp} " in lines[6]
+    assert (
+        "--set data.durations=durations/target --set data.source_durations=durations/source"
+        in lines[6]
+    )
+    assert f"--out {exp}/vocoder --resume --set data.audio_keys=[target_audio]" in lines[7]
+    assert lines[8].startswith(f"convert --checkpoint {exp} --vocoder {exp}/vocoder ")
+    assert "vc_baseline.py train --data data/accent" in lines[11]
     assert (
         f"vc_baseline.py convert --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
-        in lines[7]
+        in lines[12]
     )
     assert (
-        f"vc_baseline.py vocode --model {exp}/baseline/model.pt --vocoder {exp}/vocoder" in lines[8]
+        f"vc_baseline.py vocode --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
+        in lines[13]
     )
-    assert "--system vocoded-target=" in lines[9]
-    assert lines[9].endswith(
+    assert "--system vocoded-target=" in lines[14]
+    assert lines[14].endswith(
         "--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
         "summary.json --alignment baseline=source --json "
         "exp/accent/seq2seq_vc_lsa_small/score/vc.json"
     )
     assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
-    guided = subprocess.run(
-        [*cmd, "--guide", "durations", "--exp", "g"],
+    diagonal = subprocess.run(
+        [*cmd, "--guide", "diagonal", "--exp", "g"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
     )
-    assert guided.returncode == 0, guided.stderr
+    assert diagonal.returncode == 0, diagonal.stderr
+    assert "--guide diagonal: no alignment model needed" in diagonal.stdout
     new = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
-    assert "--out g/aligner --resume --set data.audio_keys=[audio,target_audio]" in new[0]
-    assert (
-        new[1]
-        == "align --checkpoint g/aligner --in data/accent/train.jsonl --out data/accent/durations/source/train --audio-key audio --no-png --force"
-    )
-    assert new[4].endswith(
-        "--out data/accent/durations/target/valid --audio-key target_audio --no-png --force"
-    )
-    assert (
-        "--set data.durations=durations/target --set data.source_durations=durations/source"
-        in new[5]
+    assert new[0].startswith("train ") and "--out g " in new[0]
+    assert "durations" not in new[0] and not any(
+        line.startswith("align --checkpoint g/aligner") for line in new
     )
     lines = (tmp_path / "calls.txt").read_text().splitlines()
     given = subprocess.run(

@@ -107,6 +107,12 @@ class TTSDataset(Dataset):
     def __len__(self) -> int:
         return len(self.items)
 
+    def keep(self, indices: list[int]) -> None:
+        """Keep only the items at `indices` (in that order), in place."""
+        self.items = [self.items[i] for i in indices]
+        self.tokens = [self.tokens[i] for i in indices]
+        self.lengths = [self.lengths[i] for i in indices]
+
     def mel(self, index: int) -> torch.Tensor:
         """Log-mel ``(T, n_mels)`` of item ``index`` (normalized when stats were given)."""
         mel = self.cache.get(self.items[index]["audio"])

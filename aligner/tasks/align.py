@@ -17,6 +17,8 @@ The checkpoint's ``symbols`` are those of a TTS checkpoint
 
 from __future__ import annotations
 
+import sys
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,10 +76,15 @@ def hard_alignment(
     """Paths ``(B, T)`` (token of each frame, -1 on padding) of the monotonic alignment
     search over the soft alignment of `out`; `optional` ``(B, N)`` tokens may get no
     frame (None: every token gets at least one); ``overrides (B, T, N)``: log-probabilities
-    in place of the alignment's where not NaN."""
+    in place of the alignment's where not NaN. An item with fewer frames than required
+    tokens (`leave_out_short` leaves them out by their estimated frame count; one may be a
+    frame short) may skip any token rather than stop the training."""
     log_soft = with_overrides(out.log_alignments.detach().float().cpu().numpy(), overrides)
-    tokens = out.enc_mask.sum(1).cpu().numpy()
-    return batched_search(log_soft, mel_lengths.cpu().numpy(), tokens, optional)
+    inside = out.enc_mask.cpu().numpy()
+    frames = mel_lengths.cpu().numpy()
+    optional = np.zeros_like(inside) if optional is None else np.array(optional, bool)
+    optional[frames < (inside & ~optional).sum(1)] = True
+    return batched_search(log_soft, frames, inside.sum(1), optional)
 
 
 def one_hot(paths: np.ndarray, n_tokens: int, device: torch.device) -> torch.Tensor:
@@ -96,6 +103,8 @@ class AlignTask:
         self.log = corpus.data.log
         self.optional_ids = optional_tokens(corpus.table.symbols)
         self.separator_ids = np.array([s == WORD_SEPARATOR for s in corpus.table.symbols])
+        for name, dataset in (("train", self.train_set), ("valid", self.valid_set)):
+            leave_out_short(dataset, self.separator_ids, name)
         self.references = References(self.valid_set.items, corpus.mel_cfg)
         self.symbols = corpus.symbols("align", model.config.to_dict())
 
@@ -226,6 +235,30 @@ class AlignTask:
             }
             logger.alignment(f"alignment/{item}", out.alignments[i, :t, :k], step, labels, **timing)
             logger.alignment(f"alignment_hard/{item}", hard[i, :t, :k], step, labels, **timing)
+
+
+def leave_out_short(dataset: Any, separator_ids: np.ndarray, name: str) -> int:
+    """Leave out of `dataset` (a ``TTSDataset``, in place) the items with fewer mel frames
+    than tokens that need a frame (every token but the word separators): no monotonic
+    alignment holds them (a truncated recording, or a text longer than its audio). One
+    line names how many and the first; returns how many."""
+    short = [
+        i
+        for i, (tokens, frames) in enumerate(zip(dataset.tokens, dataset.lengths))
+        if frames < int((~separator_ids[tokens.numpy()]).sum())
+    ]
+    if short:
+        first = short[0]
+        need = int((~separator_ids[dataset.tokens[first].numpy()]).sum())
+        print(
+            f"note: {len(short)} of {len(dataset)} {name} items have fewer mel frames than "
+            f"tokens (first: {dataset.items[first]['id']!r}, {dataset.lengths[first]} frames "
+            f"for {need} tokens): left out; check their audio and text",
+            file=sys.stderr,
+        )
+        dropped = set(short)
+        dataset.keep([i for i in range(len(dataset)) if i not in dropped])
+    return len(short)
 
 
 def build(cfg: Any, data_dir: Path) -> AlignTask:

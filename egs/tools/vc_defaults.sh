@@ -8,7 +8,7 @@ vocoder=train   # train: $vocoder_recipe on the target voice (stage 3); or griff
                 # hifigan:DIR, or a vocoder experiment folder or checkpoint
 vocoder_recipe="$root"/recipes/vocoder/vocos_small.yaml
 vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
-guide=diagonal   # or durations: the alignment model's durations of both voices (stage 1)
+guide=durations  # the alignment model's durations of both voices (stage 1), or diagonal
 align_recipe="$root"/recipes/align/aligner.yaml
 align_exp=""     # empty: $exp/aligner
 align_args="${ALIGNER_ALIGN_ARGS:-}"

@@ -19,7 +19,7 @@ from aligner.inference import load_speech_model
 from aligner.models.aligner import AlignerConfig, AlignmentModel
 from aligner.tasks import build_task
 from aligner.tasks.align import AlignLossConfig, hard_alignment
-from tests.cli.test_speech_cli import MEL, write_corpus
+from tests.cli.test_speech_cli import MEL, write_corpus, write_wav
 
 TINY = {"channels": 16, "attn_dim": 8, "text_kernels": [3], "mel_kernels": [3, 1]}
 
@@ -194,3 +194,34 @@ def test_an_aligner_checkpoint_cannot_synthesize(aligner_ckpt, tmp_path):
     )
     assert res.exit_code != 0 and "use `aligner align`" in res.output
     assert "Traceback" not in res.output
+
+
+def test_items_too_short_for_their_tokens_are_left_out_and_counted(tmp_path, capsys):
+    """An item with fewer mel frames than tokens (here a 50 ms recording of a sentence) is
+    left out of training and validation with one line, not a traceback mid-training; an
+    item a frame short at loss time skips tokens instead of stopping the run."""
+    data = write_corpus(tmp_path / "data", vc=False)
+    write_wav(data / "short.wav", 0.05, 9)
+    long = {"id": "short", "audio": "short.wav", "text": "a long sentence, far too long."}
+    for split in ("train", "valid"):
+        with open(data / f"{split}.jsonl", "a") as f:
+            f.write(json.dumps(long) + "\n")
+    cfg = ExperimentConfig.from_dict(
+        {
+            "task": "align",
+            "data": {"mel": MEL, "log": {"plot_items": 2}},
+            "model": {**TINY, "loss": {"bin_start": 0, "bin_ramp": 1}},
+        }
+    )
+    task = build_task(cfg, data)
+    err = capsys.readouterr().err
+    for split in ("train", "valid"):
+        assert f"note: 1 of 4 {split} items have fewer mel frames than tokens" in err
+    assert "first: 'short'" in err and "left out" in err
+    assert [it["id"] for it in task.train_set.items] == ["u0", "u1", "u2"]
+    assert len(task.train_set.tokens) == len(task.train_set.lengths) == 3
+    # a batch whose item has fewer frames than tokens still gives a loss
+    b = task.collate([task.train_set[i] for i in range(3)])
+    b["mel_lengths"][0] = 2
+    loss, parts = task.loss(task.model, b, 5)
+    assert torch.isfinite(loss) and "binarization" in parts

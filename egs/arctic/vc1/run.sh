@@ -10,7 +10,7 @@
 #   0 prepare     aligner prepare arctic      -> data/{train,valid,test}.jsonl
 #   1 durations   aligner train $align_recipe on both voices -> $align_exp, then aligner
 #                 align of each voice (train, valid) -> $data/durations/{source,target}/
-#                 (only with --guide durations; the default, diagonal, skips it)
+#                 (with --guide durations, the default; --guide diagonal skips it)
 #   2 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb; with --guide
 #                                                durations the attention is guided by stage 1
 #   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
