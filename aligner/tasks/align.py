@@ -18,7 +18,6 @@ The checkpoint's ``symbols`` are those of a TTS checkpoint
 from __future__ import annotations
 
 import sys
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
