@@ -13,12 +13,13 @@ two matrices side by side in one ``[4H, in + H]`` weight and one bias, so a step
 product instead of two; `OneDnnLinear` does that product with oneDNN on a CPU (MKL's
 ``F.linear`` elsewhere, e.g. on a GPU or a build without oneDNN). Outputs equal the
 plain cell's within fp32 rounding (about 1e-7). The fp16 and int8 decoders
-(`aligner.inference.precision`) quantize the fused cell's one linear layer.
+(`aligner.inference.precision.quantize_decoder`) quantize the plain cells instead (fusing
+did not make them faster) and refuse a decoder whose cells are already fused.
 
     fuse_cells(model.decoder)        # in place, eval mode; every nn.LSTMCell in it
 
 `scripts/bench_tacotron.py --fast` times the fused decoder against the plain one and
-torchaudio's; ``tests/models/test_precision.py`` checks its output.
+torchaudio's; ``tests/models/test_fused.py`` checks its output.
 """
 
 from __future__ import annotations
@@ -56,15 +57,14 @@ class FusedLSTMCell(nn.Module):
         super().__init__()
         self.input_size, self.hidden_size = cell.input_size, cell.hidden_size
         linear = OneDnnLinear if onednn and onednn_available() else nn.Linear
-        self.gates = linear(cell.input_size + cell.hidden_size, 4 * cell.hidden_size)
+        like = {"device": cell.weight_ih.device, "dtype": cell.weight_ih.dtype}
+        self.gates = linear(cell.input_size + cell.hidden_size, 4 * cell.hidden_size, **like)
         with torch.no_grad():
             self.gates.weight.copy_(torch.cat([cell.weight_ih, cell.weight_hh], 1))
-            bias = torch.zeros(4 * cell.hidden_size)
+            self.gates.bias.zero_()
             for b in (cell.bias_ih, cell.bias_hh):
                 if b is not None:
-                    bias += b.detach().cpu()
-            self.gates.bias.copy_(bias)
-        self.to(cell.weight_ih.device)
+                    self.gates.bias += b
 
     def forward(
         self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]

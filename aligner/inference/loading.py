@@ -66,7 +66,18 @@ def load_model(path: str | Path, device: str | torch.device = "cpu"):
         return load_vocoder(str(file), _vocoder_features(ckpt, file), device=device)
     if task not in FAMILIES:
         raise InferenceError(f"{file} is a {task!r} checkpoint, which no loader knows")
-    return _speech(ckpt, task, file, device)
+    return _prepared(_speech(ckpt, task, file, device), task, device, "fp32")
+
+
+def _prepared(speech: SpeechModel, task: str, device, precision: str) -> SpeechModel:
+    """A TTS or VC model on the CPU with its decoder prepared for `precision`
+    (`aligner.inference.precision.prepare_decoder`: fused LSTM cells in fp32, whose
+    state_dict then names ``gates`` layers, not a checkpoint's cells); others as they are."""
+    from aligner.inference.precision import prepare_decoder
+
+    if task != "align" and torch.device(device).type == "cpu":
+        prepare_decoder(speech.model, precision)
+    return speech
 
 
 def _vocoder_features(ckpt: dict[str, Any], file: Path):
@@ -93,7 +104,7 @@ def load_speech_model(
     decoder is prepared for `precision` (`aligner.inference.precision.prepare_decoder`:
     fused LSTM cells in fp32, ``fp16`` or ``int8`` weights).
     """
-    from aligner.inference.precision import check_precision, prepare_decoder
+    from aligner.inference.precision import check_precision
 
     check_precision(precision, device)
     file, ckpt = read_checkpoint(path)
@@ -114,10 +125,7 @@ def load_speech_model(
         )
     if precision != "fp32" and found == "align":
         raise InferenceError(f"{file}: --precision {precision} is for TTS and VC decoders")
-    speech = _speech(ckpt, found, file, device)
-    if found != "align" and torch.device(device).type == "cpu":
-        prepare_decoder(speech.model, precision)
-    return speech
+    return _prepared(_speech(ckpt, found, file, device), found, device, precision)
 
 
 def _speech(ckpt: dict[str, Any], task: str, path: Path, device) -> SpeechModel:

@@ -24,7 +24,7 @@ the weights every step, the fbgemm ones do not.
 fp32 it fuses each LSTM cell's two matrix products into one (`aligner.inference.fused`),
 the same arithmetic at 1.6x the speed of torch's own cell on this project's machine.
 
-`scripts/bench_tacotron.py --int8` and ``tests/models/test_precision.py`` measure how far
+`scripts/bench_tacotron.py --fast` and ``tests/models/test_precision.py`` measure how far
 the output moves.
 """
 
@@ -75,6 +75,13 @@ def quantize_decoder(model: nn.Module, precision: str = "int8") -> nn.Module:
         raise ValueError("quantize_decoder needs a model in eval mode")
     if precision == "fp32":
         return model
+    from aligner.inference.fused import FusedLSTMCell
+
+    if any(isinstance(m, FusedLSTMCell) for m in model.decoder.modules()):
+        raise ValueError(
+            f"quantize_decoder needs the plain decoder, not fused cells: load the model with "
+            f"precision={precision!r} (load_speech_model) instead of quantizing it afterwards"
+        )
     engines = torch.backends.quantized.supported_engines
     if not any(e in engines for e in ("x86", "fbgemm")):
         raise InferenceError(

@@ -41,7 +41,7 @@ from aligner.attention.search import (
     path_durations,
     with_overrides,
 )
-from aligner.config import from_dict
+from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_tts
 from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
 from aligner.tasks.speech import first_items, set_data_sizes
@@ -238,9 +238,10 @@ class AlignTask:
 
 def leave_out_short(dataset: Any, separator_ids: np.ndarray, name: str) -> int:
     """Leave out of `dataset` (a ``TTSDataset``, in place) the items with fewer mel frames
-    than tokens that need a frame (every token but the word separators): no monotonic
-    alignment holds them (a truncated recording, or a text longer than its audio). One
-    line names how many and the first; returns how many."""
+    than tokens that need a frame (every token but the word separators; `separator_ids`
+    ``(V,)`` bool over the symbol table): no monotonic alignment holds them (a truncated
+    recording, or a text longer than its audio). One line names how many and the first;
+    returns how many. ConfigError (one line) when no item would be left."""
     short = [
         i
         for i, (tokens, frames) in enumerate(zip(dataset.tokens, dataset.lengths))
@@ -249,6 +250,12 @@ def leave_out_short(dataset: Any, separator_ids: np.ndarray, name: str) -> int:
     if short:
         first = short[0]
         need = int((~separator_ids[dataset.tokens[first].numpy()]).sum())
+        if len(short) == len(dataset):
+            raise ConfigError(
+                f"every one of the {len(dataset)} {name} items has fewer mel frames than tokens "
+                f"(first: {dataset.items[first]['id']!r}, {dataset.lengths[first]} frames for "
+                f"{need} tokens): check the audio, data.mel.hop_length and the tokenizer"
+            )
         print(
             f"note: {len(short)} of {len(dataset)} {name} items have fewer mel frames than "
             f"tokens (first: {dataset.items[first]['id']!r}, {dataset.lengths[first]} frames "

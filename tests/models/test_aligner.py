@@ -225,3 +225,15 @@ def test_items_too_short_for_their_tokens_are_left_out_and_counted(tmp_path, cap
     b["mel_lengths"][0] = 2
     loss, parts = task.loss(task.model, b, 5)
     assert torch.isfinite(loss) and "binarization" in parts
+
+
+def test_a_split_with_no_item_long_enough_is_one_clear_error(tmp_path):
+    data = write_corpus(tmp_path / "data", vc=False)
+    write_wav(data / "short.wav", 0.05, 9)
+    long = {"id": "short", "audio": "short.wav", "text": "a long sentence, far too long."}
+    (data / "valid.jsonl").write_text(json.dumps(long) + "\n")
+    cfg = ExperimentConfig.from_dict(
+        {"task": "align", "data": {"mel": MEL}, "model": {**TINY}}
+    )
+    with pytest.raises(ConfigError, match="every one of the 1 valid items has fewer mel frames"):
+        build_task(cfg, data)

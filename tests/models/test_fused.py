@@ -12,7 +12,7 @@ from torch import nn
 
 from aligner.attention import available
 from aligner.inference.fused import FusedLSTMCell, OneDnnLinear, fuse_cells, onednn_available
-from aligner.inference.precision import prepare_decoder
+from aligner.inference.precision import prepare_decoder, quantize_decoder
 from tests.models.test_precision import generate, tacotron
 
 
@@ -69,3 +69,20 @@ def test_fusing_needs_eval_mode_and_fp32_prepares_by_fusing():
     model = prepare_decoder(tacotron(), "fp32")
     assert isinstance(model.decoder.attn_rnn, FusedLSTMCell)
     assert isinstance(model.decoder.dec_rnns[0], FusedLSTMCell)
+
+
+def test_a_fused_cell_keeps_the_cells_dtype():
+    cell = nn.LSTMCell(4, 3).double()
+    x, h, c = torch.randn(2, 4).double(), torch.randn(2, 3).double(), torch.randn(2, 3).double()
+    with torch.no_grad():
+        want, got = cell(x, (h, c)), FusedLSTMCell(cell)(x, (h, c))
+    assert got[0].dtype == torch.float64
+    torch.testing.assert_close(got, want)
+
+
+def test_quantizing_fused_cells_is_refused_in_one_line():
+    """fp16/int8 quantize the plain cells; a fused decoder (what loading in fp32 gives)
+    would silently stay fp32, so it is refused."""
+    model = prepare_decoder(tacotron(), "fp32")
+    with pytest.raises(ValueError, match="needs the plain decoder, not fused cells"):
+        quantize_decoder(model, "int8")
