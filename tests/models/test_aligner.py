@@ -232,8 +232,6 @@ def test_a_split_with_no_item_long_enough_is_one_clear_error(tmp_path):
     write_wav(data / "short.wav", 0.05, 9)
     long = {"id": "short", "audio": "short.wav", "text": "a long sentence, far too long."}
     (data / "valid.jsonl").write_text(json.dumps(long) + "\n")
-    cfg = ExperimentConfig.from_dict(
-        {"task": "align", "data": {"mel": MEL}, "model": {**TINY}}
-    )
+    cfg = ExperimentConfig.from_dict({"task": "align", "data": {"mel": MEL}, "model": {**TINY}})
     with pytest.raises(ConfigError, match="every one of the 1 valid items has fewer mel frames"):
         build_task(cfg, data)
