@@ -69,14 +69,15 @@ def long_sentences(manifest: Path, n: int, seed: int = 0) -> list[tuple[int, str
     return out
 
 
-def long_form(ckpt: Path, sentences: list[tuple[int, str]]) -> dict[str, float]:
-    """Failures of free-running synthesis: a skip, a repeat or no predicted end."""
+def long_form(ckpt: Path, sentences: list[tuple[int, str]], seed: int = 0) -> dict[str, float]:
+    """Failures of free-running synthesis (seeded): a skip, a repeat or no predicted end."""
     from aligner.alignment.tiers import optional_tokens
     from aligner.attention.metrics import alignment_metrics
     from aligner.inference.loading import load_speech_model
 
     speech = load_speech_model(ckpt, "tts")
     ids = [speech.encode_text(text) for _, text in sentences]
+    torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
     results = speech.generate(ids, batch_size=4, max_length_ratio=10.0)
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
     failed = 0
