@@ -61,7 +61,8 @@ class GuidedSchedule:
     what it guides towards.
 
     mode "constant": ``weight``; "exp": ``weight * decay ** step``; "linear": ``weight`` falling
-    linearly to zero at step ``until``; "none" (or weight 0): off. source "diagonal": the
+    linearly to zero at step ``until``; "none" (or weight 0): off. ``floor``: "exp" and
+    "linear" fall no lower (a guide strong while the attention forms, weak after it). source "diagonal": the
     band around the diagonal (Tachibana et al. 2017, width ``guided_g``); "durations": the
     alignment model's durations of each item (``data.durations``; `aligner.tasks.guides`),
     with soft edges of ``width`` frames, scored by the KL divergence of the attention from
@@ -74,6 +75,7 @@ class GuidedSchedule:
     until: int = 10000
     source: Literal["diagonal", "durations"] = "diagonal"
     width: float = 1.0
+    floor: float = 0.0
 
     def __post_init__(self) -> None:
         if self.mode not in ("constant", "exp", "linear", "none"):
@@ -84,14 +86,18 @@ class GuidedSchedule:
             raise ValueError(f"guided.source must be diagonal or durations, got {self.source!r}")
         if not self.width >= 0:
             raise ValueError(f"guided.width must be >= 0 frames, got {self.width!r}")
+        if not 0 <= self.floor <= max(self.weight, 0.0):
+            raise ValueError(
+                f"guided.floor must be between 0 and the weight {self.weight}, got {self.floor!r}"
+            )
 
     def __call__(self, step: int) -> float:
         if self.mode == "none" or self.weight == 0:
             return 0.0
         if self.mode == "exp":
-            return self.weight * math.pow(self.decay, step)
+            return max(self.floor, self.weight * math.pow(self.decay, step))
         if self.mode == "linear":
-            return self.weight * max(0.0, 1.0 - step / self.until)
+            return max(self.floor, self.weight * max(0.0, 1.0 - step / self.until))
         return self.weight
 
 

@@ -62,9 +62,22 @@ def test_guided_schedules(weight: float, step: int) -> None:
     assert GuidedSchedule(weight, "none")(step) == 0.0
 
 
+@given(st.floats(0.1, 5.0), st.floats(0.0, 1.0), st.integers(0, 20000))
+@settings(max_examples=30, deadline=None)
+def test_a_floor_holds_a_falling_guide(weight: float, share: float, step: int) -> None:
+    floor = share * weight
+    exp = GuidedSchedule(weight, "exp", decay=0.99, floor=floor)(step)
+    assert exp == pytest.approx(max(floor, weight * 0.99**step))
+    linear = GuidedSchedule(weight, "linear", until=300, floor=floor)(step)
+    assert linear == pytest.approx(max(floor, weight * max(0.0, 1 - step / 300)))
+    assert GuidedSchedule(weight, "constant", floor=floor)(step) == weight
+
+
 def test_guided_schedule_rejects_unknown_mode() -> None:
     with pytest.raises(ValueError, match="guided.mode"):
         GuidedSchedule(1.0, "cosine")
+    with pytest.raises(ValueError, match="guided.floor must be between 0 and the weight 1.0"):
+        GuidedSchedule(1.0, "exp", floor=2.0)
 
 
 def _output(mel_lengths: list[int], enc_lengths: list[int], r: int) -> TacotronOutput:
