@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from aligner.attention.base import lengths_to_mask
-from aligner.models.decoder import Prenet
+from aligner.models.prenet import Prenet
 
 from .helpers import MEM, N_MELS, padded, small_decoder
 
