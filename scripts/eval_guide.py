@@ -133,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long", type=int, default=12, help="long-form sentences (0: none)")
     parser.add_argument("--quality", type=int, default=50, help="test texts synthesized (0: none)")
     parser.add_argument("--no-boundaries", action="store_true", help="skip the align rows")
+    parser.add_argument("--seed", type=int, default=0, help="of the prenet's dropout")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     table = {}
@@ -148,11 +149,13 @@ def main(argv: list[str] | None = None) -> int:
             print(exp.name, json.dumps(row), flush=True)
         entry = {"checkpoints": rows}
         if long:
-            entry["long_form"] = long_form(checkpoints(exp, 1)[0], long)
+            entry["long_form"] = long_form(checkpoints(exp, 1)[0], long, args.seed)
             print(exp.name, "long-form", json.dumps(entry["long_form"]), flush=True)
         if args.quality:
             last = checkpoints(exp, 1)[0]
-            entry["quality"] = synthesis_quality(last, args.data / "test.jsonl", args.quality)
+            entry["quality"] = synthesis_quality(
+                last, args.data / "test.jsonl", args.quality, args.seed
+            )
             print(exp.name, "synthesis", json.dumps(entry["quality"]), flush=True)
         table[str(exp)] = entry
     for exp, entry in table.items():

@@ -242,24 +242,20 @@ def leave_out_short(dataset: Any, separator_ids: np.ndarray, name: str) -> int:
     ``(V,)`` bool over the symbol table): no monotonic alignment holds them (a truncated
     recording, or a text longer than its audio). One line names how many and the first;
     returns how many. ConfigError (one line) when no item would be left."""
-    short = [
-        i
-        for i, (tokens, frames) in enumerate(zip(dataset.tokens, dataset.lengths))
-        if frames < int((~separator_ids[tokens.numpy()]).sum())
-    ]
+    need = [int((~separator_ids[tokens.numpy()]).sum()) for tokens in dataset.tokens]
+    short = [i for i, frames in enumerate(dataset.lengths) if frames < need[i]]
     if short:
         first = short[0]
-        need = int((~separator_ids[dataset.tokens[first].numpy()]).sum())
         if len(short) == len(dataset):
             raise ConfigError(
                 f"every one of the {len(dataset)} {name} items has fewer mel frames than tokens "
                 f"(first: {dataset.items[first]['id']!r}, {dataset.lengths[first]} frames for "
-                f"{need} tokens): check the audio, data.mel.hop_length and the tokenizer"
+                f"{need[first]} tokens): check the audio, data.mel.hop_length and the tokenizer"
             )
         print(
             f"note: {len(short)} of {len(dataset)} {name} items have fewer mel frames than "
             f"tokens (first: {dataset.items[first]['id']!r}, {dataset.lengths[first]} frames "
-            f"for {need} tokens): left out; check their audio and text",
+            f"for {need[first]} tokens): left out; check their audio and text",
             file=sys.stderr,
         )
         dropped = set(short)

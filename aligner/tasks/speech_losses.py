@@ -62,8 +62,8 @@ class GuidedSchedule:
 
     mode "constant": ``weight``; "exp": ``weight * decay ** step``; "linear": ``weight`` falling
     linearly to zero at step ``until``; "none" (or weight 0): off. ``floor``: "exp" and
-    "linear" fall no lower (a guide strong while the attention forms, weak after it). source "diagonal": the
-    band around the diagonal (Tachibana et al. 2017, width ``guided_g``); "durations": the
+    "linear" fall no lower (a guide strong while the attention forms, weak after it).
+    source "diagonal": the band around the diagonal (Tachibana et al. 2017, width ``guided_g``); "durations": the
     alignment model's durations of each item (``data.durations``; `aligner.tasks.guides`),
     with soft edges of ``width`` frames, scored by the KL divergence of the attention from
     that guide; an item without durations falls back to the diagonal.
