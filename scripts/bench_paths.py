@@ -11,6 +11,10 @@
   weights a step reads, the GB/s it achieves, and this machine's memory bandwidth measured
   in the same run (reading and copying buffers far larger than the caches); the ratio of
   the step's time to the time its weights take to read at that bandwidth.
+* ``--static``: aligner's fixed-shape decoding (`aligner.inference.graphs`: a CUDA graph
+  per step on a GPU, the stop flags read every 16 steps) at batch 1 and 4 against
+  torchaudio, and its output against the plain decode (under bf16 autocast without the
+  weight cast cache, as CUDA graphs need).
 * ``--sentences N`` (`sentence_rows`): a text of N sentences (random lengths 20-80 tokens
   for ``--text-len 50``, each decoded for 4 frames per token, the stop disabled) decoded
   as one batch against one sentence at a time, as ``aligner synthesize`` does with
@@ -19,6 +23,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import statistics
 import time
@@ -48,6 +53,46 @@ def fast_copy(model: nn.Module, precision: str) -> nn.Module:
     from aligner.inference.precision import prepare_decoder
 
     return prepare_decoder(copy.deepcopy(model).eval(), precision)
+
+
+class Static(nn.Module):
+    """An aligner Tacotron whose ``generate`` decodes with fixed shapes (``static=True``)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model, self.decoder = model, model.decoder
+
+    def generate(self, *args, **options):
+        return self.model.generate(*args, static=True, **options)
+
+
+def static_rows(models, args, device, dtype, peers, results, time_pair) -> list[str]:
+    """``--static``: rows at batch 1 and 4 (appended to `results`) and the line of its
+    distance from the plain decode."""
+    from bench_tacotron import random_batch, torchaudio_infer
+
+    def autocast():
+        if dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(device.type, dtype=dtype, cache_enabled=False)
+
+    static = Static(models["aligner"])
+    for b in (1, 4):
+        tokens, lengths, _, _ = random_batch(b, args.text_len, 1, 80, device, seed=1)
+        fns = {"aligner": infer_fn(static, tokens, lengths, args.steps)}
+        for peer in peers:
+            fns[peer] = lambda m=models[peer], x=tokens, n=lengths: torchaudio_infer(
+                m, x, n, args.steps
+            )
+        t = time_pair(fns, args.repeats, device, autocast)
+        values = {k: [b * args.steps / s for s in v] for k, v in t.items()}
+        results.append((f"infer b={b} static (frames/s)", values, True))
+    tokens, lengths, _, _ = random_batch(1, args.text_len, 1, 80, device, seed=1)
+    d = output_difference(models["aligner"], static, tokens, lengths, args.steps)
+    return [
+        f"static against plain (dropout off, {args.steps} steps): mel |diff| mean "
+        f"{d['mean_abs']:.2e}, max {d['max_abs']:.2e}; same lengths {d['same_lengths']}"
+    ]
 
 
 def output_difference(model: nn.Module, fast: nn.Module, tokens, lengths, steps: int) -> dict:

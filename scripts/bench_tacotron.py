@@ -190,6 +190,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bandwidth-mb", type=int, default=1024, help="buffer of --limits (MB)")
     ap.add_argument("--sentences", type=int, default=0, help="N sentences: batch vs 1 by 1")
     ap.add_argument(
+        "--static", action="store_true", help="also fixed-shape decoding (CUDA graphs on a GPU)"
+    )
+    ap.add_argument(
         "--aa",
         action="store_true",
         help="also time a second torchaudio model (an A/A run: its ratio to the first is the "
@@ -260,6 +263,8 @@ def main(argv: list[str] | None = None) -> None:
     import bench_paths
 
     fast = bench_paths.fast_rows(models, args, device, autocast, peers, results, time_pair)
+    if args.static:
+        fast += bench_paths.static_rows(models, args, device, dtype, peers, results, time_pair)
     aa = f" {'A/A t2/t':>10}" if args.aa else ""
     print(f"{'measure':<24} {'aligner':>12} {'torchaudio':>12} {'ratio a/t':>10}{aa}")
     for label, values, higher_better in results:

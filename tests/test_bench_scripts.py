@@ -158,3 +158,14 @@ def test_bench_tacotron_fast_paths(capsys):
     limits = [ln.split(":")[0] for ln in out.splitlines() if "step time / limit" in ln]
     assert limits == ["aligner fp32", "aligner fp32 fused", "aligner fp16", "aligner int8"]
     assert out.count("2 sentences (") == 4 and "speed-up" in out
+
+
+def test_bench_tacotron_static_rows(capsys):
+    """--static adds fixed-shape decoding at batch 1 and 4 and its distance from the plain
+    decode (on a CPU without graphs: the same frames within 1e-5, the same lengths)."""
+    args = ["--batch", "2", "--text-len", "5", "--mel-len", "8", "--steps", "3", "--repeats", "1"]
+    load("bench_tacotron").main([*args, "--static"])
+    out = capsys.readouterr().out
+    assert "infer b=1 static (frames/s)" in out and "infer b=4 static (frames/s)" in out
+    line = out.split("static against plain")[1].splitlines()[0]
+    assert float(line.split("mean ")[1].split(",")[0]) < 1e-5 and "same lengths True" in line

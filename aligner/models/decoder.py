@@ -27,6 +27,13 @@ from aligner.attention.base import lengths_to_mask
 from aligner.models.prenet import Prenet
 
 
+def stop_cut(threshold: float) -> float:
+    """The stop logit above which an item stops: ``sigmoid(stop) > threshold``."""
+    if threshold <= 0.0 or threshold >= 1.0:
+        return -math.inf if threshold < 0.5 else math.inf
+    return math.log(threshold / (1.0 - threshold))
+
+
 @dataclass
 class DecoderState:
     """Recurrent state of the decoder between steps (batch-first tensors)."""
@@ -197,6 +204,7 @@ class TacotronDecoder(nn.Module):
         max_length_ratio: float = 10.0,
         max_steps: int | None = None,
         window: tuple[int, int] | None = None,
+        static: bool = False,
     ) -> DecoderOutput:
         """Batched free-running decoding with a per-item stop.
 
@@ -205,11 +213,25 @@ class TacotronDecoder(nn.Module):
         ``ceil(max_length_ratio * source length)`` frames (reported in ``hit_max``).
         ``max_steps`` caps every item (also reported in ``hit_max``). ``window=(back, front)``
         restricts attention around the last attended source position (the core's monotonic
-        constraint). Returns mel (B, T, M) zero past ``lengths``.
+        constraint). Returns mel (B, T, M) zero past ``lengths``. ``static``: every shape
+        fixed, the stop flags read every 16 steps, those steps one CUDA graph on a GPU
+        (`aligner.inference.graphs`; the same output within rounding).
         """
         previous = self.attention.window
         self.attention.window = window
         try:
+            if static:
+                from aligner.inference.graphs import generate_static
+
+                return generate_static(
+                    self,
+                    memory,
+                    mask,
+                    stop_threshold,
+                    max_length_ratio,
+                    max_steps,
+                    graph=memory.is_cuda,
+                )
             return self._generate(memory, mask, stop_threshold, max_length_ratio, max_steps)
         finally:
             self.attention.window = previous
@@ -226,11 +248,7 @@ class TacotronDecoder(nn.Module):
         limit = torch.ceil(mask.sum(1).float() * ratio / self.r).long().clamp_min(1)
         if max_steps is not None:
             limit = limit.clamp_max(max_steps)
-        # sigmoid(stop) > threshold  <=>  stop > logit(threshold)
-        if threshold <= 0.0 or threshold >= 1.0:
-            cut = -math.inf if threshold < 0.5 else math.inf
-        else:
-            cut = math.log(threshold / (1.0 - threshold))
+        cut = stop_cut(threshold)
         state = self.init_state(memory, mask)
         n_steps = int(limit.max())
         size = min(n_steps, 256)  # buffers grow as decoding goes on
