@@ -19,6 +19,7 @@
   for ``--text-len 50``, each decoded for 4 frames per token, the stop disabled) decoded
   as one batch against one sentence at a time, as ``aligner synthesize`` does with
   ``--batch-size N`` and ``--batch-size 1``.
+* ``--profile`` (`profile`): where aligner's inference spends its time.
 """
 
 from __future__ import annotations
@@ -240,3 +241,17 @@ def fast_rows(models, args, device, autocast, peers, results, time_pair) -> list
             )
             lines += [f"aligner {name}: {row}" for row in rows]
     return lines
+
+
+def profile(model: nn.Module, args, device: torch.device, autocast) -> None:
+    """Where aligner's inference at batch `args.batch` spends its time."""
+    from bench_tacotron import aligner_infer, random_batch
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    tokens, lengths, _, _ = random_batch(args.batch, args.text_len, 1, 80, device, seed=1)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with torch_profile(activities=acts) as prof, autocast():
+        aligner_infer(model, tokens, lengths, args.steps)
+    key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+    print(prof.key_averages().table(sort_by=key, row_limit=20))

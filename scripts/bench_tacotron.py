@@ -239,6 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     for m in models.values():
         m.zero_grad(set_to_none=True)
     results.append(("train step (s)", t, False))
+    train_frames = int(batch[3].sum())  # mel frames a training step learns from
+    train_fps = {k: train_frames / statistics.median(v) for k, v in t.items()}
 
     # inference
     for m in models.values():
@@ -277,23 +279,14 @@ def main(argv: list[str] | None = None) -> None:
             note = f" ({note})"
         print(f"{label:<24} {a:12.4g} {p:12.4g} {a / p:10.3f} {note}")
 
+    print(
+        f"training throughput (batch {args.batch}, {train_frames} mel frames a step): "
+        + ", ".join(f"{k} {v:,.0f} mel frames/s" for k, v in train_fps.items())
+    )
     for line in fast:
         print(line)
     if args.profile:
-        profile(models["aligner"], args, device, autocast)
-
-
-def profile(model: nn.Module, args, device: torch.device, autocast) -> None:
-    """Where aligner's inference at batch `args.batch` spends its time."""
-    from torch.profiler import ProfilerActivity
-    from torch.profiler import profile as torch_profile
-
-    tokens, lengths, _, _ = random_batch(args.batch, args.text_len, 1, 80, device, seed=1)
-    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
-    with torch_profile(activities=acts) as prof, autocast():
-        aligner_infer(model, tokens, lengths, args.steps)
-    key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
-    print(prof.key_averages().table(sort_by=key, row_limit=20))
+        bench_paths.profile(models["aligner"], args, device, autocast)
 
 
 if __name__ == "__main__":

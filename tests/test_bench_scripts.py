@@ -139,6 +139,7 @@ def test_bench_tacotron_runs_both_models(capsys):
     load("bench_tacotron").main(args)
     out = capsys.readouterr().out
     assert "train step (s)" in out and "infer b=2 (frames/s)" in out
+    assert "training throughput (batch 2, 14 mel frames a step): aligner " in out
 
 
 def test_bench_tacotron_fast_paths(capsys):
