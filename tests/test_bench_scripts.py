@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,3 +171,33 @@ def test_bench_tacotron_static_rows(capsys):
     assert "infer b=1 static (frames/s)" in out and "infer b=4 static (frames/s)" in out
     line = out.split("static against plain")[1].splitlines()[0]
     assert float(line.split("mean ")[1].split(",")[0]) < 1e-5 and "same lengths True" in line
+
+
+def test_pause_edges_measures_boundaries_from_the_audios_onset_and_offset(tmp_path):
+    """A tone from 0.3 to 0.7 s and another from 0.9 to 1.2 s in near silence: a reference
+    10 ms early at the first onset and 20 ms late at its offset; the second word starts
+    with a stop (its onset untold) and ends exactly; an alignment folder beside it."""
+    import json
+
+    import soundfile as sf
+
+    rate = 16000
+    t = np.arange(int(1.4 * rate)) / rate
+    wav = 1e-5 * np.sin(2 * np.pi * 50 * t)  # -100 dB: silence with a floor
+    for a, b in ((4800, 11200), (14400, 19200)):  # samples
+        wav[a:b] = 0.3 * np.sin(2 * np.pi * 220 * t[: b - a])
+    sf.write(tmp_path / "u1.wav", wav, rate)
+    words = [[0.29, 0.72, "ma"], [0.9, 1.2, "to"]]
+    phones = [[0.29, 0.5, "m"], [0.5, 0.72, "a"], [0.9, 1.0, "t"], [1.0, 1.2, "o"]]
+    item = {"id": "u1", "audio": "u1.wav", "text": "ma to", "speaker": "s1"}
+    item["timings"] = {"duration": 1.4, "words": words, "phones": phones}
+    (tmp_path / "ref.jsonl").write_text(json.dumps(item) + "\n")
+    (tmp_path / "ali").mkdir()
+    predicted = {"words": [[0.3, 0.7, "ma"], [0.9, 1.21, "to"]], "phones": phones}
+    (tmp_path / "ali/u1.durations.json").write_text(json.dumps(predicted))
+    found = load("pause_edges").measure(tmp_path / "ref.jsonl", [tmp_path / "ali"], 0.1, True)
+    ali = str(tmp_path / "ali")
+    assert found[("reference", "s1", "start")] == pytest.approx([-10.0], abs=0.5)
+    assert found[("reference", "s1", "end")] == pytest.approx([20.0, 0.0], abs=0.5)
+    assert found[(ali, "s1", "start")] == pytest.approx([0.0], abs=0.5)
+    assert found[(ali, "s1", "end")] == pytest.approx([0.0, 10.0], abs=0.5)
