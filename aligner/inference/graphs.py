@@ -15,13 +15,16 @@ The result equals `TacotronDecoder.generate`'s (the same lengths and stop flags;
 stop logits and attention within rounding, since a batch that keeps its finished items
 multiplies matrices of another shape). Prenet dropout, when on, draws from the graph-safe
 generator of the device (other random numbers than the eager loop's). Under
-``torch.autocast`` on a GPU, pass ``cache_enabled=False`` (a CUDA graph requirement).
+``torch.autocast`` the capture turns the weight cast cache off (a CUDA graph requirement).
+A graph is captured per call (its buffers hold that call's memory): the cost of
+`WARMUP` eager steps and one capture, paid once per batch.
 
     out = generate_static(decoder, memory, mask, stop_threshold=0.5, graph=True)
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
@@ -30,9 +33,10 @@ from typing import Any
 import torch
 
 from aligner.attention.base import lengths_to_mask
-from aligner.models.decoder import DecoderOutput, stop_cut
+from aligner.models.decoder import DecoderOutput, TacotronDecoder, stop_cut
 
 CHECK_EVERY = 16  # decoder steps between two looks at the stop flags
+WARMUP = 2  # eager steps before a graph capture (on a side stream, as CUDA graphs need)
 
 
 def state_tensors(state: Any) -> Iterator[torch.Tensor]:
@@ -55,7 +59,9 @@ def state_tensors(state: Any) -> Iterator[torch.Tensor]:
 
 def distinct(state: Any, seen: set[int] | None = None) -> Any:
     """`state` with a tensor that appears twice (an initial state may give two fields one
-    zero tensor) cloned, so that every field has a buffer of its own to be written."""
+    zero tensor) cloned, so that every field has a buffer of its own to be written. Only
+    the same tensor object counts: two views of one storage would still share it (no
+    decoder state has such views today)."""
     seen = set() if seen is None else seen
     if isinstance(state, torch.Tensor):
         if id(state) in seen:
@@ -99,7 +105,7 @@ class StaticSteps:
 
     def __init__(
         self,
-        decoder: Any,
+        decoder: TacotronDecoder,
         memory: torch.Tensor,
         mask: torch.Tensor,
         limit: torch.Tensor,
@@ -107,16 +113,17 @@ class StaticSteps:
     ) -> None:
         b, r, m = memory.size(0), decoder.r, decoder.n_mels
         self.decoder, self.limit, self.cut = decoder, limit, cut
-        self.size = int(limit.max())  # steps the buffers hold
+        self.size = int(limit.max())  # steps of the longest item
+        room = self.size + WARMUP  # a capture's warm-up writes its steps too
         self.state = distinct(decoder.init_state(memory, mask))
         self.frame = memory.new_zeros(b, m)
         self.counter = torch.zeros(1, dtype=torch.long, device=memory.device)
         self.done = torch.zeros(b, dtype=torch.bool, device=memory.device)
         self.steps = limit.clone()  # decoder steps each item took (the limit until it stops)
         self.hit_max = torch.ones_like(self.done)  # until an item's stop fires
-        self.frames = memory.new_zeros(b, self.size, r, m)
-        self.stop_logits = memory.new_zeros(b, self.size)
-        self.weights = memory.new_zeros(b, self.size, memory.size(1))
+        self.frames = memory.new_zeros(b, room, r, m)
+        self.stop_logits = memory.new_zeros(b, room)
+        self.weights = memory.new_zeros(b, room, memory.size(1))
         self._start = [t.clone() for t in self._mutable()]
 
     def _mutable(self) -> list[torch.Tensor]:
@@ -146,18 +153,24 @@ class StaticSteps:
         copy_state(self.state, state)
         self.counter.add_(1)
 
-    def capture(self, warmup: int = 2) -> Callable[[], None]:
-        """A CUDA graph of `step` (warmed up on a side stream first, as CUDA graphs need);
-        the buffers are reset after. Returns the graph's replay."""
+    def capture(self) -> Callable[[], None]:
+        """A CUDA graph of `step` (`WARMUP` steps on a side stream first, as CUDA graphs
+        need); the buffers are reset after. Under autocast the weight cast cache is off
+        while capturing (a cached cast would outlive the graph). Returns its replay."""
+        cast = contextlib.nullcontext()
+        if torch.is_autocast_enabled("cuda"):
+            dtype = torch.get_autocast_dtype("cuda")
+            cast = torch.autocast("cuda", dtype=dtype, cache_enabled=False)
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(warmup):
+        with cast:
+            with torch.cuda.stream(side):
+                for _ in range(WARMUP):
+                    self.step()
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
                 self.step()
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            self.step()
         self.reset()
         return graph.replay
 
@@ -176,7 +189,7 @@ class StaticSteps:
 
 @torch.no_grad()
 def generate_static(
-    decoder: Any,
+    decoder: TacotronDecoder,
     memory: torch.Tensor,
     mask: torch.Tensor,
     stop_threshold: float = 0.5,
@@ -185,9 +198,11 @@ def generate_static(
     check_every: int = CHECK_EVERY,
     graph: bool = False,
 ) -> DecoderOutput:
-    """`TacotronDecoder.generate` with fixed shapes: stop flags read every
-    `check_every` steps; ``graph=True`` (a CUDA memory only) replays those steps as one
-    CUDA graph. Returns `DecoderOutput` as `generate` does."""
+    """`TacotronDecoder.generate` with fixed shapes: memory (B, T_enc, D), mask (B, T_enc)
+    bool -> `DecoderOutput` (mel (B, T, M) zero past ``lengths``, stop logits (B, S),
+    alignments (B, S, T_enc), lengths (B,), hit_max (B,)) as `generate` returns it. The
+    stop flags are read every `check_every` steps; ``graph=True`` (a CUDA memory only)
+    replays each step as a CUDA graph."""
     if check_every < 1:
         raise ValueError(f"check_every must be at least 1, got {check_every}")
     if graph and not memory.is_cuda:

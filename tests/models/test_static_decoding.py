@@ -12,6 +12,7 @@ import torch
 from aligner.attention import available
 from aligner.attention.base import lengths_to_mask
 from aligner.inference.graphs import (
+    WARMUP,
     StaticSteps,
     copy_state,
     distinct,
@@ -30,10 +31,12 @@ def memory_and_mask(lengths=LENGTHS, seed=0):
 
 
 def threshold_for(decoder, memory, mask) -> float:
-    """A stop threshold at which the items stop at different steps (some hit the limit):
-    the median stop logit of a decode that never stops."""
+    """A stop threshold at which one item never stops (it hits its limit) and the others
+    stop: between the two lowest of the items' highest stop logits in a decode that never
+    stops."""
     logits = decoder.generate(memory, mask, stop_threshold=1.0, max_length_ratio=2.0).stop_logits
-    return float(torch.sigmoid(logits[torch.isfinite(logits)].median()))
+    highest = logits.max(1).values.sort().values
+    return float(torch.sigmoid((highest[0] + highest[1]) / 2))
 
 
 def assert_same(got, want) -> None:
@@ -54,6 +57,7 @@ def test_static_decoding_equals_generate_for_every_mechanism(attention):
     threshold = threshold_for(decoder, memory, mask)
     want = decoder.generate(memory, mask, stop_threshold=threshold, max_length_ratio=2.0)
     assert len(set(want.lengths.tolist())) > 1  # the case is not trivial
+    assert want.hit_max.any() and not want.hit_max.all()
     for every in (1, 5, 16):
         got = generate_static(decoder, memory, mask, threshold, 2.0, check_every=every)
         assert_same(got, want)
@@ -74,7 +78,7 @@ def test_static_decoding_keeps_the_window_and_max_steps():
 @pytest.mark.parametrize("attention", available())
 def test_a_static_step_traces_whole_with_no_host_sync(attention):
     """torch.compile(fullgraph=True) refuses a step that reads a value back to Python
-    (``.item()``, ``bool(tensor)``, a data-dependent shape): what graph capture forbids."""
+    (``.item()``, ``bool(tensor)``, a data-dependent shape), which graph capture forbids."""
     torch._dynamo.reset()
     decoder = small_decoder(r=2, attention=attention, dim=MEM)
     memory, mask = memory_and_mask()
@@ -90,11 +94,23 @@ def test_a_static_step_traces_whole_with_no_host_sync(attention):
     assert torch.equal(traced.counter, eager.counter) and traced.counter.item() == 3
 
 
+def test_one_step_decodes_and_the_buffers_have_room_for_a_warm_up():
+    decoder = small_decoder(r=1)
+    memory, mask = memory_and_mask()
+    want = decoder.generate(memory, mask, stop_threshold=1.0, max_steps=1)
+    assert_same(decoder.generate(memory, mask, stop_threshold=1.0, max_steps=1, static=True), want)
+    steps = StaticSteps(decoder, memory, mask, torch.tensor([1, 1, 1]), math.inf)
+    with torch.no_grad():
+        for _ in range(1 + WARMUP):  # a capture's warm-up steps before the first real one
+            steps.step()
+    assert steps.frames.shape[1] == 1 + WARMUP
+
+
 def test_reset_restores_the_start():
     decoder = small_decoder(r=1)
     memory, mask = memory_and_mask()
     steps = StaticSteps(decoder, memory, mask, torch.tensor([5, 2, 4]), math.inf)
-    assert steps.size == 5 and steps.frames.shape[1] == 5
+    assert steps.size == 5 and steps.frames.shape[1] == 5 + WARMUP
     with torch.no_grad():
         for _ in range(3):
             steps.step()
