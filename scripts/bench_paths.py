@@ -11,7 +11,7 @@
   weights a step reads, the GB/s it achieves, and this machine's memory bandwidth measured
   in the same run (reading and copying buffers far larger than the caches); the ratio of
   the step's time to the time its weights take to read at that bandwidth.
-* ``--static``: aligner's fixed-shape decoding (`aligner.inference.graphs`: a CUDA graph
+* ``--static``: aligner's fixed-shape decoding (`aligner.models.static_decoding`: a CUDA graph
   per step on a GPU, the stop flags read every 16 steps) at batch 1 and 4 against
   torchaudio, and its output against the plain decode (under bf16 autocast without the
   weight cast cache, as CUDA graphs need).

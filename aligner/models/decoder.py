@@ -215,13 +215,13 @@ class TacotronDecoder(nn.Module):
         restricts attention around the last attended source position (the core's monotonic
         constraint). Returns mel (B, T, M) zero past ``lengths``. ``static``: every shape
         fixed, the stop flags read every 16 steps, those steps one CUDA graph on a GPU
-        (`aligner.inference.graphs`; the same output within rounding).
+        (`aligner.models.static_decoding`; the same output within rounding).
         """
         previous = self.attention.window
         self.attention.window = window
         try:
             if static:
-                from aligner.inference.graphs import generate_static
+                from aligner.models.static_decoding import generate_static
 
                 return generate_static(
                     self,
