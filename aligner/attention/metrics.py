@@ -203,22 +203,31 @@ def alignment_metrics(
 
 
 def suspect(
-    metrics: dict[str, Tensor], min_focus: float = 0.4, max_hold: int | None = None
+    metrics: dict[str, Tensor],
+    min_focus: float = 0.4,
+    max_hold: int | None = None,
+    skips: bool = True,
 ) -> Tensor:
-    """``(B,)`` bool: items with a skip, a repeat, focus rate below ``min_focus`` or (when
-    ``max_hold`` is given) a token held for more than ``max_hold`` steps."""
-    flags = (metrics["skipped"] > 0) | (metrics["repeated"] > 0)
-    flags = flags | (metrics["focus_rate"] < min_focus)
+    """``(B,)`` bool: items with a repeat, focus rate below ``min_focus``, a skip (unless
+    not ``skips``: VC, whose decoder rightly passes over source frames where the source is
+    slower or pauses longer) or (when ``max_hold`` is given) a token held for more than
+    ``max_hold`` steps."""
+    flags = (metrics["repeated"] > 0) | (metrics["focus_rate"] < min_focus)
+    if skips:
+        flags = flags | (metrics["skipped"] > 0)
     if max_hold is not None:
         flags = flags | (metrics["longest_hold"] > max_hold)
     return flags
 
 
-def summarize(metrics: dict[str, Tensor], min_focus: float = 0.4) -> dict[str, float]:
+def summarize(
+    metrics: dict[str, Tensor], min_focus: float = 0.4, skips: bool = True
+) -> dict[str, float]:
     """Batch means of every metric plus the fraction of items with skips, repeats and
-    suspect alignments (see :func:`suspect`) -- ready for TensorBoard scalars."""
+    suspect alignments (see :func:`suspect`, `skips` as there) -- ready for TensorBoard
+    scalars."""
     out = {name: float(value.float().mean()) for name, value in metrics.items()}
     out["items_with_skips"] = float((metrics["skipped"] > 0).float().mean())
     out["items_with_repeats"] = float((metrics["repeated"] > 0).float().mean())
-    out["suspect"] = float(suspect(metrics, min_focus).float().mean())
+    out["suspect"] = float(suspect(metrics, min_focus, skips=skips).float().mean())
     return out

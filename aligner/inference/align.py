@@ -159,7 +159,8 @@ def align_manifest(
     out.mkdir(parents=True, exist_ok=True)
     # the aligner's frame-level argmax flickers at boundaries: no suspect repeats
     repeats = None if speech.task == "align" else 0
-    summary = Summary(SuspectThresholds(min_focus=min_focus, max_repeats=repeats))
+    skips = None if speech.task == "vc" else 0  # a slower source's frames are passed over
+    summary = Summary(SuspectThresholds(min_focus, max_skips=skips, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):
             part = _readable(speech, items[start : start + chunk], manifest, summary, pauses)

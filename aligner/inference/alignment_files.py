@@ -35,13 +35,15 @@ class SuspectThresholds:
     min_focus: mean focus rate (mean over decoder steps of the largest weight) below
         which the attention is too diffuse to trust (0.4: issue 4's "has aligned" bar).
     max_skips: skipped tokens allowed (never the most attended token of a step and less
-        than half a step's weight in total; ``metrics.skipped_tokens``).
+        than half a step's weight in total; ``metrics.skipped_tokens``); None: skips make
+        nothing suspect (VC: source frames are rightly passed over where the source is
+        slower than the target or pauses longer).
     max_repeats: repeated tokens allowed (attended again after the focus moved on;
         ``metrics.repeated_tokens``); None: repeats make nothing suspect.
     """
 
     min_focus: float = 0.4
-    max_skips: int = 0
+    max_skips: int | None = 0
     max_repeats: int | None = 0
 
     def reasons(self, m: dict[str, float]) -> list[str]:
@@ -49,7 +51,7 @@ class SuspectThresholds:
         out = []
         if m["focus_rate"] < self.min_focus:
             out.append(f"focus {m['focus_rate']:.2f} < {self.min_focus}")
-        if m["skipped"] > self.max_skips:
+        if self.max_skips is not None and m["skipped"] > self.max_skips:
             out.append(f"{int(m['skipped'])} skipped")
         if self.max_repeats is not None and m["repeated"] > self.max_repeats:
             out.append(f"{int(m['repeated'])} repeated")

@@ -99,6 +99,7 @@ class SpeechTask:
     train_set: Dataset
     valid_set: Dataset
     symbols: dict[str, Any]
+    skips_suspect = True  # a skipped memory position makes an alignment suspect (not VC)
 
     def __init__(
         self,
@@ -189,7 +190,7 @@ class SpeechTask:
         result = {"loss": total / max(count, 1)}
         if metrics:
             merged = {k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}
-            result.update(summarize(merged, self.log.min_focus))
+            result.update(summarize(merged, self.log.min_focus, self.skips_suspect))
         result.update(truth.means())
         if logger is not None and getattr(logger, "enabled", True):
             self.log_fixed_items(model, step, logger)
@@ -250,7 +251,9 @@ class SpeechTask:
             logger.text("infer/inputs", texts_markdown(inputs), step)
         out = self.forward(model, batch)
         per_item = self.alignment_metrics(out, batch)
-        logger.scalars(summarize(per_item, self.log.min_focus), step, prefix="fixed")
+        logger.scalars(
+            summarize(per_item, self.log.min_focus, self.skips_suspect), step, prefix="fixed"
+        )
         steps = decoder_steps(batch["mel_lengths"], self.r)
         for i, item in enumerate(batch["ids"]):
             t, s, n = int(batch["mel_lengths"][i]), int(steps[i]), int(out.enc_mask[i].sum())

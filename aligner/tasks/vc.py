@@ -33,6 +33,7 @@ class VCTask(SpeechTask):
     """Source mel -> target mel Tacotron training."""
 
     pairs: dict[str, tuple[Timings, Timings]] | None = None  # the truth curve's references
+    skips_suspect = False  # a slower source's frames are rightly passed over
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["src_mel"], batch["src_lengths"]

@@ -38,6 +38,13 @@ def test_metrics_and_suspects_from_the_core():
     assert summary.to_dict()["mean"]["skipped"] == pytest.approx(2 / 3, abs=1e-5)
 
 
+def test_skips_can_be_left_out_of_suspicion():
+    m = {"focus_rate": 0.9, "skipped": 5, "repeated": 0}
+    assert SuspectThresholds().reasons(m) == ["5 skipped"]
+    assert SuspectThresholds(max_skips=None).reasons(m) == []
+    assert SuspectThresholds(max_skips=None).reasons({**m, "repeated": 1}) == ["1 repeated"]
+
+
 def test_low_focus_is_suspect():
     reasons = SuspectThresholds(min_focus=0.5).reasons(
         {"focus_rate": 0.3, "skipped": 0, "repeated": 0}

@@ -47,6 +47,9 @@ def test_metrics_diagonal_skip_repeat() -> None:
     assert summary["items_with_skips"] == pytest.approx(1 / 3)
     assert summary["suspect"] == pytest.approx(2 / 3)
     assert summary["focus_rate"] == 1.0
+    no_skips = metrics.summarize(out, skips=False)  # VC: the repeat alone is suspect
+    assert no_skips["suspect"] == pytest.approx(1 / 3)
+    assert no_skips["items_with_skips"] == pytest.approx(1 / 3)
 
 
 def test_skip_count_covers_only_required_positions() -> None:

@@ -450,6 +450,10 @@ def test_align_vc_and_bad_items(ckpts, tmp_path):
     )
     assert r.exit_code == 0, r.output
     assert not list((tmp_path / "vc").glob("*.png"))
+    # source frames passed over are no reason to suspect a VC alignment; the count stays
+    utterances = json.loads((tmp_path / "vc" / "summary.json").read_text())["items"]
+    assert all("skipped" in u for u in utterances)
+    assert not any("skipped" in why for u in utterances for why in u["suspect"])
     # a batch with bad items aligns the good ones, names every bad one and exits 1
     tts = ckpts["root"] / "data_tts"
     good = [json.loads(line) for line in (tts / "test.jsonl").read_text().splitlines()]
