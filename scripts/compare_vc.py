@@ -1,12 +1,15 @@
 """Two systems of an `eval_vc.py --json` report compared item by item: is one's MCD (or
-another metric) lower than the other's on the same test items, and by more than chance?
+another metric) better than the other's on the same test items, and by more than chance?
 
     python scripts/compare_vc.py exp/vc/score/vc.json seq2seq baseline [--metric mcd]
 
-Prints, over the items both systems have: the mean difference A - B with a 95% bootstrap
-interval (10,000 resamples of the items, seeded), the items on which A is lower, and the
-two-sided sign test's p-value (how often a fair coin gives a split at least that uneven).
-Lower is better for MCD, F0 RMSE, V/UV error and the duration difference.
+Prints, over the items both systems scored (a finite number each; the others are counted
+and named as left out): the mean difference A - B with a 95% bootstrap interval (10,000
+resamples of the items, seeded: ``--seed``, ``--resamples``), on how many items A is
+better and worse (ties apart), and the two-sided sign test's p-value (how often a fair
+coin gives a split at least that uneven; ties left out). Lower is better for every metric
+but ``f0_corr`` (higher); ``duration_diff`` (signed, seconds) is compared as its absolute
+value, ``duration_ratio`` as its distance from 1.
 """
 
 from __future__ import annotations
@@ -18,38 +21,94 @@ from pathlib import Path
 
 import numpy as np
 
-
-def differences(report: dict, a: str, b: str, metric: str) -> np.ndarray:
-    """Per-item ``A - B`` of `metric` over the ids both systems scored (ValueError naming
-    what is missing)."""
-    items = report.get("items", {})
-    for name in (a, b):
-        if name not in items:
-            raise ValueError(f"no system {name!r} in the report (it has {', '.join(items)})")
-    scores = [{r["id"]: r.get(metric) for r in items[name]} for name in (a, b)]
-    shared = [i for i in scores[0] if i in scores[1]]
-    pairs = [(scores[0][i], scores[1][i]) for i in shared]
-    pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
-    if not pairs:
-        raise ValueError(f"{a} and {b} share no item with a {metric!r} score")
-    return np.array([x - y for x, y in pairs], dtype=np.float64)
+HIGHER_IS_BETTER = {"f0_corr"}
+DISTANCE = {"duration_diff": lambda v: abs(v), "duration_ratio": lambda v: abs(v - 1.0)}
 
 
-def sign_test(lower: int, higher: int) -> float:
-    """Two-sided p-value of `lower` against `higher` under a fair coin (ties left out)."""
-    n, k = lower + higher, min(lower, higher)
+def system_rows(report: object, name: str) -> list[dict]:
+    """The per-item rows of system `name` (ValueError naming what is wrong with the report)."""
+    if not isinstance(report, dict) or not isinstance(report.get("items"), dict):
+        raise ValueError("not an eval_vc.py --json report (no 'items' object of systems)")
+    items = report["items"]
+    if name not in items:
+        have = ", ".join(items) or "none"
+        raise ValueError(f"no system {name!r} in the report (it has {have})")
+    rows = items[name]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "id" in r for r in rows):
+        raise ValueError(f"system {name!r}: its items are not a list of rows with an 'id'")
+    ids = [r["id"] for r in rows]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise ValueError(f"system {name!r}: item {dup!r} appears more than once")
+    return rows
+
+
+def scores(rows: list[dict], metric: str) -> dict[str, float]:
+    """id -> the finite `metric` score, as compared (`DISTANCE`); the others left out."""
+    out = {}
+    for r in rows:
+        v = r.get(metric)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            continue
+        out[r["id"]] = float(DISTANCE.get(metric, float)(v))
+    return out
+
+
+def differences(report: object, a: str, b: str, metric: str) -> tuple[np.ndarray, int]:
+    """Per-item ``A - B`` of `metric` over the ids both systems scored, and how many items
+    of either system were left out (not shared, not scored, not finite); ValueError when
+    fewer than 2 remain."""
+    rows = [system_rows(report, name) for name in (a, b)]
+    sa, sb = (scores(r, metric) for r in rows)
+    shared = [i for i in sa if i in sb]
+    left_out = len({r["id"] for r in rows[0]} | {r["id"] for r in rows[1]}) - len(shared)
+    if len(shared) < 2:
+        raise ValueError(
+            f"{a} and {b} share {len(shared)} item(s) with a finite {metric!r} score; "
+            "a comparison needs at least 2"
+        )
+    return np.array([sa[i] - sb[i] for i in shared], dtype=np.float64), left_out
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided p-value of `wins` against `losses` under a fair coin (ties left out)."""
+    n, k = wins + losses, min(wins, losses)
     if n == 0:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
-def bootstrap(diff: np.ndarray, resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
-    """95% interval of the mean of `diff` over resampled items."""
+def bootstrap(
+    diff: np.ndarray, resamples: int = 10_000, seed: int = 0, chunk: int = 1000
+) -> tuple[float, float]:
+    """95% interval of the mean of `diff` over resampled items (`chunk` resamples at a time)."""
     rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, len(diff), (resamples, len(diff)))].mean(1)
+    means = np.concatenate(
+        [
+            diff[rng.integers(0, len(diff), (min(chunk, resamples - s), len(diff)))].mean(1)
+            for s in range(0, resamples, chunk)
+        ]
+    )
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
+
+
+def summary_line(a: str, b: str, metric: str, diff: np.ndarray, left_out: int, **boot) -> str:
+    sign = -1.0 if metric in HIGHER_IS_BETTER else 1.0
+    better, worse = int((sign * diff < 0).sum()), int((sign * diff > 0).sum())
+    ties = len(diff) - better - worse
+    low, high = bootstrap(diff, **boot)
+    what = f"|{metric}|" if metric in DISTANCE else metric
+    direction = "higher" if metric in HIGHER_IS_BETTER else "lower"
+    return (
+        f"{a} - {b}, {what} ({direction} is better), {len(diff)} items"
+        + (f" ({left_out} left out: not in both or not scored)" if left_out else "")
+        + f": mean {diff.mean():+.3f} (95% bootstrap {low:+.3f} to {high:+.3f}); {a} better "
+        f"on {better}, worse on {worse}"
+        + (f", {ties} ties" if ties else "")
+        + f"; sign test p = {sign_test(better, worse):.3g}"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -58,19 +117,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("a", help="a system of the report")
     ap.add_argument("b", help="the system it is compared with")
     ap.add_argument("--metric", default="mcd", help="a per-item score (default mcd)")
+    ap.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    ap.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
     args = ap.parse_args(argv)
+    if args.resamples < 100:
+        raise SystemExit(f"compare_vc.py: --resamples must be 100 or more, got {args.resamples}")
     try:
-        report = json.loads(args.report.read_text())
-        diff = differences(report, args.a, args.b, args.metric)
-    except (OSError, ValueError, AttributeError) as err:
+        report = json.loads(args.report.read_text(encoding="utf-8"))
+        diff, left_out = differences(report, args.a, args.b, args.metric)
+    except (OSError, ValueError) as err:  # UnicodeDecodeError and JSON errors are ValueErrors
         raise SystemExit(f"compare_vc.py: {args.report}: {err}") from None
-    lower, higher = int((diff < 0).sum()), int((diff > 0).sum())
-    low, high = bootstrap(diff)
-    print(
-        f"{args.a} - {args.b}, {args.metric}, {len(diff)} items: mean {diff.mean():+.3f} "
-        f"(95% bootstrap {low:+.3f} to {high:+.3f}); {args.a} lower on {lower}, higher on "
-        f"{higher}; sign test p = {sign_test(lower, higher):.3g}"
-    )
+    boot = {"resamples": args.resamples, "seed": args.seed}
+    print(summary_line(args.a, args.b, args.metric, diff, left_out, **boot))
 
 
 if __name__ == "__main__":

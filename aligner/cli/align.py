@@ -97,7 +97,8 @@ def align(
     With a TTS or VC checkpoint (teacher-forced) or an alignment model's: per utterance
     a durations JSON, a Praat TextGrid (words, phones, tokens), durations/ID.npy, the
     weights and a heatmap; summary.json flags suspect alignments (skipped or repeated
-    tokens, mean focus rate below --min-focus). Items that cannot be aligned are named
+    tokens, mean focus rate below --min-focus; VC's skipped source frames are counted,
+    not flagged). Items that cannot be aligned are named
     and counted; the others are aligned, then the command exits with status 1.
 
     \b

@@ -37,7 +37,8 @@ METRICS = {
     "repeated": "Source tokens the argmax path returns to after leaving them, per item.",
     "items_with_skips": "Fraction of items with at least one skipped token.",
     "items_with_repeats": "Fraction of items with at least one repeated token.",
-    "suspect": "Fraction of items with a skip, a repeat or a focus rate below data.log.min_focus.",
+    "suspect": "Fraction of items with a skip (not for VC, which rightly passes over source "
+    "frames), a repeat or a focus rate below data.log.min_focus.",
     "word_boundary_ms": "Mean absolute error (ms) of word boundaries from the alignment's "
     "durations against the corpus's reference timings.",
     "phone_boundary_ms": "Mean absolute error (ms) of phone boundaries against the reference.",
