@@ -45,6 +45,11 @@ UNTOLD = {  # first / last phones whose edge the level cannot tell (IPA and ARPA
 }
 
 
+def bare(phone: str) -> str:
+    """A phone label without its stress: IPA marks before it, ARPAbet digits after it."""
+    return phone.lstrip("ˈˌ").rstrip("012")
+
+
 def levels(path: str) -> tuple[np.ndarray, float]:
     """dB level of every window of about 2 ms of the recording (mixed to mono), and the
     window's length in seconds (a whole number of samples: 44 at 22,050 Hz)."""
@@ -79,7 +84,7 @@ def events(
             continue
         before = words[i - 1].end if i else 0.0
         after = words[i + 1].start if i + 1 < len(words) else last
-        edge = starts.get(round(w.start, 4), "").rstrip("012ˈˌ")
+        edge = bare(starts.get(round(w.start, 4), ""))
         if w.start - before >= min_pause and edge and edge not in UNTOLD:
             a, b = int(before / step), int(w.start / step)
             c = min(int((w.start + REACH) / step), len(level))
@@ -88,7 +93,7 @@ def events(
                 out.append(("start", i, (a + quiet[-1] + 1) * step))
             elif quiet.size:
                 beyond.append("start")
-        edge = ends.get(round(w.end, 4), "").rstrip("012ˈˌ")
+        edge = bare(ends.get(round(w.end, 4), ""))
         if after - w.end >= min_pause and edge and edge not in UNTOLD:
             a, b = int(w.end / step), min(int(after / step), len(level))
             c = max(int((w.end - REACH) / step), 0)
@@ -155,9 +160,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     for (name, speaker, kind), values in sorted(found.items()):
         v = np.asarray(values)
-        edge = "start" if kind == "start" else "end"
         print(
-            f"{name[-40:]:<40} {speaker[:24]:<24} {edge:<6} {len(v):5d} "
+            f"{name[-40:]:<40} {speaker[:24]:<24} {kind:<6} {len(v):5d} "
             f"{np.median(v):+10.1f} {np.abs(v).mean():10.1f}"
         )
     for (speaker, kind), n in sorted(censored.items()):

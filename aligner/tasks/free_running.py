@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from aligner.attention.metrics import alignment_metrics, summarize
+from aligner.attention.metrics import alignment_metrics
 from aligner.data.collate import pad
 
 STOP_THRESHOLD = 0.5
@@ -40,9 +40,7 @@ def log_free_running(task: Any, model: Any, step: int, logger: Any) -> dict[str,
     steps = -(-dec.lengths // task.r)
     required = task.infer_required(src) if hasattr(task, "infer_required") else None
     per_item = alignment_metrics(dec.alignments.float(), steps, enc_len, required)
-    out = summarize(
-        {k: v.cpu() for k, v in per_item.items()}, task.log.min_focus, task.skips_suspect
-    )
+    out = task.summary({k: v.cpu() for k, v in per_item.items()})
     out["stopped"] = float((~dec.hit_max).float().mean())
     out["length_ratio"] = float((dec.lengths.float() / enc_len.float()).mean())
     if logger is not None and getattr(logger, "enabled", True):

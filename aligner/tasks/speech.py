@@ -190,7 +190,7 @@ class SpeechTask:
         result = {"loss": total / max(count, 1)}
         if metrics:
             merged = {k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}
-            result.update(summarize(merged, self.log.min_focus, self.skips_suspect))
+            result.update(self.summary(merged))
         result.update(truth.means())
         if logger is not None and getattr(logger, "enabled", True):
             self.log_fixed_items(model, step, logger)
@@ -216,6 +216,10 @@ class SpeechTask:
             out.alignments.float(), steps, out.enc_mask.sum(1), self.required_positions(batch)
         )
         return {k: v.cpu() for k, v in values.items()}
+
+    def summary(self, per_item: dict[str, torch.Tensor]) -> dict[str, float]:
+        """`summarize` of per-item metrics with this task's focus bar and skip rule."""
+        return summarize(per_item, self.log.min_focus, self.skips_suspect)
 
     def fixed_batch(self, device: torch.device) -> dict[str, Any]:
         """The first ``plot_items`` validation items, always the same ones."""
@@ -251,9 +255,7 @@ class SpeechTask:
             logger.text("infer/inputs", texts_markdown(inputs), step)
         out = self.forward(model, batch)
         per_item = self.alignment_metrics(out, batch)
-        logger.scalars(
-            summarize(per_item, self.log.min_focus, self.skips_suspect), step, prefix="fixed"
-        )
+        logger.scalars(self.summary(per_item), step, prefix="fixed")
         steps = decoder_steps(batch["mel_lengths"], self.r)
         for i, item in enumerate(batch["ids"]):
             t, s, n = int(batch["mel_lengths"][i]), int(steps[i]), int(out.enc_mask[i].sum())
