@@ -8,10 +8,13 @@ long-form synthesis: ``--long`` sentences made of 2 to 4 training sentences join
 commas, decoded free-running, each counted as a failure when it skips or repeats a token
 (the core's metrics) or does not predict its end; and synthesis quality: the mel
 distortion of ``--quality`` test sentences synthesized free-running against their
-recordings (after DTW) and their length ratio.
+recordings (after DTW) and their length ratio. ``--seed`` names the prenet dropout's
+seeds (long-form decodes once per seed); ``--window BACK,FRONT`` decodes under the
+monotonic window that ``aligner synthesize --window`` sets.
 
     python scripts/eval_guide.py exp/dca_guided exp/dca_diagonal --data data [--last 5] \
-        [--long 12] [--quality 50] [--no-boundaries] [--json table.json]
+        [--long 12] [--quality 50] [--seed 0 1 2] [--window 0,2] [--no-boundaries] \
+        [--json table.json]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import random
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -54,14 +58,18 @@ def boundary_errors(ckpt: Path, manifest: Path) -> dict[str, float]:
 
 
 def long_sentences(manifest: Path, n: int, seed: int = 0) -> list[tuple[int, str]]:
-    """`n` texts of 2, 3 or 4 of the manifest's sentences joined with commas: (parts, text)."""
+    """`n` texts of 2, 3 or 4 of the manifest's sentences (as many as it has, if fewer)
+    joined with commas: (parts, text)."""
     from aligner.data.manifest import read_manifest
 
     texts = [str(it["text"]).strip().rstrip(".!?") for it in read_manifest(manifest)]
+    texts = [t for t in texts if t]
+    if len(texts) < 2:
+        raise SystemExit(f"{manifest}: long-form needs 2 or more texts, found {len(texts)}")
     rng = random.Random(seed)
     out = []
     for i in range(n):
-        k = 2 + i % 3
+        k = min(2 + i % 3, len(texts))
         parts = rng.sample(texts, k)
         out.append(
             (k, ", ".join(p[0].lower() + p[1:] if j else p for j, p in enumerate(parts)) + ".")
@@ -69,32 +77,47 @@ def long_sentences(manifest: Path, n: int, seed: int = 0) -> list[tuple[int, str
     return out
 
 
-def long_form(ckpt: Path, sentences: list[tuple[int, str]], seed: int = 0) -> dict[str, float]:
-    """Failures of free-running synthesis (seeded): a skip, a repeat or no predicted end."""
+def long_form(
+    ckpt: Path,
+    sentences: list[tuple[int, str]],
+    seeds: Sequence[int] = (0,),
+    window: tuple[int, int] | None = None,
+) -> dict[str, float]:
+    """Failures of free-running synthesis, the sentences decoded once per seed of the
+    prenet's dropout (under the monotonic `window` if one is given, as ``aligner synthesize
+    --window``): a skip, a repeat or no predicted end, counted over every decode."""
     from aligner.alignment.tiers import optional_tokens
     from aligner.attention.metrics import alignment_metrics
     from aligner.inference.loading import load_speech_model
 
     speech = load_speech_model(ckpt, "tts")
     ids = [speech.encode_text(text) for _, text in sentences]
-    torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
-    results = speech.generate(ids, batch_size=4, max_length_ratio=10.0)
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
     failed = 0
-    for src, result in zip(ids, results):
-        w = result.alignment.float()[None]
-        tokens = speech.symbols.decode(src.tolist())
-        required = torch.from_numpy(~optional_tokens(tokens))[None]  # sounds only
-        m = alignment_metrics(w, torch.tensor([w.size(1)]), torch.tensor([w.size(2)]), required)
-        bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
-        bad["no_end"] = bool(result.hit_max)
-        for k, v in bad.items():
-            failures[k] += int(v)
-        failed += int(any(bad.values()))
-    return {"sentences": len(sentences), "failed": failed, **failures}
+    for seed in seeds:
+        torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
+        results = speech.generate(ids, batch_size=4, max_length_ratio=10.0, window=window)
+        for src, result in zip(ids, results):
+            w = result.alignment.float()[None]
+            tokens = speech.symbols.decode(src.tolist())
+            required = torch.from_numpy(~optional_tokens(tokens))[None]  # sounds only
+            lengths = torch.tensor([w.size(1)]), torch.tensor([w.size(2)])
+            m = alignment_metrics(w, *lengths, required)
+            bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
+            bad["no_end"] = bool(result.hit_max)
+            for k, v in bad.items():
+                failures[k] += int(v)
+            failed += int(any(bad.values()))
+    return {"sentences": len(sentences) * len(seeds), "failed": failed, **failures}
 
 
-def synthesis_quality(ckpt: Path, manifest: Path, limit: int, seed: int = 0) -> dict[str, float]:
+def synthesis_quality(
+    ckpt: Path,
+    manifest: Path,
+    limit: int,
+    seed: int = 0,
+    window: tuple[int, int] | None = None,
+) -> dict[str, float]:
     """Free-running synthesis of the manifest's first `limit` texts (the prenet's dropout
     on, as `aligner synthesize` runs, seeded) against their recordings: the mean mel
     distortion after DTW (`aligner.audio.distortion.log_mel_cepstra`, dB), the mean ratio
@@ -110,7 +133,8 @@ def synthesis_quality(ckpt: Path, manifest: Path, limit: int, seed: int = 0) -> 
     speech = load_speech_model(ckpt, "tts")
     items = list(read_manifest(manifest))[:limit]
     torch.manual_seed(seed)
-    results = speech.generate([speech.encode_text(it["text"]) for it in items], batch_size=16)
+    ids = [speech.encode_text(it["text"]) for it in items]
+    results = speech.generate(ids, batch_size=16, window=window)
     mcd, ratio = [], []
     for item, result in zip(items, results):
         wav = load_audio(item["audio"], speech.mel_cfg.sample_rate)[0]
@@ -125,6 +149,17 @@ def synthesis_quality(ckpt: Path, manifest: Path, limit: int, seed: int = 0) -> 
     }
 
 
+def window_arg(value: str) -> tuple[int, int]:
+    """``"back,front"`` -> (back, front), both whole numbers >= 0."""
+    try:
+        back, front = (int(v) for v in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected BACK,FRONT (e.g. 0,2), got {value!r}") from None
+    if back < 0 or front < 0:
+        raise argparse.ArgumentTypeError(f"BACK and FRONT must be >= 0, got {value!r}")
+    return back, front
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("experiments", nargs="+", type=Path)
@@ -133,7 +168,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long", type=int, default=12, help="long-form sentences (0: none)")
     parser.add_argument("--quality", type=int, default=50, help="test texts synthesized (0: none)")
     parser.add_argument("--no-boundaries", action="store_true", help="skip the align rows")
-    parser.add_argument("--seed", type=int, default=0, help="of the prenet's dropout")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="of the prenet's dropout; long-form decodes once per seed, quality uses the first",
+    )
+    parser.add_argument(
+        "--window",
+        type=window_arg,
+        help="decode long-form and quality texts under the monotonic window BACK,FRONT",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     table = {}
@@ -149,12 +195,12 @@ def main(argv: list[str] | None = None) -> int:
             print(exp.name, json.dumps(row), flush=True)
         entry = {"checkpoints": rows}
         if long:
-            entry["long_form"] = long_form(checkpoints(exp, 1)[0], long, args.seed)
+            entry["long_form"] = long_form(checkpoints(exp, 1)[0], long, args.seed, args.window)
             print(exp.name, "long-form", json.dumps(entry["long_form"]), flush=True)
         if args.quality:
             last = checkpoints(exp, 1)[0]
             entry["quality"] = synthesis_quality(
-                last, args.data / "test.jsonl", args.quality, args.seed
+                last, args.data / "test.jsonl", args.quality, args.seed[0], args.window
             )
             print(exp.name, "synthesis", json.dumps(entry["quality"]), flush=True)
         table[str(exp)] = entry

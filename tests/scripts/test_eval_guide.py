@@ -1,0 +1,64 @@
+"""scripts/eval_guide.py: the long sentences and the long-form failure count, on a tiny
+randomly initialised TTS checkpoint whose stop logit never fires (every decode runs to the
+length limit, so every one is a "no end" failure, and the counts are known)."""
+
+from __future__ import annotations
+
+import eval_guide
+import pytest
+
+from tests.cli.test_speech_cli import make_checkpoint
+
+
+@pytest.fixture(scope="module")
+def tts(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("guide")
+    ckpt = make_checkpoint(tmp, "tts")
+    return ckpt, tmp / "data_tts" / "test.jsonl"
+
+
+def test_long_sentences_join_two_to_four_and_repeat_with_the_seed(tts, tmp_path):
+    _, manifest = tts
+    texts = eval_guide.long_sentences(manifest, 6, seed=3)
+    assert [k for k, _ in texts] == [2, 3, 3, 2, 3, 3]  # the tiny corpus has three texts
+    for k, text in texts:
+        assert text.count(", ") >= k - 1 and text.endswith(".")
+    assert texts == eval_guide.long_sentences(manifest, 6, seed=3)
+    one = tmp_path / "one.jsonl"
+    one.write_text('{"id": "a", "audio": "a.wav", "text": "just one."}\n')
+    with pytest.raises(SystemExit, match="2 or more texts"):
+        eval_guide.long_sentences(one, 2)
+
+
+@pytest.mark.parametrize("window", [None, (0, 2)])
+def test_long_form_counts_every_decode_of_every_seed(tts, window):
+    ckpt, manifest = tts
+    texts = eval_guide.long_sentences(manifest, 3)
+    out = eval_guide.long_form(ckpt, texts, seeds=(0, 1), window=window)
+    assert out["sentences"] == 6
+    assert out["no_end"] == 6 and out["failed"] == 6  # never stops: each decode fails
+    assert 0 <= out["skip"] <= 6 and 0 <= out["repeat"] <= 6
+
+
+def test_window_option_is_parsed_and_reaches_the_decodes(tts, monkeypatch, capsys):
+    ckpt, manifest = tts
+    seen = {}
+
+    def fake_long_form(path, sentences, seeds, window):
+        seen.update(seeds=list(seeds), window=window, n=len(sentences))
+        return {"sentences": 0, "failed": 0, "skip": 0, "repeat": 0, "no_end": 0}
+
+    monkeypatch.setattr(eval_guide, "long_form", fake_long_form)
+    monkeypatch.setattr(eval_guide, "checkpoints", lambda exp, last: [ckpt])
+    data = manifest.parent
+    args = [str(data), "--data", str(data), "--no-boundaries", "--quality", "0"]
+    assert eval_guide.main(args + ["--long", "4", "--seed", "1", "2", "--window", "0,2"]) == 0
+    assert seen == {"seeds": [1, 2], "window": (0, 2), "n": 4}
+
+
+@pytest.mark.parametrize("bad", ["2", "a,b", "1,2,3", "-1,2"])
+def test_a_bad_window_is_one_line(bad, capsys):
+    with pytest.raises(SystemExit) as err:
+        eval_guide.main(["x", "--data", "x", "--window", bad])
+    assert err.value.code == 2
+    assert "--window" in capsys.readouterr().err
