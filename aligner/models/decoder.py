@@ -9,7 +9,9 @@ One decoder step (``r`` mel frames):
     frames   = Linear([h_K; context]) -> (B, r, M);  stop = Linear([h_K; context]) -> (B,)
 
 Teacher forcing runs the prenet on all previous frames at once and the projections on all
-steps at once; only the recurrent part loops over steps, never over batch items.
+steps at once; only the recurrent part loops over steps, never over batch items. With
+``feedback`` (scheduled sampling) some steps' inputs are the model's own frames, so the
+prenet and the last frame's projection run inside the loop.
 """
 
 from __future__ import annotations
@@ -88,6 +90,10 @@ class TacotronDecoder(nn.Module):
         attention_options: extra keyword options of that mechanism.
         dec_layers: K decoder LSTM layers; layer k > 1 is residual.
         rnn_dropout: dropout on the RNN outputs (training only).
+        feedback: scheduled sampling (Bengio et al. 2015) in teacher forcing: the share of
+            decoder steps, drawn per item and step, fed the model's own prediction of the
+            previous frame instead of the recording's (training only; 0: never). The
+            decoder then learns from the inputs it meets free-running.
     """
 
     def __init__(
@@ -104,11 +110,15 @@ class TacotronDecoder(nn.Module):
         dec_dim: int = 1024,
         dec_layers: int = 1,
         rnn_dropout: float = 0.1,
+        feedback: float = 0.0,
     ) -> None:
         super().__init__()
         if r < 1 or dec_layers < 1:
             raise ValueError(f"need r >= 1 and dec_layers >= 1, got r={r}, dec_layers={dec_layers}")
+        if not 0.0 <= feedback <= 1.0:
+            raise ValueError(f"model.decoder.feedback must be between 0 and 1, got {feedback}")
         self.n_mels, self.r, self.rnn_dropout = n_mels, r, rnn_dropout
+        self.feedback = feedback
         self.prenet = Prenet(n_mels, tuple(prenet_dims), prenet_dropout)
         self.attn_rnn = nn.LSTMCell(self.prenet.out_dim + memory_dim, attn_rnn_dim)
         self.attention = build_attention(
@@ -184,15 +194,32 @@ class TacotronDecoder(nn.Module):
     def forward(self, memory: torch.Tensor, mask: torch.Tensor, mel: torch.Tensor) -> DecoderOutput:
         """Teacher forcing. memory (B, T_enc, D), mask (B, T_enc), target mel (B, T, M)
         -> DecoderOutput with mel (B, T, M), stop_logits (B, S), alignments (B, S, T_enc)."""
-        x = self.prenet(self.previous_frames(mel))
+        previous = self.previous_frames(mel)
         state = self.init_state(memory, mask)
         feats, weights = [], []
-        for s in range(x.size(1)):
-            f, w, state = self._recur(x[:, s], state)
-            feats.append(f)
-            weights.append(w)
+        if self.training and self.feedback > 0:
+            for s in range(previous.size(1)):
+                frame = previous[:, s] if s == 0 else self._fed_back(previous[:, s], feats[-1])
+                f, w, state = self._recur(self.prenet(frame), state)
+                feats.append(f)
+                weights.append(w)
+        else:
+            x = self.prenet(previous)  # every step's input at once
+            for s in range(x.size(1)):
+                f, w, state = self._recur(x[:, s], state)
+                feats.append(f)
+                weights.append(w)
         frames, stop = self._project(torch.stack(feats, 1))
         return DecoderOutput(frames[:, : mel.size(1)], stop, torch.stack(weights, 1))
+
+    def _fed_back(self, recorded: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+        """Scheduled sampling: the next step's input frame (B, M), per item the model's own
+        prediction of the last frame of the step before (from its features (B, H + D), no
+        gradient through it) with probability ``feedback``, else the recorded one."""
+        with torch.no_grad():
+            own = self.proj(feats).reshape(-1, self.r, self.n_mels)[:, -1]
+        pick = torch.rand(recorded.size(0), 1, device=recorded.device) < self.feedback
+        return torch.where(pick, own, recorded)
 
     # ----------------------------------------------------------------- free running
     @torch.no_grad()

@@ -82,6 +82,7 @@ class DecoderConfig:
     dec_dim: int = 1024
     dec_layers: int = 1
     rnn_dropout: float = 0.1
+    feedback: float = 0.0  # share of steps fed the model's own previous frame (training)
 
 
 # Where the attention settings sat before every model family spelled them as model.attention,

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from aligner.attention.base import lengths_to_mask
+from aligner.models.decoder import TacotronDecoder
 from aligner.models.prenet import Prenet
 
 from .helpers import MEM, N_MELS, padded, small_decoder
@@ -157,3 +158,70 @@ def test_generate_window_keeps_attention_local() -> None:
         j = torch.arange(9)[None]
         assert not (support & ((j < position[:, None]) | (j > position[:, None] + 1))).any()
         position = w[:, s].argmax(1)
+
+
+def _feedback_decoder(feedback: float, r: int) -> TacotronDecoder:
+    """A small decoder in training mode with every dropout off, fed back `feedback`."""
+    dec = small_decoder(r)
+    dec.rnn_dropout, dec.prenet.dropout, dec.feedback = 0.0, 0.0, feedback
+    return dec.train()
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_feedback_one_feeds_every_step_its_own_frame_without_gradient(r: int) -> None:
+    """feedback = 1: teacher forcing is the free-running step loop (own last frame fed
+    back, detached), in outputs and in every parameter's gradient."""
+    torch.manual_seed(0)
+    dec = _feedback_decoder(1.0, r)
+    memory, mask = _memory([6, 4])
+    mel = torch.randn(2, 9, N_MELS)
+    out = dec(memory, mask, mel)
+    (out.mel.square().sum() + out.stop_logits.sum()).backward()
+    fed = {n: p.grad.clone() for n, p in dec.named_parameters() if p.grad is not None}
+    dec.zero_grad()
+    state, frame = dec.init_state(memory, mask), torch.zeros(2, N_MELS)
+    frames, stops = [], []
+    for _ in range(-(-9 // r)):
+        f, stop, _, state = dec.step(frame, state)
+        frames.append(f)
+        stops.append(stop)
+        frame = f[:, -1].detach()
+    loop_mel = torch.cat(frames, 1)[:, :9]
+    torch.testing.assert_close(out.mel, loop_mel)
+    (loop_mel.square().sum() + torch.stack(stops, 1).sum()).backward()
+    for name, p in dec.named_parameters():
+        if p.grad is not None:
+            torch.testing.assert_close(fed[name], p.grad, msg=name)
+
+
+def test_feedback_zero_or_eval_mode_feeds_the_recorded_frames() -> None:
+    torch.manual_seed(0)
+    memory, mask = _memory([6, 4])
+    mel = torch.randn(2, 8, N_MELS)
+    plain = _feedback_decoder(0.0, 2)
+    expected = plain(memory, mask, mel).mel
+    fed = _feedback_decoder(1.0, 2)
+    fed.load_state_dict(plain.state_dict())
+    torch.testing.assert_close(fed.eval()(memory, mask, mel).mel, expected)
+    assert not torch.allclose(fed.train()(memory, mask, mel).mel, expected)
+
+
+def test_feedback_is_drawn_per_item_and_step() -> None:
+    """Two copies of one item in a batch, feedback 0.5: over a few draws their outputs
+    part at least once (each item draws its own steps)."""
+    dec = _feedback_decoder(0.5, 1)
+    memory, mask = _memory([5])
+    memory, mask = memory.expand(2, -1, -1), mask.expand(2, -1)
+    mel = torch.randn(1, 12, N_MELS).expand(2, -1, -1)
+    parted = False
+    for seed in range(5):
+        torch.manual_seed(seed)
+        out = dec(memory, mask, mel).mel
+        parted |= not torch.allclose(out[0], out[1])
+    assert parted
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5])
+def test_feedback_outside_zero_one_is_refused(bad: float) -> None:
+    with pytest.raises(ValueError, match="feedback"):
+        TacotronDecoder(N_MELS, MEM, feedback=bad)
