@@ -25,7 +25,6 @@ from torch import nn
 from torch.nn import functional as F
 
 from aligner.attention import build_attention
-from aligner.attention.base import lengths_to_mask
 from aligner.models.prenet import Prenet
 
 
@@ -242,7 +241,8 @@ class TacotronDecoder(nn.Module):
         restricts attention around the last attended source position (the core's monotonic
         constraint). Returns mel (B, T, M) zero past ``lengths``. ``static``: every shape
         fixed, the stop flags read every 16 steps, those steps one CUDA graph on a GPU
-        (`aligner.models.static_decoding`; the same output within rounding).
+        (`aligner.models.static_decoding`; the same output within rounding); otherwise
+        finished items leave the batch (`aligner.models.free_running`).
         """
         previous = self.attention.window
         self.attention.window = window
@@ -259,60 +259,8 @@ class TacotronDecoder(nn.Module):
                     max_steps,
                     graph=memory.is_cuda,
                 )
-            return self._generate(memory, mask, stop_threshold, max_length_ratio, max_steps)
+            from aligner.models.free_running import generate_dynamic
+
+            return generate_dynamic(self, memory, mask, stop_threshold, max_length_ratio, max_steps)
         finally:
             self.attention.window = previous
-
-    def _generate(
-        self,
-        memory: torch.Tensor,
-        mask: torch.Tensor,
-        threshold: float,
-        ratio: float,
-        max_steps: int | None,
-    ) -> DecoderOutput:
-        b = memory.size(0)
-        limit = torch.ceil(mask.sum(1).float() * ratio / self.r).long().clamp_min(1)
-        if max_steps is not None:
-            limit = limit.clamp_max(max_steps)
-        cut = stop_cut(threshold)
-        state = self.init_state(memory, mask)
-        n_steps = int(limit.max())
-        size = min(n_steps, 256)  # buffers grow as decoding goes on
-        frames_out = memory.new_zeros(b, size, self.r, self.n_mels)
-        stop_logits = memory.new_full((b, size), -math.inf)  # -inf past an item's end
-        weights = memory.new_zeros(b, size, memory.size(1))
-        steps = limit.clone()  # decoder steps each item took
-        hit_max = torch.ones_like(limit, dtype=torch.bool)  # until an item's stop fires
-        active = torch.arange(b, device=memory.device)  # the items still decoding
-        rows: slice | torch.Tensor = slice(None)  # where they are (all: a plain copy)
-        active_limit = limit
-        frame = memory.new_zeros(b, self.n_mels)
-        for s in range(n_steps):
-            if s == frames_out.size(1):
-                frames_out, stop_logits, weights = (
-                    torch.cat([t, torch.full_like(t, fill)], 1)
-                    for t, fill in ((frames_out, 0.0), (stop_logits, -math.inf), (weights, 0.0))
-                )
-            frames, stop, w, state = self.step(frame, state)
-            frames_out[rows, s] = frames
-            stop_logits[rows, s] = stop
-            weights[rows, s] = w
-            stopped = stop > cut
-            ended = stopped | (active_limit <= s + 1)
-            if bool(ended.any()):
-                steps[active[stopped]] = s + 1
-                hit_max[active[stopped]] = False
-                if bool(ended.all()):
-                    break
-                # finished items leave the batch: later steps cost only the rest
-                keep = (~ended).nonzero().squeeze(1)
-                active, state, frames = active[keep], state.index_select(keep), frames[keep]
-                rows, active_limit = active, active_limit[keep]
-            frame = frames[:, -1]
-        lengths = steps * self.r
-        mel = frames_out[:, : int(steps.max())].flatten(1, 2)
-        valid = lengths_to_mask(lengths, mel.size(1))
-        mel = mel.masked_fill(~valid[..., None], 0.0)
-        n = int(steps.max())
-        return DecoderOutput(mel, stop_logits[:, :n], weights[:, :n], lengths, hit_max)
