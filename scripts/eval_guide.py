@@ -94,13 +94,14 @@ def long_form(
     ids = [speech.encode_text(text) for _, text in sentences]
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
     failed = 0
+    sounds = [  # the tokens that must be attended: sounds only
+        torch.from_numpy(~optional_tokens(speech.symbols.decode(src.tolist())))[None] for src in ids
+    ]
     for seed in seeds:
         torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
         results = speech.generate(ids, batch_size=4, max_length_ratio=10.0, window=window)
-        for src, result in zip(ids, results):
+        for required, result in zip(sounds, results):
             w = result.alignment.float()[None]
-            tokens = speech.symbols.decode(src.tolist())
-            required = torch.from_numpy(~optional_tokens(tokens))[None]  # sounds only
             lengths = torch.tensor([w.size(1)]), torch.tensor([w.size(2)])
             m = alignment_metrics(w, *lengths, required)
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
@@ -150,14 +151,15 @@ def synthesis_quality(
 
 
 def window_arg(value: str) -> tuple[int, int]:
-    """``"back,front"`` -> (back, front), both whole numbers >= 0."""
+    """``"back,front"`` -> (back, front), checked by the core's `check_window`."""
+    from aligner.attention.base import check_window
+
     try:
-        back, front = (int(v) for v in value.split(","))
+        return check_window(tuple(int(v) for v in value.split(",")))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected BACK,FRONT (e.g. 0,2), got {value!r}") from None
-    if back < 0 or front < 0:
-        raise argparse.ArgumentTypeError(f"BACK and FRONT must be >= 0, got {value!r}")
-    return back, front
+        raise argparse.ArgumentTypeError(
+            f"expected BACK,FRONT, two whole numbers >= 0 (e.g. 0,2), got {value!r}"
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:

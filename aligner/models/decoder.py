@@ -196,18 +196,18 @@ class TacotronDecoder(nn.Module):
         previous = self.previous_frames(mel)
         state = self.init_state(memory, mask)
         feats, weights = [], []
-        if self.training and self.feedback > 0:
-            for s in range(previous.size(1)):
-                frame = previous[:, s] if s == 0 else self._fed_back(previous[:, s], feats[-1])
-                f, w, state = self._recur(self.prenet(frame), state)
-                feats.append(f)
-                weights.append(w)
-        else:
-            x = self.prenet(previous)  # every step's input at once
-            for s in range(x.size(1)):
-                f, w, state = self._recur(x[:, s], state)
-                feats.append(f)
-                weights.append(w)
+        feeding = self.training and self.feedback > 0
+        x = None if feeding else self.prenet(previous)  # every step's input at once
+        for s in range(previous.size(1)):
+            if x is not None:
+                step_input = x[:, s]
+            elif s == 0:
+                step_input = self.prenet(previous[:, 0])
+            else:
+                step_input = self.prenet(self._fed_back(previous[:, s], feats[-1]))
+            f, w, state = self._recur(step_input, state)
+            feats.append(f)
+            weights.append(w)
         frames, stop = self._project(torch.stack(feats, 1))
         return DecoderOutput(frames[:, : mel.size(1)], stop, torch.stack(weights, 1))
 
@@ -215,8 +215,9 @@ class TacotronDecoder(nn.Module):
         """Scheduled sampling: the next step's input frame (B, M), per item the model's own
         prediction of the last frame of the step before (from its features (B, H + D), no
         gradient through it) with probability ``feedback``, else the recorded one."""
+        last = slice((self.r - 1) * self.n_mels, None)  # the last frame's rows of proj
         with torch.no_grad():
-            own = self.proj(feats).reshape(-1, self.r, self.n_mels)[:, -1]
+            own = F.linear(feats, self.proj.weight[last], self.proj.bias[last])
         pick = torch.rand(recorded.size(0), 1, device=recorded.device) < self.feedback
         return torch.where(pick, own, recorded)
 
