@@ -6,7 +6,8 @@ For each experiment folder and each of its last ``--last`` checkpoints: `aligner
 `aligner score-alignment` against the corpus's reference timings; for the last one also
 long-form synthesis: ``--long`` sentences made of 2 to 4 training sentences joined with
 commas, decoded free-running, each counted as a failure when it skips or repeats a token
-(the core's metrics) or does not predict its end; and synthesis quality: the mel
+(the core's metrics; each skipped token is listed with its neighbours and the weight it
+got, in decoder steps) or does not predict its end; and synthesis quality: the mel
 distortion of ``--quality`` test sentences synthesized free-running against their
 recordings (after DTW) and their length ratio. ``--seed`` names the prenet dropout's
 seeds (long-form decodes once per seed); ``--window BACK,FRONT`` decodes under the
@@ -93,23 +94,64 @@ def long_form(
     speech = load_speech_model(ckpt, "tts")
     ids = [speech.encode_text(text) for _, text in sentences]
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
-    failed = 0
+    failed, passed_over = 0, []
     sounds = [  # the tokens that must be attended: sounds only
         torch.from_numpy(~optional_tokens(speech.symbols.decode(src.tolist())))[None] for src in ids
     ]
     for seed in seeds:
         torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
         results = speech.generate(ids, batch_size=4, max_length_ratio=10.0, window=window)
-        for required, result in zip(sounds, results):
+        for k, (required, result) in enumerate(zip(sounds, results)):
             w = result.alignment.float()[None]
             lengths = torch.tensor([w.size(1)]), torch.tensor([w.size(2)])
             m = alignment_metrics(w, *lengths, required)
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
+            if bad["skip"]:
+                tokens = speech.symbols.decode(ids[k].tolist())
+                passed_over += skipped_detail(w[0], required[0], tokens, k, seed)
             bad["no_end"] = bool(result.hit_max)
             for k, v in bad.items():
                 failures[k] += int(v)
             failed += int(any(bad.values()))
-    return {"sentences": len(sentences) * len(seeds), "failed": failed, **failures}
+    return {
+        "sentences": len(sentences) * len(seeds),
+        "failed": failed,
+        **failures,
+        "skipped_tokens": passed_over,
+    }
+
+
+def skipped_detail(
+    weights: torch.Tensor, required: torch.Tensor, tokens: Sequence[str], sentence: int, seed: int
+) -> list[dict]:
+    """What the core's skip count (`aligner.attention.metrics.skipped_tokens`) counted in one
+    decode's ``weights (S, N)``: per required token never the most attended one of a step
+    and under half a step's weight in all, its place, its neighbours and that weight (in
+    decoder steps: times r for frames). A token passed over entirely has a weight near 0; a
+    short one passed quickly has some."""
+    argmax = torch.zeros(weights.size(1)).index_add_(
+        0, weights.argmax(1), torch.ones(weights.size(0))
+    )
+    total = weights.sum(0)
+    out = []
+    for i in torch.nonzero(required & (argmax == 0) & (total < 0.5)).flatten().tolist():
+        context = (
+            "".join(tokens[max(0, i - 4) : i])
+            + "["
+            + tokens[i]
+            + "]"
+            + "".join(tokens[i + 1 : i + 5])
+        )
+        out.append(
+            {
+                "sentence": sentence,
+                "seed": seed,
+                "token": tokens[i],
+                "context": context,
+                "weight": round(float(total[i]), 3),
+            }
+        )
+    return out
 
 
 def synthesis_quality(
@@ -212,12 +254,17 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{exp}: words valid {sum(words) / len(words):.1f} ms (max {max(words):.1f}), "
             f"test {sum(tests) / len(tests):.1f} ms (max {max(tests):.1f}) over the last "
-            f"{len(entry['checkpoints'])} checkpoints; long-form {entry.get('long_form')}; "
+            f"{len(entry['checkpoints'])} checkpoints; long-form {_counts(entry.get('long_form'))}; "
             f"synthesis {entry.get('quality')}"
         )
     if args.json:
         args.json.write_text(json.dumps(table, indent=1) + "\n")
     return 0
+
+
+def _counts(long: dict | None) -> dict | None:
+    """The long-form counts without the list of skipped tokens."""
+    return None if long is None else {k: v for k, v in long.items() if k != "skipped_tokens"}
 
 
 if __name__ == "__main__":

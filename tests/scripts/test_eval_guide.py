@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import eval_guide
 import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from aligner.attention.metrics import alignment_metrics
 from tests.cli.test_speech_cli import make_checkpoint
 
 
@@ -38,6 +42,27 @@ def test_long_form_counts_every_decode_of_every_seed(tts, window):
     assert out["sentences"] == 6
     assert out["no_end"] == 6 and out["failed"] == 6  # never stops: each decode fails
     assert 0 <= out["skip"] <= 6 and 0 <= out["repeat"] <= 6
+    assert len({(t["sentence"], t["seed"]) for t in out["skipped_tokens"]}) == out["skip"]
+
+
+@given(st.integers(0, 2**31 - 1), st.integers(1, 12), st.integers(2, 9))
+@settings(max_examples=40, deadline=None)
+def test_skipped_detail_lists_what_the_core_counts_as_skipped(seed, steps, n):
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(steps, n, generator=g) * 4
+    weights = torch.softmax(logits, 1)
+    required = torch.rand(n, generator=g) < 0.8
+    tokens = [f"t{i}" for i in range(n)]
+    lengths = torch.tensor([steps]), torch.tensor([n])
+    core = alignment_metrics(weights[None], *lengths, required[None])["skipped"][0]
+    detail = eval_guide.skipped_detail(weights, required, tokens, 3, 7)
+    assert len(detail) == int(core)
+    for d in detail:
+        i = tokens.index(d["token"])
+        assert bool(required[i]) and d["weight"] == pytest.approx(
+            float(weights[:, i].sum()), abs=1e-3
+        )
+        assert (d["sentence"], d["seed"]) == (3, 7) and f"[t{i}]" in d["context"]
 
 
 def test_window_option_is_parsed_and_reaches_the_decodes(tts, monkeypatch, capsys):
