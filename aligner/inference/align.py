@@ -12,6 +12,7 @@ import torch
 
 from aligner.alignment.record import UtteranceAlignment
 from aligner.alignment.tiers import optional_tokens
+from aligner.attention.metrics import skips_are_suspect
 from aligner.audio.trim import PauseRule
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
@@ -159,7 +160,7 @@ def align_manifest(
     out.mkdir(parents=True, exist_ok=True)
     # the aligner's frame-level argmax flickers at boundaries: no suspect repeats
     repeats = None if speech.task == "align" else 0
-    skips = None if speech.task == "vc" else 0  # a slower source's frames are passed over
+    skips = 0 if skips_are_suspect(speech.task) else None
     summary = Summary(SuspectThresholds(min_focus, max_skips=skips, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):

@@ -17,7 +17,7 @@ from torch import nn
 from torch.utils.data import Dataset
 
 from aligner.attention.losses import decoder_steps
-from aligner.attention.metrics import alignment_metrics, summarize
+from aligner.attention.metrics import alignment_metrics, skips_are_suspect, summarize
 from aligner.audio.features import MelConfig, MelStats
 from aligner.audio.vocoder import GriffinLim
 from aligner.config import ConfigError, from_dict
@@ -99,7 +99,7 @@ class SpeechTask:
     train_set: Dataset
     valid_set: Dataset
     symbols: dict[str, Any]
-    skips_suspect = True  # a skipped memory position makes an alignment suspect (not VC)
+    skips_suspect = skips_are_suspect("tts")
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from aligner.alignment.intervals import Timings
+from aligner.attention.metrics import skips_are_suspect
 from aligner.attention.search import frame_durations
 from aligner.audio.features import MelStats
 from aligner.config import ConfigError, from_dict
@@ -33,7 +34,7 @@ class VCTask(SpeechTask):
     """Source mel -> target mel Tacotron training."""
 
     pairs: dict[str, tuple[Timings, Timings]] | None = None  # the truth curve's references
-    skips_suspect = False  # a slower source's frames are rightly passed over
+    skips_suspect = skips_are_suspect("vc")  # False: a slower source's frames are passed over
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["src_mel"], batch["src_lengths"]
