@@ -77,11 +77,15 @@ def path_guide(
     n_cols: int,
     r: int = 1,
     width: float = 0.0,
+    lead: int = 0,
 ) -> Tensor:
     """Guides ``(B, n_steps, n_cols)`` from one path per item.
 
-    Frame ``f`` of item ``b`` puts its weight on source position ``paths[b][f]`` (shared
-    linearly between the two positions around a fractional one); with ``width > 0`` each
+    Frame ``f`` of item ``b`` puts its weight on source position ``paths[b][f + lead]``
+    (the last frame's for the last ``lead`` frames; shared linearly between the two
+    positions around a fractional one): with ``lead > 0`` a step is guided to what is
+    spoken ``lead`` frames after its own frames, the look-ahead a decoder takes when nothing
+    guides it. With ``width > 0`` each
     frame's weight is spread over its neighbours in time by a Gaussian of that standard
     deviation in frames (soft edges between tokens; truncated at 3 widths and renormalized
     at the ends of the utterance). Decoder step ``s`` holds frames ``[s r, s r + r)``: its
@@ -94,6 +98,7 @@ def path_guide(
         n_cols: the columns of the guide (the padded source length).
         r: frames per decoder step.
         width: the Gaussian's standard deviation in frames (0: hard edges).
+        lead: frames (>= 0) the guide runs ahead of the frames of its step.
 
     Returns:
         ``(B, S, n_cols)`` float; the rows of the ``ceil(T_b / r)`` valid steps sum to
@@ -107,10 +112,14 @@ def path_guide(
             f"path_guide: {n_steps} steps of {r} frames and {n_cols} columns are smaller "
             f"than the paths (longest {longest} frames, most sources {int(n_sources.max())})"
         )
+    if lead < 0:
+        raise ValueError(f"path_guide: lead must be >= 0 frames, got {lead}")
     frames = torch.zeros(batch, n_steps * r, n_cols)
     valid = torch.zeros(batch, n_steps * r)
     for b, path in enumerate(paths):
         path = path.float().clamp(0, max(int(n_sources[b]) - 1, 0))
+        if lead and len(path):
+            path = torch.cat([path[lead:], path[-1:].expand(min(lead, len(path)))])
         low = path.floor().long()
         high = (low + 1).clamp(max=int(n_sources[b]) - 1)
         share = path - low.float()

@@ -148,5 +148,6 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
             tts_guides(dataset, corpus.table.decode, records, tacotron_cfg.r, width, split)
             for dataset, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
         ]
-        task.guides = Guides({**parts[0].paths, **parts[1].paths}, tacotron_cfg.r, width)
+        paths = {**parts[0].paths, **parts[1].paths}
+        task.guides = Guides(paths, tacotron_cfg.r, width, loss_cfg.guided.lead)
     return task

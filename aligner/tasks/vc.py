@@ -121,5 +121,5 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
         for dataset, split in ((train_set, "training"), (valid_set, "validation")):
             guides = vc_guides(dataset, source_records, target_records, reduction, r, width, split)
             paths.update(guides.paths)
-        task.guides = Guides(paths, r, width)
+        task.guides = Guides(paths, r, width, loss_cfg.guided.lead)
     return task

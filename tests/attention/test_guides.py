@@ -49,6 +49,25 @@ def test_a_padded_batch_equals_its_items_alone_and_pads_with_zeros():
         assert torch.allclose(batch[b, :steps].sum(1), torch.ones(steps), atol=1e-6)
 
 
+def test_a_lead_guides_each_step_to_the_frames_after_its_own():
+    # frames: 0 0 0 1 1 2; lead 2: 0 1 1 2 2 2 (the last frame's token held at the end)
+    led = path_guide(
+        [duration_positions(torch.tensor([3, 2, 1]))], torch.tensor([3]), 6, 3, lead=2
+    )[0]
+    assert led.argmax(1).tolist() == [0, 1, 1, 2, 2, 2]
+    # r = 4: the first step now averages frames 0-3 of the led path
+    four = guide_of([3, 2, 1], r=4)
+    path = duration_positions(torch.tensor([3, 2, 1]))
+    led4 = path_guide([path], torch.tensor([3]), 2, 3, r=4, lead=2)[0]
+    assert torch.allclose(led4, torch.tensor([[0.25, 0.5, 0.25], [0.0, 0.0, 1.0]]))
+    assert not torch.allclose(led4, four)
+    assert torch.equal(path_guide([path], torch.tensor([3]), 2, 3, r=4, lead=0)[0], four)
+    short = path_guide([path[:2]], torch.tensor([3]), 1, 3, r=4, lead=5)[0]  # lead > frames
+    assert torch.allclose(short, torch.tensor([[1.0, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match="lead"):
+        path_guide([path], torch.tensor([3]), 2, 3, r=4, lead=-1)
+
+
 def test_soft_edges_equal_the_gaussian_weighted_share_of_nearby_frames():
     durations, width = [3, 1, 4], 1.2
     tokens = np.repeat(np.arange(3), durations)
