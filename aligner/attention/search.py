@@ -35,6 +35,27 @@ def spread_to_frames(weights: np.ndarray, r: int, n_frames: int) -> np.ndarray:
     )
 
 
+def delay_frames(frames: np.ndarray, lead: int) -> np.ndarray:
+    """``(T, N)`` frame weights of an attention that runs `lead` frames ahead of the speech
+    (a Tacotron trained with ``model.loss.guided.lead``) -> the weights in the speech's
+    time: row ``t`` takes row ``t - lead`` (the first row for the first `lead` frames)."""
+    if lead <= 0 or len(frames) == 0:
+        return frames
+    lead = min(lead, len(frames))
+    return np.concatenate([np.repeat(frames[:1], lead, axis=0), frames[:-lead]], axis=0)
+
+
+def delay_durations(durations: np.ndarray, lead: int) -> np.ndarray:
+    """Frames per token ``(N,)`` of an alignment `lead` frames ahead of the speech -> in the
+    speech's time (as `delay_frames`: the first token gains the frames the last ones
+    lose; the total stays)."""
+    durations = np.asarray(durations, dtype=np.int64)
+    if lead <= 0 or durations.sum() == 0:
+        return durations
+    path = np.repeat(np.arange(len(durations)), durations)
+    return np.bincount(delay_frames(path, lead), minlength=len(durations))
+
+
 def monotonic_search(log_probs: np.ndarray, optional: np.ndarray | None = None) -> np.ndarray:
     """The token (``0..N-1``) of every frame on the best monotonic path through
     ``log_probs (T, N)``: the path starts in the first required token (or an optional one
@@ -160,11 +181,12 @@ def frame_durations(
     n_frames: int,
     optional: np.ndarray | None = None,
     overrides: np.ndarray | None = None,
+    lead: int = 0,
 ) -> np.ndarray:
     """Frames per token ``(N,)`` summing to ``n_frames`` from step weights ``(S, N)``:
-    `spread_to_frames`, then `monotonic_search` on the log-weights, with ``overrides
-    (n_frames, N)`` (NaN: keep) in place of them where given."""
-    frames = spread_to_frames(weights, r, n_frames)
+    `spread_to_frames` (then `delay_frames` by `lead`), then `monotonic_search` on the
+    log-weights, with ``overrides (n_frames, N)`` (NaN: keep) in place of them where given."""
+    frames = delay_frames(spread_to_frames(weights, r, n_frames), lead)
     log_probs = with_overrides(np.log(np.clip(frames, 1e-8, None)), overrides)
     path = monotonic_search(log_probs, optional)
     return path_durations(path[None], frames.shape[1])[0]

@@ -90,6 +90,7 @@ def _utterance(
         pauses,
         speech.task == "align",
         speech.task == "align",
+        speech.attention_lead,
     )
 
 

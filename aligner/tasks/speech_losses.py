@@ -97,6 +97,13 @@ class GuidedSchedule:
                 f"guided.floor must be between 0 and the weight {self.weight}, got {self.floor!r}"
             )
 
+    @property
+    def attention_lead(self) -> int:
+        """Frames a model trained with this guide attends ahead of the speech: ``lead`` when
+        durations guide it, else 0."""
+        on = self.mode != "none" and self.weight > 0 and self.source == "durations"
+        return self.lead if on else 0
+
     def __call__(self, step: int) -> float:
         if self.mode == "none" or self.weight == 0:
             return 0.0

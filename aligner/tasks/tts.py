@@ -62,7 +62,9 @@ class TTSTask(SpeechTask):
             tokens = self.table.decode(batch["tokens"][i, :n].tolist())
             weights = out.alignments[i, : -(-frames // self.r), :n].float().cpu().numpy()
             try:
-                durations = frame_durations(weights, self.r, frames, optional_tokens(tokens))
+                durations = frame_durations(
+                    weights, self.r, frames, optional_tokens(tokens), lead=self.lead
+                )
             except ValueError:  # fewer frames than tokens
                 errors.unmatched += 1
                 continue
@@ -140,6 +142,7 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
         add_eos=corpus.data.add_eos,
     )
     task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
+    task.symbols["attention_lead"] = task.lead
     folders = guide_folders(loss_cfg, corpus.data.durations, data_dir, "durations")
     if folders:
         records = read_records(folders, corpus.mel_cfg, "durations")

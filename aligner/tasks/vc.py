@@ -69,7 +69,7 @@ class VCTask(SpeechTask):
             n, frames = int(out.enc_mask[i].sum()), int(batch["mel_lengths"][i])
             weights = out.alignments[i, : -(-frames // self.r), :n].float().cpu().numpy()
             optional = np.ones(n, bool)  # a target may be shorter than its source
-            durations = frame_durations(weights, self.r, frames, optional)
+            durations = frame_durations(weights, self.r, frames, optional, lead=self.lead)
             errors.add_mapping(durations.tolist(), frame * reduction, frame, pair)
 
     def infer_sources(self) -> list[tuple[str, torch.Tensor, None]]:
@@ -110,6 +110,7 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
         "mel": mel_cfg.to_dict(),
         "stats_src": stats_src.to_dict(),
         "stats": stats_tgt.to_dict(),
+        "attention_lead": task.lead,
     }
     folders = guide_folders(loss_cfg, data.durations, data_dir, "durations")
     if folders:

@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aligner.attention.search import (
+    delay_durations,
+    delay_frames,
     expected_edges,
     frame_durations,
     monotonic_search,
@@ -91,6 +93,34 @@ def test_a_sharp_diagonal_gives_frame_accurate_durations():
     steps = frames[::2]  # what a decoder of r = 2 would see
     d = frame_durations(steps * 0.9 + 0.025, 2, 12)
     assert d.sum() == 12 and np.abs(np.cumsum(d) - [3, 6, 9, 12]).max() <= 1
+
+
+def test_an_attention_that_leads_the_speech_is_read_back_in_its_time():
+    """A diagonal attention `lead` frames ahead of the speech (token j from frame 3j - lead)
+    gives the speech's durations once delayed by `lead`; the path of a delay of the
+    durations is the path delayed."""
+    truth = [3, 3, 3, 3]
+    ahead = np.repeat(np.eye(4), truth, axis=0)[2:]  # lead 2: the first two frames cut
+    ahead = np.concatenate([ahead, np.repeat(ahead[-1:], 2, axis=0)])
+    assert frame_durations(ahead, 1, 12).tolist() == [1, 3, 3, 5]
+    assert frame_durations(ahead, 1, 12, lead=2).tolist() == truth
+    assert delay_durations(np.array([1, 3, 3, 5]), 2).tolist() == truth
+    assert delay_durations(np.array([1, 3, 3, 5]), 0).tolist() == [1, 3, 3, 5]
+    assert delay_durations(np.array([2, 0, 1]), 9).tolist() == [3, 0, 0]  # longer than T
+    rows = np.arange(5.0)[:, None]
+    assert delay_frames(rows, 2)[:, 0].tolist() == [0, 0, 0, 1, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=6), st.integers(0, 8))
+def test_delayed_durations_are_the_delayed_path(durations, lead):
+    d = np.array(durations)
+    path = np.repeat(np.arange(len(d)), d)
+    delayed = delay_durations(d, lead)
+    assert delayed.sum() == d.sum()
+    if len(path):
+        shifted = np.concatenate([np.full(min(lead, len(path)), path[0]), path[: len(path) - lead]])
+        assert np.repeat(np.arange(len(d)), delayed).tolist() == shifted[: len(path)].tolist()
 
 
 def expected_split(lp: np.ndarray, i: int, j: int, s: int, e: int) -> float:
