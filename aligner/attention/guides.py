@@ -19,6 +19,7 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from .base import _check_shape
+from .search import lead_index
 
 
 def duration_positions(durations: Tensor) -> Tensor:
@@ -81,11 +82,12 @@ def path_guide(
 ) -> Tensor:
     """Guides ``(B, n_steps, n_cols)`` from one path per item.
 
-    Frame ``f`` of item ``b`` puts its weight on source position ``paths[b][f + lead]``
-    (the last frame's for the last ``lead`` frames; shared linearly between the two
-    positions around a fractional one): with ``lead > 0`` a step is guided to what is
-    spoken ``lead`` frames after its own frames, the look-ahead a decoder takes when nothing
-    guides it. With ``width > 0`` each
+    Frame ``f`` of item ``b`` puts its weight on source position ``paths[b][f]`` (shared
+    linearly between the two positions around a fractional one); with ``lead > 0`` on the
+    position of the frame ``lead`` frames later (`aligner.attention.search.lead_index`:
+    the lead grows over the first ``2 lead`` frames so that no token vanishes; the last
+    frame's position at the end), the look-ahead a decoder takes when nothing guides it.
+    With ``width > 0`` each
     frame's weight is spread over its neighbours in time by a Gaussian of that standard
     deviation in frames (soft edges between tokens; truncated at 3 widths and renormalized
     at the ends of the utterance). Decoder step ``s`` holds frames ``[s r, s r + r)``: its
@@ -119,7 +121,8 @@ def path_guide(
     for b, path in enumerate(paths):
         path = path.float().clamp(0, max(int(n_sources[b]) - 1, 0))
         if lead and len(path):
-            path = torch.cat([path[lead:], path[-1:].expand(min(lead, len(path)))])
+            ahead = torch.from_numpy(lead_index(len(path), lead)).clamp(max=len(path) - 1)
+            path = path[ahead]
         low = path.floor().long()
         high = (low + 1).clamp(max=int(n_sources[b]) - 1)
         share = path - low.float()

@@ -35,14 +35,25 @@ def spread_to_frames(weights: np.ndarray, r: int, n_frames: int) -> np.ndarray:
     )
 
 
+def lead_index(n: int, lead: int) -> np.ndarray:
+    """``(n,)`` the frame of the speech that frame ``f`` of an attention `lead` frames ahead
+    stands for: ``f + min(lead, f // 2)`` (not clamped; strictly increasing). The lead
+    grows over the first ``2 lead`` frames, where the attention runs at 1.5 times the
+    speech, so that the first tokens keep two thirds of their frames instead of vanishing
+    from a guide (`aligner.attention.guides.path_guide`), then holds."""
+    f = np.arange(n)
+    return f + np.minimum(max(lead, 0), f // 2)
+
+
 def delay_frames(frames: np.ndarray, lead: int) -> np.ndarray:
-    """``(T, N)`` frame weights of an attention that runs `lead` frames ahead of the speech
-    (a Tacotron trained with ``model.loss.guided.lead``) -> the weights in the speech's
-    time: row ``t`` takes row ``t - lead`` (the first row for the first `lead` frames)."""
+    """``(T, ...)`` per-frame values of an attention that runs `lead` frames ahead of the
+    speech (a Tacotron trained with ``model.loss.guided.lead``; `lead_index`) -> in the
+    speech's time: row ``t`` takes the last attention row that stands for frame ``t`` or
+    one before it."""
     if lead <= 0 or len(frames) == 0:
         return frames
-    lead = min(lead, len(frames))
-    return np.concatenate([np.repeat(frames[:1], lead, axis=0), frames[:-lead]], axis=0)
+    rows = np.searchsorted(lead_index(len(frames), lead), np.arange(len(frames)), side="right")
+    return np.asarray(frames)[rows - 1]
 
 
 def delay_durations(durations: np.ndarray, lead: int) -> np.ndarray:

@@ -50,22 +50,24 @@ def test_a_padded_batch_equals_its_items_alone_and_pads_with_zeros():
 
 
 def test_a_lead_guides_each_step_to_the_frames_after_its_own():
-    # frames: 0 0 0 1 1 2; lead 2: 0 1 1 2 2 2 (the last frame's token held at the end)
-    led = path_guide(
-        [duration_positions(torch.tensor([3, 2, 1]))], torch.tensor([3]), 6, 3, lead=2
-    )[0]
-    assert led.argmax(1).tolist() == [0, 1, 1, 2, 2, 2]
-    # r = 4: the first step now averages frames 0-3 of the led path
-    four = guide_of([3, 2, 1], r=4)
-    path = duration_positions(torch.tensor([3, 2, 1]))
-    led4 = path_guide([path], torch.tensor([3]), 2, 3, r=4, lead=2)[0]
-    assert torch.allclose(led4, torch.tensor([[0.25, 0.5, 0.25], [0.0, 0.0, 1.0]]))
-    assert not torch.allclose(led4, four)
-    assert torch.equal(path_guide([path], torch.tensor([3]), 2, 3, r=4, lead=0)[0], four)
-    short = path_guide([path[:2]], torch.tensor([3]), 1, 3, r=4, lead=5)[0]  # lead > frames
-    assert torch.allclose(short, torch.tensor([[1.0, 0.0, 0.0]]))
+    # frames 0 0 0 0 0 0 1 1 1 1 1 1 2 2 2 2 (T = 16); lead 2: frame f takes frame
+    # f + min(2, f // 2): 0 1 3 4 6 7 8 9 ... 15, the last two frames holding the last
+    path = duration_positions(torch.tensor([6, 6, 4]))
+    led = path_guide([path], torch.tensor([3]), 16, 3, lead=2)[0]
+    assert led.argmax(1).tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]
+    # r = 4: each step averages four frames of the led path
+    led4 = path_guide([path], torch.tensor([3]), 4, 3, r=4, lead=2)[0]
+    assert torch.allclose(
+        led4, torch.tensor([[1.0, 0, 0], [0, 1.0, 0], [0, 0.5, 0.5], [0, 0, 1.0]])
+    )
+    assert torch.equal(
+        path_guide([path], torch.tensor([3]), 4, 3, r=4, lead=0)[0], guide_of([6, 6, 4], r=4)
+    )
+    # a first token shorter than the lead keeps two thirds of its frames, not none
+    short = path_guide([duration_positions(torch.tensor([3, 9]))], torch.tensor([2]), 12, 2, lead=4)
+    assert short[0, :, 0].sum() == 2
     with pytest.raises(ValueError, match="lead"):
-        path_guide([path], torch.tensor([3]), 2, 3, r=4, lead=-1)
+        path_guide([path], torch.tensor([3]), 4, 3, r=4, lead=-1)
 
 
 def test_soft_edges_equal_the_gaussian_weighted_share_of_nearby_frames():
