@@ -65,9 +65,6 @@ class UtteranceAlignment:
         meet lies at its expected place under the alignment
         (`aligner.attention.search.expected_edges`), not on the frame grid: the alignment
         model's (its tiers; the frames stay whole).
-    lead: frames the attention runs ahead of the speech (a Tacotron trained with
-        ``model.loss.guided.lead``): the durations are taken in the speech's time
-        (`aligner.attention.search.delay_frames`).
     """
 
     id: str
@@ -84,7 +81,6 @@ class UtteranceAlignment:
     pauses: np.ndarray | None = None
     separators_from_pauses: bool = False
     subframe: bool = False
-    lead: int = 0
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -105,13 +101,13 @@ def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
             else np.ones(len(utt.tokens), bool)  # a VC target may be shorter than its source
         )
         cells = separator_log_probs(utt.tokens, utt.pauses) if utt.separators_from_pauses else None
-        return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, cells, utt.lead)
+        return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, cells)
     w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
     steps, n = w.shape[1:]
     d = metrics.durations(
         w, torch.tensor([steps]), torch.tensor([n]), utt.r, torch.tensor([utt.n_frames])
     )
-    return search.delay_durations(d[0].numpy(), utt.lead)
+    return d[0].numpy()
 
 
 def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
@@ -123,7 +119,6 @@ def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
     edges = None
     if utt.subframe and utt.method == "search" and utt.kind != "positions":
         weights = search.spread_to_frames(utt.weights, utt.r, utt.n_frames)
-        weights = search.delay_frames(weights, utt.lead)
         log_probs = np.log(np.clip(weights, 1e-8, None))
         edges = search.expected_edges(log_probs, frames, ~optional_tokens(utt.tokens))
     tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses, edges)

@@ -19,7 +19,6 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from .base import _check_shape
-from .search import lead_index
 
 
 def duration_positions(durations: Tensor) -> Tensor:
@@ -78,16 +77,11 @@ def path_guide(
     n_cols: int,
     r: int = 1,
     width: float = 0.0,
-    lead: int = 0,
 ) -> Tensor:
     """Guides ``(B, n_steps, n_cols)`` from one path per item.
 
     Frame ``f`` of item ``b`` puts its weight on source position ``paths[b][f]`` (shared
-    linearly between the two positions around a fractional one); with ``lead > 0`` on the
-    position of the frame ``lead`` frames later (`aligner.attention.search.lead_index`:
-    the lead grows over the first ``2 lead`` frames so that no token vanishes; the last
-    frame's position at the end), the look-ahead a decoder takes when nothing guides it.
-    With ``width > 0`` each
+    linearly between the two positions around a fractional one); with ``width > 0`` each
     frame's weight is spread over its neighbours in time by a Gaussian of that standard
     deviation in frames (soft edges between tokens; truncated at 3 widths and renormalized
     at the ends of the utterance). Decoder step ``s`` holds frames ``[s r, s r + r)``: its
@@ -100,7 +94,6 @@ def path_guide(
         n_cols: the columns of the guide (the padded source length).
         r: frames per decoder step.
         width: the Gaussian's standard deviation in frames (0: hard edges).
-        lead: frames (>= 0) the guide runs ahead of the frames of its step.
 
     Returns:
         ``(B, S, n_cols)`` float; the rows of the ``ceil(T_b / r)`` valid steps sum to
@@ -114,15 +107,10 @@ def path_guide(
             f"path_guide: {n_steps} steps of {r} frames and {n_cols} columns are smaller "
             f"than the paths (longest {longest} frames, most sources {int(n_sources.max())})"
         )
-    if lead < 0:
-        raise ValueError(f"path_guide: lead must be >= 0 frames, got {lead}")
     frames = torch.zeros(batch, n_steps * r, n_cols)
     valid = torch.zeros(batch, n_steps * r)
     for b, path in enumerate(paths):
         path = path.float().clamp(0, max(int(n_sources[b]) - 1, 0))
-        if lead and len(path):
-            ahead = torch.from_numpy(lead_index(len(path), lead)).clamp(max=len(path) - 1)
-            path = path[ahead]
         low = path.floor().long()
         high = (low + 1).clamp(max=int(n_sources[b]) - 1)
         share = path - low.float()

@@ -35,38 +35,6 @@ def spread_to_frames(weights: np.ndarray, r: int, n_frames: int) -> np.ndarray:
     )
 
 
-def lead_index(n: int, lead: int) -> np.ndarray:
-    """``(n,)`` the frame of the speech that frame ``f`` of an attention `lead` frames ahead
-    stands for: ``f + min(lead, f // 2)`` (not clamped; strictly increasing). The lead
-    grows over the first ``2 lead`` frames, where the attention runs at 1.5 times the
-    speech, so that the first tokens keep two thirds of their frames instead of vanishing
-    from a guide (`aligner.attention.guides.path_guide`), then holds."""
-    f = np.arange(n)
-    return f + np.minimum(max(lead, 0), f // 2)
-
-
-def delay_frames(frames: np.ndarray, lead: int) -> np.ndarray:
-    """``(T, ...)`` per-frame values of an attention that runs `lead` frames ahead of the
-    speech (a Tacotron trained with ``model.loss.guided.lead``; `lead_index`) -> in the
-    speech's time: row ``t`` takes the last attention row that stands for frame ``t`` or
-    one before it."""
-    if lead <= 0 or len(frames) == 0:
-        return frames
-    rows = np.searchsorted(lead_index(len(frames), lead), np.arange(len(frames)), side="right")
-    return np.asarray(frames)[rows - 1]
-
-
-def delay_durations(durations: np.ndarray, lead: int) -> np.ndarray:
-    """Frames per token ``(N,)`` of an alignment `lead` frames ahead of the speech -> in the
-    speech's time (as `delay_frames`: the first token gains the frames the last ones
-    lose; the total stays)."""
-    durations = np.asarray(durations, dtype=np.int64)
-    if lead <= 0 or durations.sum() == 0:
-        return durations
-    path = np.repeat(np.arange(len(durations)), durations)
-    return np.bincount(delay_frames(path, lead), minlength=len(durations))
-
-
 def monotonic_search(log_probs: np.ndarray, optional: np.ndarray | None = None) -> np.ndarray:
     """The token (``0..N-1``) of every frame on the best monotonic path through
     ``log_probs (T, N)``: the path starts in the first required token (or an optional one
@@ -192,12 +160,11 @@ def frame_durations(
     n_frames: int,
     optional: np.ndarray | None = None,
     overrides: np.ndarray | None = None,
-    lead: int = 0,
 ) -> np.ndarray:
     """Frames per token ``(N,)`` summing to ``n_frames`` from step weights ``(S, N)``:
-    `spread_to_frames` (then `delay_frames` by `lead`), then `monotonic_search` on the
-    log-weights, with ``overrides (n_frames, N)`` (NaN: keep) in place of them where given."""
-    frames = delay_frames(spread_to_frames(weights, r, n_frames), lead)
+    `spread_to_frames`, then `monotonic_search` on the log-weights, with ``overrides
+    (n_frames, N)`` (NaN: keep) in place of them where given."""
+    frames = spread_to_frames(weights, r, n_frames)
     log_probs = with_overrides(np.log(np.clip(frames, 1e-8, None)), overrides)
     path = monotonic_search(log_probs, optional)
     return path_durations(path[None], frames.shape[1])[0]

@@ -90,7 +90,6 @@ def _utterance(
         pauses,
         speech.task == "align",
         speech.task == "align",
-        speech.attention_lead,
     )
 
 

@@ -157,7 +157,6 @@ def _front_end(symbols: dict[str, Any], task: str, path: Path) -> dict[str, Any]
     try:
         front: dict[str, Any] = {"mel_cfg": MelConfig.from_dict(symbols["mel"])}
         front["stats"] = stats("stats")
-        front["attention_lead"] = int(symbols.get("attention_lead", 0))
         if FAMILIES[task].needs == ("audio", "text"):
             front["symbols"] = SymbolTable.from_dict(symbols["symbols"])
             front["tokenizer"] = tokenizer_from_dict(symbols["tokenizer"])

@@ -57,7 +57,6 @@ class SpeechModel:
     stats: MelStats | None
     step: int
     path: Path
-    attention_lead: int = 0  # frames its attention runs ahead of the speech (guided.lead)
 
     task: ClassVar[str] = ""
     needs: ClassVar[tuple[str, ...]] = ()  # the manifest fields an item must have

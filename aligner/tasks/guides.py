@@ -138,11 +138,10 @@ class Guides:
         paths: item id -> ``(T,)`` source position of each target frame.
         r: frames per decoder step.
         width: soft edges, in frames (`path_guide`).
-        lead: frames the guide runs ahead of its step's frames (`path_guide`).
     """
 
-    def __init__(self, paths: dict[str, torch.Tensor], r: int, width: float, lead: int = 0) -> None:
-        self.paths, self.r, self.width, self.lead = paths, r, width, lead
+    def __init__(self, paths: dict[str, torch.Tensor], r: int, width: float) -> None:
+        self.paths, self.r, self.width = paths, r, width
 
     def batch(
         self, ids: list[str], n_sources: torch.Tensor, n_frames: int, n_cols: int
@@ -152,7 +151,7 @@ class Guides:
         steps = -(-n_frames // self.r)
         guided = torch.tensor([uid in self.paths for uid in ids])
         paths = [self.paths.get(uid, torch.zeros(0)) for uid in ids]
-        guide = path_guide(paths, n_sources, steps, n_cols, self.r, self.width, self.lead)
+        guide = path_guide(paths, n_sources, steps, n_cols, self.r, self.width)
         return {"guide": guide, "guided": guided}
 
 

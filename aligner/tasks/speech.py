@@ -126,14 +126,6 @@ class SpeechTask:
         self.guides: Any = None  # aligner.tasks.guides.Guides when the durations guide
 
     # -- subclass hooks ------------------------------------------------------------
-    @property
-    def lead(self) -> int:
-        """Frames the attention is trained to run ahead of the speech
-        (`aligner.tasks.speech_losses.GuidedSchedule.attention_lead`); its alignments are
-        read back in the speech's time."""
-        guided = self.loss_cfg.guided
-        return guided.attention_lead if guided is not None else 0
-
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         """(src, src_lengths) of a batch."""
         raise NotImplementedError

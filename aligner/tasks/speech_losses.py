@@ -66,8 +66,7 @@ class GuidedSchedule:
     source "diagonal": the band around the diagonal (Tachibana et al. 2017, width ``guided_g``); "durations": the
     alignment model's durations of each item (``data.durations``; `aligner.tasks.guides`),
     with soft edges of ``width`` frames, scored by the KL divergence of the attention from
-    that guide; an item without durations falls back to the diagonal. ``lead``: frames the
-    durations guide runs ahead of each step's own frames (`path_guide`).
+    that guide; an item without durations falls back to the diagonal.
     """
 
     weight: float = 1.0
@@ -77,7 +76,6 @@ class GuidedSchedule:
     source: Literal["diagonal", "durations"] = "diagonal"
     width: float = 1.0
     floor: float = 0.0
-    lead: int = 0
 
     def __post_init__(self) -> None:
         if self.mode not in ("constant", "exp", "linear", "none"):
@@ -86,23 +84,12 @@ class GuidedSchedule:
             )
         if self.source not in ("diagonal", "durations"):
             raise ValueError(f"guided.source must be diagonal or durations, got {self.source!r}")
-        if isinstance(self.lead, bool) or not isinstance(self.lead, int) or self.lead < 0:
-            raise ValueError(
-                f"guided.lead must be a whole number of frames >= 0, got {self.lead!r}"
-            )
         if not self.width >= 0:
             raise ValueError(f"guided.width must be >= 0 frames, got {self.width!r}")
         if not 0 <= self.floor <= max(self.weight, 0.0):
             raise ValueError(
                 f"guided.floor must be between 0 and the weight {self.weight}, got {self.floor!r}"
             )
-
-    @property
-    def attention_lead(self) -> int:
-        """Frames a model trained with this guide attends ahead of the speech: ``lead`` when
-        durations guide it, else 0."""
-        on = self.mode != "none" and self.weight > 0 and self.source == "durations"
-        return self.lead if on else 0
 
     def __call__(self, step: int) -> float:
         if self.mode == "none" or self.weight == 0:

@@ -62,9 +62,7 @@ class TTSTask(SpeechTask):
             tokens = self.table.decode(batch["tokens"][i, :n].tolist())
             weights = out.alignments[i, : -(-frames // self.r), :n].float().cpu().numpy()
             try:
-                durations = frame_durations(
-                    weights, self.r, frames, optional_tokens(tokens), lead=self.lead
-                )
+                durations = frame_durations(weights, self.r, frames, optional_tokens(tokens))
             except ValueError:  # fewer frames than tokens
                 errors.unmatched += 1
                 continue
@@ -142,7 +140,6 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
         add_eos=corpus.data.add_eos,
     )
     task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
-    task.symbols["attention_lead"] = task.lead
     folders = guide_folders(loss_cfg, corpus.data.durations, data_dir, "durations")
     if folders:
         records = read_records(folders, corpus.mel_cfg, "durations")
@@ -151,6 +148,5 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
             tts_guides(dataset, corpus.table.decode, records, tacotron_cfg.r, width, split)
             for dataset, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
         ]
-        paths = {**parts[0].paths, **parts[1].paths}
-        task.guides = Guides(paths, tacotron_cfg.r, width, loss_cfg.guided.lead)
+        task.guides = Guides({**parts[0].paths, **parts[1].paths}, tacotron_cfg.r, width)
     return task

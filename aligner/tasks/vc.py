@@ -69,7 +69,7 @@ class VCTask(SpeechTask):
             n, frames = int(out.enc_mask[i].sum()), int(batch["mel_lengths"][i])
             weights = out.alignments[i, : -(-frames // self.r), :n].float().cpu().numpy()
             optional = np.ones(n, bool)  # a target may be shorter than its source
-            durations = frame_durations(weights, self.r, frames, optional, lead=self.lead)
+            durations = frame_durations(weights, self.r, frames, optional)
             errors.add_mapping(durations.tolist(), frame * reduction, frame, pair)
 
     def infer_sources(self) -> list[tuple[str, torch.Tensor, None]]:
@@ -110,7 +110,6 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
         "mel": mel_cfg.to_dict(),
         "stats_src": stats_src.to_dict(),
         "stats": stats_tgt.to_dict(),
-        "attention_lead": task.lead,
     }
     folders = guide_folders(loss_cfg, data.durations, data_dir, "durations")
     if folders:
@@ -122,5 +121,5 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
         for dataset, split in ((train_set, "training"), (valid_set, "validation")):
             guides = vc_guides(dataset, source_records, target_records, reduction, r, width, split)
             paths.update(guides.paths)
-        task.guides = Guides(paths, r, width, loss_cfg.guided.lead)
+        task.guides = Guides(paths, r, width)
     return task

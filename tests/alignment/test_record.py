@@ -38,17 +38,6 @@ def test_durations_by_hand_with_reduction_factor():
     assert rec["total_seconds"] == pytest.approx(9 * 200 / 16000)
 
 
-@pytest.mark.parametrize("method", ["search", "argmax"])
-def test_an_attention_ahead_of_the_speech_is_read_in_the_speechs_time(method):
-    # r = 2, 10 frames: the attention puts the tokens on frames [4, 2, 4]; if it runs 2
-    # frames (one step) ahead of the speech, the speech holds them on [6, 2, 2]
-    ahead = utt([0, 0, 1, 2, 2], "abc", n_frames=10, r=2)
-    ahead.method = method
-    assert durations_record(ahead)["frames"] == [4, 2, 4]
-    ahead.lead = 2
-    assert durations_record(ahead)["frames"] == [6, 2, 2]
-
-
 def test_shape_mismatch_is_reported():
     with pytest.raises(ValueError, match="decoder steps"):
         utt([0, 1, 2], "abc", n_frames=9, r=2)

@@ -49,27 +49,6 @@ def test_a_padded_batch_equals_its_items_alone_and_pads_with_zeros():
         assert torch.allclose(batch[b, :steps].sum(1), torch.ones(steps), atol=1e-6)
 
 
-def test_a_lead_guides_each_step_to_the_frames_after_its_own():
-    # frames 0 0 0 0 0 0 1 1 1 1 1 1 2 2 2 2 (T = 16); lead 2: frame f takes frame
-    # f + min(2, f // 2): 0 1 3 4 6 7 8 9 ... 15, the last two frames holding the last
-    path = duration_positions(torch.tensor([6, 6, 4]))
-    led = path_guide([path], torch.tensor([3]), 16, 3, lead=2)[0]
-    assert led.argmax(1).tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]
-    # r = 4: each step averages four frames of the led path
-    led4 = path_guide([path], torch.tensor([3]), 4, 3, r=4, lead=2)[0]
-    assert torch.allclose(
-        led4, torch.tensor([[1.0, 0, 0], [0, 1.0, 0], [0, 0.5, 0.5], [0, 0, 1.0]])
-    )
-    assert torch.equal(
-        path_guide([path], torch.tensor([3]), 4, 3, r=4, lead=0)[0], guide_of([6, 6, 4], r=4)
-    )
-    # a first token shorter than the lead keeps two thirds of its frames, not none
-    short = path_guide([duration_positions(torch.tensor([3, 9]))], torch.tensor([2]), 12, 2, lead=4)
-    assert short[0, :, 0].sum() == 2
-    with pytest.raises(ValueError, match="lead"):
-        path_guide([path], torch.tensor([3]), 4, 3, r=4, lead=-1)
-
-
 def test_soft_edges_equal_the_gaussian_weighted_share_of_nearby_frames():
     durations, width = [3, 1, 4], 1.2
     tokens = np.repeat(np.arange(3), durations)

@@ -11,11 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aligner.attention.search import (
-    delay_durations,
-    delay_frames,
     expected_edges,
     frame_durations,
-    lead_index,
     monotonic_search,
     path_durations,
     spread_to_frames,
@@ -94,31 +91,6 @@ def test_a_sharp_diagonal_gives_frame_accurate_durations():
     steps = frames[::2]  # what a decoder of r = 2 would see
     d = frame_durations(steps * 0.9 + 0.025, 2, 12)
     assert d.sum() == 12 and np.abs(np.cumsum(d) - [3, 6, 9, 12]).max() <= 1
-
-
-def test_an_attention_that_leads_the_speech_is_read_back_in_its_time():
-    """A diagonal attention `lead` frames ahead of the speech (frame f showing the token of
-    frame `lead_index(f)`) gives the speech's durations once delayed by `lead` (exactly
-    where every boundary lies past the lead's ramp of 3 lead frames)."""
-    truth = np.array([6, 6, 6, 6])
-    path = np.repeat(np.arange(4), truth)
-    ahead = np.eye(4)[path[np.minimum(lead_index(24, 2), 23)]]
-    assert frame_durations(ahead, 1, 24).tolist() == [4, 6, 6, 8]
-    assert frame_durations(ahead, 1, 24, lead=2).tolist() == truth.tolist()
-    assert delay_durations(np.array([4, 6, 6, 8]), 2).tolist() == truth.tolist()
-    assert delay_durations(np.array([4, 6, 6, 8]), 0).tolist() == [4, 6, 6, 8]
-    assert lead_index(8, 2).tolist() == [0, 1, 3, 4, 6, 7, 8, 9]
-    assert delay_frames(np.arange(8.0)[:, None], 2)[:, 0].tolist() == [0, 1, 1, 2, 3, 3, 4, 5]
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=6), st.integers(0, 8))
-def test_delayed_durations_keep_the_total_and_the_order(durations, lead):
-    d = np.array(durations)
-    delayed = delay_durations(d, lead)
-    assert delayed.sum() == d.sum() and (delayed >= 0).all()
-    assert (np.cumsum(delayed) >= np.cumsum(d)).all()  # no boundary moves earlier
-    assert (np.cumsum(delayed) - np.cumsum(d) <= lead).all()  # nor later than the lead
 
 
 def expected_split(lp: np.ndarray, i: int, j: int, s: int, e: int) -> float:

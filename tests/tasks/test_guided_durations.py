@@ -71,19 +71,6 @@ def test_tts_batches_carry_the_durations_guide_and_count_the_items_without(corpu
     assert torch.isfinite(loss) and parts["guided"] > 0
 
 
-def test_a_lead_shifts_the_guide_and_is_kept_for_reading_the_alignments_back(corpus):
-    task = build_task(_tts_cfg("ali", width=0.0, lead=3), corpus)
-    assert task.lead == 3 and task.symbols["attention_lead"] == 3
-    batch = task.collate([task.valid_set[0]])
-    durations = torch.tensor([FRAMES_PER_CHAR] * len(TEXTS[4]) + [1])
-    path = duration_positions(durations)
-    n = len(durations)
-    expected = path_guide([path], torch.tensor([n]), -(-len(path) // 2), n, r=2, lead=3)[0]
-    assert torch.allclose(batch["guide"][0, : expected.size(0), :n], expected)
-    diagonal = build_task(_tts_cfg("ali", width=0.0, lead=3, source="diagonal"), corpus)
-    assert diagonal.lead == 0 and diagonal.symbols["attention_lead"] == 0  # no durations guide
-
-
 def test_the_guided_loss_is_the_divergence_for_guided_items_and_the_diagonal_for_others(corpus):
     from aligner.attention.guides import guide_divergence
     from aligner.attention.losses import decoder_steps, diagonal_penalty
