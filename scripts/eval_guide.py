@@ -101,14 +101,14 @@ def long_form(
     for seed in seeds:
         torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
         results = speech.generate(ids, batch_size=4, max_length_ratio=10.0, window=window)
-        for k, (required, result) in enumerate(zip(sounds, results)):
+        for item, (required, result) in enumerate(zip(sounds, results)):
             w = result.alignment.float()[None]
             lengths = torch.tensor([w.size(1)]), torch.tensor([w.size(2)])
             m = alignment_metrics(w, *lengths, required)
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
             if bad["skip"]:
-                tokens = speech.symbols.decode(ids[k].tolist())
-                passed_over += skipped_detail(w[0], required[0], tokens, k, seed)
+                tokens = speech.symbols.decode(ids[item].tolist())
+                passed_over += skipped_detail(w[0], required[0], tokens, item, seed)
             bad["no_end"] = bool(result.hit_max)
             for k, v in bad.items():
                 failures[k] += int(v)
@@ -124,30 +124,24 @@ def long_form(
 def skipped_detail(
     weights: torch.Tensor, required: torch.Tensor, tokens: Sequence[str], sentence: int, seed: int
 ) -> list[dict]:
-    """What the core's skip count (`aligner.attention.metrics.skipped_tokens`) counted in one
-    decode's ``weights (S, N)``: per required token never the most attended one of a step
-    and under half a step's weight in all, its place, its neighbours and that weight (in
-    decoder steps: times r for frames). A token passed over entirely has a weight near 0; a
-    short one passed quickly has some."""
-    argmax = torch.zeros(weights.size(1)).index_add_(
-        0, weights.argmax(1), torch.ones(weights.size(0))
-    )
+    """The tokens the core counts as skipped (`aligner.attention.metrics.skipped_mask`) in
+    one decode's ``weights (S, N)``: for each, its place, its neighbours and the attention
+    weight it got in all (in decoder steps: times r for frames). A token passed over
+    entirely has a weight near 0; a short one passed quickly has some."""
+    from aligner.attention.metrics import skipped_mask
+
+    lengths = torch.tensor([weights.size(0)]), torch.tensor([weights.size(1)])
+    skipped = skipped_mask(weights[None], *lengths, required=required[None])[0]
     total = weights.sum(0)
     out = []
-    for i in torch.nonzero(required & (argmax == 0) & (total < 0.5)).flatten().tolist():
-        context = (
-            "".join(tokens[max(0, i - 4) : i])
-            + "["
-            + tokens[i]
-            + "]"
-            + "".join(tokens[i + 1 : i + 5])
-        )
+    for i in torch.nonzero(skipped).flatten().tolist():
+        before, after = "".join(tokens[max(0, i - 4) : i]), "".join(tokens[i + 1 : i + 5])
         out.append(
             {
                 "sentence": sentence,
                 "seed": seed,
                 "token": tokens[i],
-                "context": context,
+                "context": f"{before}[{tokens[i]}]{after}",
                 "weight": round(float(total[i]), 3),
             }
         )

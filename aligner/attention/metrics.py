@@ -155,7 +155,19 @@ def skipped_tokens(
     min_weight: float = 0.5,
     required: Tensor | None = None,
 ) -> Tensor:
-    """Number of valid source tokens that were never attended.
+    """Number of valid source tokens that were never attended ``(B,)``: `skipped_mask`
+    summed."""
+    return skipped_mask(alignments, dec_lengths, enc_lengths, min_weight, required).sum(dim=1)
+
+
+def skipped_mask(
+    alignments: Tensor,
+    dec_lengths: Tensor,
+    enc_lengths: Tensor,
+    min_weight: float = 0.5,
+    required: Tensor | None = None,
+) -> Tensor:
+    """``(B, T_enc)`` bool: the valid source tokens that were never attended.
 
     A token is attended when it is the argmax of at least one step, or when its
     cumulative weight over all steps reaches ``min_weight`` (0.5 = half a decoder step's
@@ -172,7 +184,7 @@ def skipped_tokens(
     attended = (counts > 0) | (cumulative >= min_weight)
     if required is not None:
         enc_mask = enc_mask & required.to(enc_mask.device)
-    return (enc_mask & ~attended).sum(dim=1)
+    return enc_mask & ~attended
 
 
 def longest_hold(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor) -> Tensor:
