@@ -95,9 +95,8 @@ def long_form(
     ids = [speech.encode_text(text) for _, text in sentences]
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
     failed, passed_over = 0, []
-    sounds = [  # the tokens that must be attended: sounds only
-        torch.from_numpy(~optional_tokens(speech.symbols.decode(src.tolist())))[None] for src in ids
-    ]
+    tokens = [speech.symbols.decode(src.tolist()) for src in ids]
+    sounds = [torch.from_numpy(~optional_tokens(t))[None] for t in tokens]  # must be attended
     for seed in seeds:
         torch.manual_seed(seed)  # the prenet's dropout stays on, as `aligner synthesize` runs
         results = speech.generate(ids, batch_size=4, max_length_ratio=10.0, window=window)
@@ -107,8 +106,7 @@ def long_form(
             m = alignment_metrics(w, *lengths, required)
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
             if bad["skip"]:
-                tokens = speech.symbols.decode(ids[item].tolist())
-                passed_over += skipped_detail(w[0], required[0], tokens, item, seed)
+                passed_over += skipped_detail(w[0], required[0], tokens[item], item, seed)
             bad["no_end"] = bool(result.hit_max)
             for k, v in bad.items():
                 failures[k] += int(v)
