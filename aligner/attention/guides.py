@@ -7,9 +7,7 @@ TTS: the token a forced alignment gives the frame (`duration_positions`). VC: th
 encoder position that a pair of forced alignments of the same text maps the target frame
 to (`pair_positions`). `path_guide` turns paths into guides ``(B, S, N)`` of decoder
 steps of ``r`` frames: each valid row sums to one, padded rows and columns are zero.
-`guide_divergence` scores attention against a guide (KL, zero when they are equal);
-`guide_transport` by how far its weight lies from the guide's (the earth mover's distance
-over source positions, also zero when they are equal).
+`guide_divergence` scores attention against a guide (KL, zero when they are equal).
 """
 
 from __future__ import annotations
@@ -170,27 +168,3 @@ def guide_divergence(alignments: Tensor, guide: Tensor, steps: Tensor, eps: floa
     cells = torch.where(g > 0, g * (torch.log(g.clamp_min(1e-12)) - torch.log(a + eps)), 0.0)
     valid = torch.arange(a.size(1), device=a.device)[None] < steps.to(a.device)[:, None]
     return (cells.sum(2) * valid).sum(1)
-
-
-def guide_transport(alignments: Tensor, guide: Tensor, steps: Tensor) -> Tensor:
-    """Per item, the earth mover's distance between the attention and the guide over
-    source positions, summed over its valid decoder steps: ``sum_s sum_t |C_A[s,t] -
-    C_G[s,t]|`` with ``C`` the cumulative sums over ``t``: how many positions, times how
-    much weight, the attention would have to move to equal the guide. Zero when they are
-    equal; unlike `guide_divergence` it costs weight on a neighbour of the guided position
-    little (one position per unit) and asks nothing of the attention's sharpness.
-
-    Args:
-        alignments: ``(B, S, T_enc)`` attention weights (valid rows sum to one).
-        guide: ``(B, S, T_enc)`` from `path_guide`.
-        steps: ``(B,)`` valid decoder steps of each item.
-
-    Returns:
-        ``(B,)`` sums; divide by the steps for a mean per step.
-    """
-    _check_shape("guide", guide, tuple(alignments.shape), "(B, S, T_enc) as the alignments")
-    _check_shape("steps", steps, (alignments.size(0),), "(B,)")
-    g = guide.to(alignments.device, torch.float32)
-    gap = (alignments.float().cumsum(2) - g.cumsum(2)).abs().sum(2)
-    valid = torch.arange(gap.size(1), device=gap.device)[None] < steps.to(gap.device)[:, None]
-    return (gap * valid).sum(1)

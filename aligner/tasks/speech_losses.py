@@ -11,7 +11,7 @@ import torch
 from torch.nn import functional as F
 
 from aligner.attention.base import lengths_to_mask
-from aligner.attention.guides import guide_divergence, guide_transport
+from aligner.attention.guides import guide_divergence
 from aligner.attention.losses import decoder_steps, diagonal_penalty
 from aligner.models.tacotron import TacotronOutput
 
@@ -65,10 +65,8 @@ class GuidedSchedule:
     "linear" fall no lower (a guide strong while the attention forms, weak after it).
     source "diagonal": the band around the diagonal (Tachibana et al. 2017, width ``guided_g``); "durations": the
     alignment model's durations of each item (``data.durations``; `aligner.tasks.guides`),
-    with soft edges of ``width`` frames, scored (``score``) by the KL divergence of the
-    attention from that guide (``kl``) or by the earth mover's distance between them
-    (``transport``: weight near the guided token costs little); an item without durations
-    falls back to the diagonal.
+    with soft edges of ``width`` frames, scored by the KL divergence of the attention from
+    that guide; an item without durations falls back to the diagonal.
     """
 
     weight: float = 1.0
@@ -78,7 +76,6 @@ class GuidedSchedule:
     source: Literal["diagonal", "durations"] = "diagonal"
     width: float = 1.0
     floor: float = 0.0
-    score: Literal["kl", "transport"] = "kl"
 
     def __post_init__(self) -> None:
         if self.mode not in ("constant", "exp", "linear", "none"):
@@ -87,8 +84,6 @@ class GuidedSchedule:
             )
         if self.source not in ("diagonal", "durations"):
             raise ValueError(f"guided.source must be diagonal or durations, got {self.source!r}")
-        if self.score not in ("kl", "transport"):
-            raise ValueError(f"guided.score must be kl or transport, got {self.score!r}")
         if not self.width >= 0:
             raise ValueError(f"guided.width must be >= 0 frames, got {self.width!r}")
         if not 0 <= self.floor <= max(self.weight, 0.0):
@@ -153,8 +148,7 @@ def tacotron_loss(
         per_item = diagonal_penalty(out.alignments, mel_lengths, enc_lengths, cfg.guided_g, r)
         steps = decoder_steps(mel_lengths.to(per_item.device), r)
         if guide is not None and bool(guide["guided"].any()):
-            score = guide_transport if cfg.guided.score == "transport" else guide_divergence
-            divergence = score(out.alignments, guide["guide"], steps)
+            divergence = guide_divergence(out.alignments, guide["guide"], steps)
             per_item = torch.where(guide["guided"].to(per_item.device), divergence, per_item)
         guided = per_item.sum() / steps.sum().clamp_min(1)
         total = total + weight * guided

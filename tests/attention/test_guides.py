@@ -1,7 +1,6 @@
 """Attention guides from durations (`aligner.attention.guides`): hand-computed guides for
 r = 1 and r = 4, a padded batch, a token of zero frames, soft edges against a direct
-formula, the VC path against a hand-made pair, the divergence's minimum, and the transport
-distance against scipy's."""
+formula, the VC path against a hand-made pair, and the divergence's minimum."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ from hypothesis import strategies as st
 from aligner.attention.guides import (
     duration_positions,
     guide_divergence,
-    guide_transport,
     pair_positions,
     path_guide,
 )
@@ -111,34 +109,3 @@ def test_the_divergence_is_least_when_the_attention_equals_the_guide():
     assert torch.allclose(
         guide_divergence(noise, padded, steps), guide_divergence(guide, guide, steps)
     )
-
-
-def test_the_transport_distance_is_scipys_earth_movers_distance_per_step():
-    from scipy.stats import wasserstein_distance
-
-    gen = torch.Generator().manual_seed(1)
-    guide = guide_of([3, 1, 0, 4, 2], r=2, width=1.0)[None]
-    attention = torch.softmax(torch.randn(guide.shape, generator=gen), dim=2)
-    steps = torch.tensor([guide.size(1)])
-    positions = np.arange(guide.size(2))
-    expected = sum(
-        wasserstein_distance(positions, positions, a.numpy() + 1e-12, g.numpy() + 1e-12)
-        for a, g in zip(attention[0], guide[0])
-    )
-    assert float(guide_transport(attention, guide, steps)[0]) == pytest.approx(expected, rel=1e-5)
-    assert float(guide_transport(guide, guide, steps)[0]) == pytest.approx(0.0, abs=1e-6)
-
-
-def test_the_transport_distance_grows_with_the_distance_moved_and_ignores_padding():
-    one_hot = torch.eye(6)[None, None, 2].repeat(1, 3, 1)  # (1, 3, 6): every step on token 2
-    steps = torch.tensor([3])
-    for k in range(6):
-        moved = torch.eye(6)[None, None, k].repeat(1, 3, 1)
-        assert float(guide_transport(moved, one_hot, steps)[0]) == pytest.approx(3 * abs(k - 2))
-    # a half share on a neighbour costs half a position, where the KL divergence is large
-    spread = one_hot.clone()
-    spread[..., 2], spread[..., 3] = 0.5, 0.5
-    assert float(guide_transport(spread, one_hot, steps)[0]) == pytest.approx(1.5)
-    padded = torch.cat([one_hot, torch.zeros(1, 2, 6)], dim=1)
-    noise = torch.cat([spread, torch.rand(1, 2, 6)], dim=1)
-    assert torch.allclose(guide_transport(noise, padded, steps), torch.tensor([1.5]))

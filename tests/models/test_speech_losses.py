@@ -78,8 +78,6 @@ def test_guided_schedule_rejects_unknown_mode() -> None:
         GuidedSchedule(1.0, "cosine")
     with pytest.raises(ValueError, match="guided.floor must be between 0 and the weight 1.0"):
         GuidedSchedule(1.0, "exp", floor=2.0)
-    with pytest.raises(ValueError, match="guided.score must be kl or transport"):
-        GuidedSchedule(1.0, "exp", score="l2")
 
 
 def _output(mel_lengths: list[int], enc_lengths: list[int], r: int) -> TacotronOutput:

@@ -88,23 +88,6 @@ def test_the_guided_loss_is_the_divergence_for_guided_items_and_the_diagonal_for
     assert parts["guided"] == pytest.approx(float((kl + diag) / steps.sum()), rel=1e-4)
 
 
-def test_the_transport_score_replaces_the_divergence_for_guided_items(corpus):
-    from aligner.attention.guides import guide_transport
-    from aligner.attention.losses import decoder_steps, diagonal_penalty
-
-    task = build_task(_tts_cfg("ali", score="transport"), corpus)
-    batch = task.collate([task.valid_set[0], task.valid_set[1]])
-    task.model.eval()
-    task.model.decoder.prenet.always_dropout = False
-    _, parts = task.loss(task.model, batch, step=0)
-    with torch.no_grad():
-        out = task.forward(task.model, batch)
-    steps = decoder_steps(batch["mel_lengths"], 2)
-    moved = guide_transport(out.alignments, batch["guide"], steps)[0]
-    diag = diagonal_penalty(out.alignments, batch["mel_lengths"], out.enc_mask.sum(1), 0.2, 2)[1]
-    assert parts["guided"] == pytest.approx(float((moved + diag) / steps.sum()), rel=1e-4)
-
-
 @pytest.mark.parametrize("mechanism", available())
 def test_every_mechanism_learns_its_guide(corpus, mechanism):
     """A few steps on the guided loss alone bring every mechanism's attention closer to
