@@ -93,9 +93,6 @@ class TacotronDecoder(nn.Module):
             decoder steps, drawn per item and step, fed the model's own prediction of the
             previous frame instead of the recording's (training only; 0: never). The
             decoder then learns from the inputs it meets free-running.
-        feedback_from: the training step from which steps are fed back
-            (`training_step`, which the task sets before each one; 0: from the first): the
-            attention forms on the recordings' frames first.
     """
 
     def __init__(
@@ -113,7 +110,6 @@ class TacotronDecoder(nn.Module):
         dec_layers: int = 1,
         rnn_dropout: float = 0.1,
         feedback: float = 0.0,
-        feedback_from: int = 0,
     ) -> None:
         super().__init__()
         if r < 1 or dec_layers < 1:
@@ -121,10 +117,7 @@ class TacotronDecoder(nn.Module):
         if not 0.0 <= feedback <= 1.0:
             raise ValueError(f"model.decoder.feedback must be between 0 and 1, got {feedback}")
         self.n_mels, self.r, self.rnn_dropout = n_mels, r, rnn_dropout
-        if feedback_from < 0:
-            raise ValueError(f"model.decoder.feedback_from must be >= 0, got {feedback_from}")
-        self.feedback, self.feedback_from = feedback, feedback_from
-        self.training_step: int | None = None  # for feedback_from (None: unknown)
+        self.feedback = feedback
         self.prenet = Prenet(n_mels, tuple(prenet_dims), prenet_dropout)
         self.attn_rnn = nn.LSTMCell(self.prenet.out_dim + memory_dim, attn_rnn_dim)
         self.attention = build_attention(
@@ -203,7 +196,7 @@ class TacotronDecoder(nn.Module):
         previous = self.previous_frames(mel)
         state = self.init_state(memory, mask)
         feats, weights = [], []
-        feeding = self.training and self.feedback > 0 and self.feeding_now()
+        feeding = self.training and self.feedback > 0
         x = None if feeding else self.prenet(previous)  # every step's input at once
         for s in range(previous.size(1)):
             if x is not None:
@@ -217,11 +210,6 @@ class TacotronDecoder(nn.Module):
             weights.append(w)
         frames, stop = self._project(torch.stack(feats, 1))
         return DecoderOutput(frames[:, : mel.size(1)], stop, torch.stack(weights, 1))
-
-    def feeding_now(self) -> bool:
-        """Whether steps are fed back at this `training_step` (`feedback_from`; an unknown
-        step counts as the first)."""
-        return (self.training_step or 0) >= self.feedback_from
 
     def _fed_back(self, recorded: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
         """Scheduled sampling: the next step's input frame (B, M), per item the model's own

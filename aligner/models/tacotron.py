@@ -83,7 +83,6 @@ class DecoderConfig:
     dec_layers: int = 1
     rnn_dropout: float = 0.1
     feedback: float = 0.0  # share of steps fed the model's own previous frame (training)
-    feedback_from: int = 0  # the training step from which they are (0: the first)
 
 
 # Where the attention settings sat before every model family spelled them as model.attention,

@@ -158,7 +158,6 @@ class SpeechTask:
     def loss(
         self, model: nn.Module, batch: dict[str, Any], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
-        getattr(model, "module", model).decoder.training_step = step  # model.decoder.feedback_from
         out = self.forward(model, batch)
         guide = {k: batch[k] for k in ("guide", "guided")} if "guide" in batch else None
         return tacotron_loss(

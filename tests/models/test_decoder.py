@@ -206,45 +206,6 @@ def test_feedback_zero_or_eval_mode_feeds_the_recorded_frames() -> None:
     assert not torch.allclose(fed.train()(memory, mask, mel).mel, expected)
 
 
-def test_feedback_from_feeds_back_only_from_that_training_step() -> None:
-    """feedback 1 from step 10: before it (and for an unknown step) the recorded frames, as
-    feedback 0; from it on, the model's own."""
-    torch.manual_seed(0)
-    memory, mask = _memory([6, 4])
-    mel = torch.randn(2, 8, N_MELS)
-    plain = _feedback_decoder(0.0, 2)
-    fed = _feedback_decoder(1.0, 2)
-    fed.load_state_dict(plain.state_dict())
-    fed.feedback_from = 10
-    expected, own = plain(memory, mask, mel).mel, _feedback_decoder(1.0, 2)
-    own.load_state_dict(plain.state_dict())
-    for step, recorded in ((None, True), (0, True), (9, True), (10, False), (500, False)):
-        fed.training_step = step
-        out = fed(memory, mask, mel).mel
-        torch.testing.assert_close(out, expected if recorded else own(memory, mask, mel).mel)
-    with pytest.raises(ValueError, match="feedback_from"):
-        TacotronDecoder(N_MELS, MEM, feedback=0.5, feedback_from=-1)
-
-
-def test_the_task_tells_the_decoder_its_training_step() -> None:
-    """`SpeechTask.loss` sets the decoder's step (what `feedback_from` reads), also through
-    a wrapper with ``module`` (DDP)."""
-    from types import SimpleNamespace
-
-    from aligner.tasks.speech import SpeechTask
-
-    dec = _feedback_decoder(0.0, 2)
-    task = SimpleNamespace(forward=lambda model, batch: (_ for _ in ()).throw(StopIteration))
-    for model in (
-        SimpleNamespace(decoder=dec),
-        SimpleNamespace(module=SimpleNamespace(decoder=dec)),
-    ):
-        with pytest.raises(StopIteration):
-            SpeechTask.loss(task, model, {}, step=123)
-        assert dec.training_step == 123
-        dec.training_step = None
-
-
 def test_feedback_is_drawn_per_item_and_step() -> None:
     """Two copies of one item in a batch, feedback 0.5: over a few draws their outputs
     part at least once (each item draws its own steps)."""
