@@ -23,7 +23,10 @@ JSON):
   them start the phone after; a run without silence is no pause (its frames end the
   phone before, or start the first phone). A final ``.``/``</s>`` on a fading vowel
   then no longer cuts the vowel short, and a pause at a bare separator (eSpeak NG and
-  real speakers pause before "because" or "and") is a gap in both tiers.
+  real speakers pause before "because" or "and") is a gap in both tiers. The silence at
+  the recording's edges is a pause too where the first or last phone holds it (a Tacotron
+  has no ``<s>`` for the leading silence): the first word starts where the sound does when
+  no token before it holds a frame, and the last word ends where the sound stops.
 
 Words are labelled with the words of the utterance's text when their numbers agree,
 else with their tokens joined.
@@ -175,6 +178,7 @@ def _times_by_pauses(
     for before, after in zip([None, *timed], [*timed, None]):
         a = edges[before + 1] if before is not None else 0
         b = edges[after] if after is not None else edges[-1]
+        a, b = _edge_pause(pauses, edges, before, after, a, b)
         silent = np.flatnonzero(pauses[a:b])
         if silent.size:
             cut_end, cut_start = a + silent[0], a + silent[-1] + 1
@@ -185,6 +189,25 @@ def _times_by_pauses(
         if after is not None:
             starts[after] = times[cut_start]
     return starts, ends
+
+
+def _edge_pause(
+    pauses: np.ndarray, edges: np.ndarray, before: int | None, after: int | None, a: int, b: int
+) -> tuple[int, int]:
+    """The frames ``[a, b)`` before the first phone or after the last, widened over the
+    pause frames that the phone itself holds at the recording's edge (up to its first or
+    last frame of sound; a phone with none keeps its frames), so that the first word starts and the last one ends where the audio
+    does. At the start only when no token before the first phone holds a frame (a Tacotron
+    has no ``<s>`` and gives the leading silence to the first phone): where ``<s>`` took the
+    silence, the quiet onset of the first phone is sound (the Festival test split's word
+    starts came out later otherwise). Between words the model's frames stay as they are."""
+    if after is None and before is not None:
+        sound = np.flatnonzero(~pauses[edges[before] : a])
+        a = edges[before] + sound[-1] + 1 if sound.size else a
+    if before is None and after is not None and a == b:
+        sound = np.flatnonzero(~pauses[b : edges[after + 1]])
+        b = b + sound[0] if sound.size else b
+    return a, b
 
 
 def _span(

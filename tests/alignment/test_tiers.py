@@ -102,15 +102,40 @@ def test_pauses_leave_phones_ordered_and_gaps_only_where_silent(pairs, data):
     phones = token_tiers(tokens, frames, SEC, "phonemes", pauses=pauses).get("phones", [])
     assert len(phones) == sum(tok in ("a", "b") for tok in tokens)
     edges = np.concatenate([[0], np.cumsum(frames)])
-    own = [(t[edges[i]], t[edges[i + 1]]) for i, tok in enumerate(tokens) if tok in ("a", "b")]
-    for p, (a, b) in zip(phones, own):  # a phone keeps at least its own frames
-        assert p.start <= a + 1e-9 and p.end >= b - 1e-9 and p.start < p.end
+    idx = [i for i, tok in enumerate(tokens) if tok in ("a", "b")]
+    own = {i: [edges[i], edges[i + 1]] for i in idx}
+    for k, side in ((0, 0), (-1, 1)):  # the first phone's silence at the start is a pause
+        span = own[idx[k]] if idx and (side or edges[idx[0]] == 0) else None  # the last's too
+        sound = np.flatnonzero(~pauses[span[0] : span[1]]) if span else []
+        if len(sound):  # up to its sound; a phone without sound keeps its frames
+            span[side] = span[0] + (sound[-1] + 1 if side else sound[0])
+    for p, i in zip(phones, idx):  # a phone keeps at least its own frames but those
+        assert p.start <= t[own[i][0]] + 1e-9 and p.end >= t[own[i][1]] - 1e-9
+        assert p.start < p.end
     outside = np.repeat([tok not in ("a", "b") for tok in tokens], frames)
     for p, q in zip(phones, phones[1:]):  # ordered, no overlap; a gap runs from a silent
         assert p.end <= q.start + 1e-9  # frame to a silent frame of tokens outside words
         gap = [f for f in range(total) if t[f] >= p.end - 1e-9 and t[f + 1] <= q.start + 1e-9]
         if gap:
             assert pauses[gap[0]] and pauses[gap[-1]] and outside[gap].all()
+
+
+def test_the_silence_at_the_recordings_edges_is_no_part_of_a_word():
+    """A Tacotron has no <s>: the leading silence (frames 0-2) is in its first phone, and
+    the trailing one (frames 12-13) in the last; the words start and end with the sound.
+    Where <s> holds the leading frames, the first phone's quiet onset stays a phone's."""
+    t = frame_bounds([1] * 14, SEC)
+    pauses = np.zeros(14, bool)
+    pauses[0:3] = pauses[12:14] = True
+    tiers = token_tiers(["h", "ə", " ", "j", "u"], [5, 3, 0, 2, 4], SEC, "phonemes", pauses=pauses)
+    assert _spans(tiers["words"]) == pytest.approx(t[[3, 8, 8, 12]])
+    assert _spans(tiers["phones"])[:2] == pytest.approx(t[[3, 5]])
+    silent = token_tiers(["h", "u"], [3, 3], SEC, "phonemes", pauses=np.ones(6, bool))
+    assert _spans(silent["phones"]) == pytest.approx(t[[0, 3, 3, 6]])  # no sound: as they were
+    tiers = token_tiers(
+        ["<s>", "h", "ə", " ", "j", "u", "</s>"], [2, 3, 3, 0, 2, 3, 1], SEC, "phonemes", pauses=pauses
+    )
+    assert _spans(tiers["words"]) == pytest.approx(t[[2, 8, 8, 12]])  # <s> took frames 0-1
 
 
 def test_edges_move_only_the_boundaries_between_phones_that_meet():
