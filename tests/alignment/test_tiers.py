@@ -133,7 +133,11 @@ def test_the_silence_at_the_recordings_edges_is_no_part_of_a_word():
     silent = token_tiers(["h", "u"], [3, 3], SEC, "phonemes", pauses=np.ones(6, bool))
     assert _spans(silent["phones"]) == pytest.approx(t[[0, 3, 3, 6]])  # no sound: as they were
     tiers = token_tiers(
-        ["<s>", "h", "ə", " ", "j", "u", "</s>"], [2, 3, 3, 0, 2, 3, 1], SEC, "phonemes", pauses=pauses
+        ["<s>", "h", "ə", " ", "j", "u", "</s>"],
+        [2, 3, 3, 0, 2, 3, 1],
+        SEC,
+        "phonemes",
+        pauses=pauses,
     )
     assert _spans(tiers["words"]) == pytest.approx(t[[2, 8, 8, 12]])  # <s> took frames 0-1
 
