@@ -196,11 +196,12 @@ def _edge_pause(
 ) -> tuple[int, int]:
     """The frames ``[a, b)`` before the first phone or after the last, widened over the
     pause frames that the phone itself holds at the recording's edge (up to its first or
-    last frame of sound; a phone with none keeps its frames), so that the first word starts and the last one ends where the audio
-    does. At the start only when no token before the first phone holds a frame (a Tacotron
-    has no ``<s>`` and gives the leading silence to the first phone): where ``<s>`` took the
-    silence, the quiet onset of the first phone is sound (the Festival test split's word
-    starts came out later otherwise). Between words the model's frames stay as they are."""
+    last frame of sound; a phone with none keeps its frames), so that the first word
+    starts and the last one ends where the audio does. At the start only when no token
+    before the first phone holds a frame (a Tacotron has no ``<s>`` and gives the leading
+    silence to the first phone): where ``<s>`` took the silence, the quiet onset of the
+    first phone is sound (the Festival test split's word starts came out later otherwise).
+    Between words the model's frames stay as they are (docs/results.md, stop 46)."""
     if after is None and before is not None:
         sound = np.flatnonzero(~pauses[edges[before] : a])
         a = edges[before] + sound[-1] + 1 if sound.size else a
