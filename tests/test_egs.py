@@ -131,7 +131,10 @@ def test_stage_range_and_train_arguments(tmp_path):
     line = (tmp_path / "calls.txt").read_text().strip()
     assert line.startswith("train ") and line.endswith("--set train.max_steps=2")
     assert "tacotron_forward_small.yaml --data data --out exp" in line
-    assert "--set model.loss.guided.source=durations --set data.durations=durations" in line
+    from aligner.pipeline.demo import DURATIONS_GUIDE
+
+    # the egs guide the attention as the demo does
+    assert " ".join(f"--set {o}" for o in DURATIONS_GUIDE) in line
 
 
 def test_tts_durations_stage_and_the_diagonal_guide(tmp_path):

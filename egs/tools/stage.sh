@@ -79,7 +79,10 @@ durations_stage() {
   done
 }
 
-# guide_args: the `aligner train` arguments that guide the attention with those durations.
+# guide_args: the `aligner train` arguments that guide the attention with those durations
+# (a light guide and scheduled sampling: aligner/pipeline/demo.py's DURATIONS_GUIDE, the same).
 guide_args() {
-  echo "--set model.loss.guided.source=durations --set data.durations=durations"
+  echo "--set model.loss.guided.source=durations --set data.durations=durations" \
+    "--set model.loss.guided.mode=constant --set model.loss.guided.weight=0.3" \
+    "--set model.loss.guided.width=3 --set model.decoder.feedback=0.5"
 }

@@ -59,7 +59,11 @@ def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, mon
     import yaml
 
     config = yaml.safe_load((d / "exp" / "config.yaml").read_text())
-    assert config["model"]["loss"]["guided"]["source"] == "durations"
+    guided = config["model"]["loss"]["guided"]
+    assert (guided["source"], guided["mode"], guided["weight"], guided["width"]) == (
+        "durations", "constant", 0.3, 3
+    )
+    assert config["model"]["decoder"]["feedback"] == 0.5
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert "exists, kept" in again.output and again.output.count("is trained") == 3
