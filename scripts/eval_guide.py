@@ -103,10 +103,12 @@ def long_form(
         for item, (required, result) in enumerate(zip(sounds, results)):
             w = result.alignment.float()[None]
             lengths = torch.tensor([w.size(1)]), torch.tensor([w.size(2)])
-            m = alignment_metrics(w, *lengths, required)
+            m = alignment_metrics(w, *lengths, required, speech.r)
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
             if bad["skip"]:
-                passed_over += skipped_detail(w[0], required[0], tokens[item], item, seed)
+                passed_over += skipped_detail(
+                    w[0], required[0], tokens[item], item, seed, speech.r
+                )
             bad["no_end"] = bool(result.hit_max)
             for k, v in bad.items():
                 failures[k] += int(v)
@@ -120,7 +122,12 @@ def long_form(
 
 
 def skipped_detail(
-    weights: torch.Tensor, required: torch.Tensor, tokens: Sequence[str], sentence: int, seed: int
+    weights: torch.Tensor,
+    required: torch.Tensor,
+    tokens: Sequence[str],
+    sentence: int,
+    seed: int,
+    r: int = 1,
 ) -> list[dict]:
     """The tokens the core counts as skipped (`aligner.attention.metrics.skipped_mask`) in
     one decode's ``weights (S, N)``: for each, its place, its neighbours and the attention
@@ -129,7 +136,7 @@ def skipped_detail(
     from aligner.attention.metrics import skipped_mask
 
     lengths = torch.tensor([weights.size(0)]), torch.tensor([weights.size(1)])
-    skipped = skipped_mask(weights[None], *lengths, required=required[None])[0]
+    skipped = skipped_mask(weights[None], *lengths, required=required[None], r=r)[0]
     total = weights.sum(0)
     out = []
     for i in torch.nonzero(skipped).flatten().tolist():

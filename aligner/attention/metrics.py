@@ -154,10 +154,13 @@ def skipped_tokens(
     enc_lengths: Tensor,
     min_weight: float = 0.5,
     required: Tensor | None = None,
+    r: int = 1,
 ) -> Tensor:
     """Number of valid source tokens that were never attended ``(B,)``: `skipped_mask`
     summed."""
-    return skipped_mask(alignments, dec_lengths, enc_lengths, min_weight, required).sum(dim=1)
+    return skipped_mask(alignments, dec_lengths, enc_lengths, min_weight, required, r).sum(
+        dim=1
+    )
 
 
 def skipped_mask(
@@ -166,13 +169,17 @@ def skipped_mask(
     enc_lengths: Tensor,
     min_weight: float = 0.5,
     required: Tensor | None = None,
+    r: int = 1,
 ) -> Tensor:
     """``(B, T_enc)`` bool: the valid source tokens that were never attended.
 
     A token is attended when it is the argmax of at least one step, or when its
-    cumulative weight over all steps reaches ``min_weight`` (0.5 = half a decoder step's
-    worth of attention; this spares short tokens that are passed quickly by a smooth
-    alignment). Everything else is skipped.
+    cumulative weight reaches ``min_weight`` frames' worth of attention (0.5 = half a
+    frame; this spares short tokens that are passed quickly by a smooth alignment).
+    Everything else is skipped. ``r``: output frames per decoder step (a Tacotron's
+    reduction factor), each of which the step's weights attend: at r = 4 a token of one
+    frame that the alignment gives exactly its frame holds a quarter of a step's weight,
+    and is attended.
 
     ``required (B, T_enc)`` bool, optional: the positions that count (default: every valid
     one). Pass False for markers that are not part of the input and have no frames of
@@ -181,7 +188,7 @@ def skipped_mask(
     dec_mask, enc_mask = _masks(alignments, dec_lengths, enc_lengths)
     counts = durations(alignments, dec_lengths, enc_lengths)
     cumulative = _masked(alignments, dec_mask, enc_mask).sum(dim=1)
-    attended = (counts > 0) | (cumulative >= min_weight)
+    attended = (counts > 0) | (cumulative * r >= min_weight)
     if required is not None:
         enc_mask = enc_mask & required.to(enc_mask.device)
     return enc_mask & ~attended
@@ -198,17 +205,21 @@ def longest_hold(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor) -
 
 
 def alignment_metrics(
-    alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor, required: Tensor | None = None
+    alignments: Tensor,
+    dec_lengths: Tensor,
+    enc_lengths: Tensor,
+    required: Tensor | None = None,
+    r: int = 1,
 ) -> dict[str, Tensor]:
     """All per-item metrics ``(B,)``: focus_rate, diagonality, entropy, skipped, repeated,
-    longest_hold. ``required``: the positions the skip count covers (see
-    :func:`skipped_tokens`)."""
+    longest_hold. ``required`` and ``r`` (frames per decoder step): as
+    :func:`skipped_mask` takes them."""
     args = (alignments, dec_lengths, enc_lengths)
     return {
         "focus_rate": focus_rate(*args),
         "diagonality": diagonality(*args),
         "entropy": entropy(*args),
-        "skipped": skipped_tokens(*args, required=required),
+        "skipped": skipped_tokens(*args, required=required, r=r),
         "repeated": repeated_tokens(*args),
         "longest_hold": longest_hold(*args),
     }

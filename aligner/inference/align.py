@@ -73,7 +73,9 @@ def _utterance(
     else:
         tokens = [str(i) for i in range(weights.shape[1])]
     steps, n = weights.shape
-    m = utterance_metrics(weights[None], torch.tensor([steps]), torch.tensor([n]), required)
+    m = utterance_metrics(
+        weights[None], torch.tensor([steps]), torch.tensor([n]), required, speech.r
+    )
     cfg = speech.mel_cfg
     return UtteranceAlignment(
         name,

@@ -63,11 +63,15 @@ def utterance_metrics(
     dec_lengths: torch.Tensor,
     enc_lengths: torch.Tensor,
     required: torch.Tensor | None = None,
+    r: int = 1,
 ) -> list[dict[str, float]]:
     """The core's alignment metrics per item: (B, S, N) with lengths (B,) -> B dicts with
     ``focus_rate``, ``diagonality``, ``entropy``, ``skipped``, ``repeated``, ``longest_hold``.
-    ``required (B, N)``: the positions the skip count covers (default: all)."""
-    values = metrics.alignment_metrics(alignments.float(), dec_lengths, enc_lengths, required)
+    ``required (B, N)``: the positions the skip count covers (default: all); ``r``: frames
+    per decoder step."""
+    values = metrics.alignment_metrics(
+        alignments.float(), dec_lengths, enc_lengths, required, r
+    )
     b = alignments.size(0)
     return [{k: round(float(v[i]), 6) for k, v in values.items()} for i in range(b)]
 

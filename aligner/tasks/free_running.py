@@ -39,7 +39,7 @@ def log_free_running(task: Any, model: Any, step: int, logger: Any) -> dict[str,
     enc_len = (reduce(lengths) if reduce is not None else lengths).to(device)
     steps = -(-dec.lengths // task.r)
     required = task.infer_required(src) if hasattr(task, "infer_required") else None
-    per_item = alignment_metrics(dec.alignments.float(), steps, enc_len, required)
+    per_item = alignment_metrics(dec.alignments.float(), steps, enc_len, required, task.r)
     out = task.summary({k: v.cpu() for k, v in per_item.items()})
     out["stopped"] = float((~dec.hit_max).float().mean())
     out["length_ratio"] = float((dec.lengths.float() / enc_len.float()).mean())

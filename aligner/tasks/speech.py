@@ -213,7 +213,11 @@ class SpeechTask:
         """Per-item core metrics of the teacher-forced alignments (B, S, T_enc) of `batch`."""
         steps = decoder_steps(batch["mel_lengths"].to(out.alignments.device), self.r)
         values = alignment_metrics(
-            out.alignments.float(), steps, out.enc_mask.sum(1), self.required_positions(batch)
+            out.alignments.float(),
+            steps,
+            out.enc_mask.sum(1),
+            self.required_positions(batch),
+            self.r,
         )
         return {k: v.cpu() for k, v in values.items()}
 

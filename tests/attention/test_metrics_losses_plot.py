@@ -68,6 +68,37 @@ def test_skip_count_covers_only_required_positions() -> None:
     assert out["skipped"].tolist() == [0, 1]
 
 
+def spread(frames: list[int], r: int) -> torch.Tensor:
+    """The hard alignment of tokens holding ``frames`` as a decoder of ``r`` frames a step
+    attends them: each step's weight split over the tokens of its frames, ``(S, N)``."""
+    steps = -(-sum(frames) // r)
+    w = torch.zeros(steps, len(frames))
+    t = 0
+    for i, k in enumerate(frames):
+        for j in range(t, t + k):
+            w[j // r, i] += 1.0 / r
+        t += k
+    return w
+
+
+@pytest.mark.parametrize("r", [1, 2, 4])
+def test_skip_threshold_is_in_frames_whatever_r(r) -> None:
+    """A token of one frame that a decoder of r frames a step gives exactly its frame is
+    attended at every r (at r = 4 that is a quarter of a step's weight, never the
+    argmax); a token given under half a frame's worth is skipped at every r."""
+    frames = [3, 1, 6, 2, 1, 3]
+    a, dec, enc = batch(spread(frames, r))
+    assert metrics.skipped_tokens(a, dec, enc, r=r).item() == 0
+    assert metrics.alignment_metrics(a, dec, enc, r=r)["skipped"].item() == 0
+    if r > 1:  # counted in decoder steps, the short tokens would be skips
+        assert metrics.skipped_tokens(a, dec, enc, min_weight=0.5 * r).item() >= 1
+    starved = spread(frames, r)
+    starved[:, 1] *= 0.4 / 1.0  # token 1 gets 0.4 frames' worth, the rest to token 0
+    starved[:, 0] += spread(frames, r)[:, 1] * 0.6
+    a, dec, enc = batch(starved)
+    assert metrics.skipped_mask(a, dec, enc, r=r)[0].tolist() == [False, True] + [False] * 4
+
+
 def test_durations_sum_to_decoder_length() -> None:
     a, dec, enc = batch(hard([0, 0, 1, 1, 2, 2, 3, 3], 4), hard([0, 1, 3, 4], 5))
     d = metrics.durations(a, dec, enc)

@@ -45,17 +45,17 @@ def test_long_form_counts_every_decode_of_every_seed(tts, window):
     assert len({(t["sentence"], t["seed"]) for t in out["skipped_tokens"]}) == out["skip"]
 
 
-@given(st.integers(0, 2**31 - 1), st.integers(1, 12), st.integers(2, 9))
+@given(st.integers(0, 2**31 - 1), st.integers(1, 12), st.integers(2, 9), st.sampled_from([1, 4]))
 @settings(max_examples=40, deadline=None)
-def test_skipped_detail_lists_what_the_core_counts_as_skipped(seed, steps, n):
+def test_skipped_detail_lists_what_the_core_counts_as_skipped(seed, steps, n, r):
     g = torch.Generator().manual_seed(seed)
     logits = torch.randn(steps, n, generator=g) * 4
     weights = torch.softmax(logits, 1)
     required = torch.rand(n, generator=g) < 0.8
     tokens = [f"t{i}" for i in range(n)]
     lengths = torch.tensor([steps]), torch.tensor([n])
-    core = alignment_metrics(weights[None], *lengths, required[None])["skipped"][0]
-    detail = eval_guide.skipped_detail(weights, required, tokens, 3, 7)
+    core = alignment_metrics(weights[None], *lengths, required[None], r)["skipped"][0]
+    detail = eval_guide.skipped_detail(weights, required, tokens, 3, 7, r)
     assert len(detail) == int(core)
     for d in detail:
         i = tokens.index(d["token"])
