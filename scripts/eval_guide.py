@@ -106,9 +106,7 @@ def long_form(
             m = alignment_metrics(w, *lengths, required, speech.r)
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
             if bad["skip"]:
-                passed_over += skipped_detail(
-                    w[0], required[0], tokens[item], item, seed, speech.r
-                )
+                passed_over += skipped_detail(w[0], required[0], tokens[item], item, seed, speech.r)
             bad["no_end"] = bool(result.hit_max)
             for k, v in bad.items():
                 failures[k] += int(v)

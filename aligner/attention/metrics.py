@@ -158,9 +158,7 @@ def skipped_tokens(
 ) -> Tensor:
     """Number of valid source tokens that were never attended ``(B,)``: `skipped_mask`
     summed."""
-    return skipped_mask(alignments, dec_lengths, enc_lengths, min_weight, required, r).sum(
-        dim=1
-    )
+    return skipped_mask(alignments, dec_lengths, enc_lengths, min_weight, required, r).sum(dim=1)
 
 
 def skipped_mask(

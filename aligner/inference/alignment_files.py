@@ -69,9 +69,7 @@ def utterance_metrics(
     ``focus_rate``, ``diagonality``, ``entropy``, ``skipped``, ``repeated``, ``longest_hold``.
     ``required (B, N)``: the positions the skip count covers (default: all); ``r``: frames
     per decoder step."""
-    values = metrics.alignment_metrics(
-        alignments.float(), dec_lengths, enc_lengths, required, r
-    )
+    values = metrics.alignment_metrics(alignments.float(), dec_lengths, enc_lengths, required, r)
     b = alignments.size(0)
     return [{k: round(float(v[i]), 6) for k, v in values.items()} for i in range(b)]
 

@@ -61,7 +61,10 @@ def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, mon
     config = yaml.safe_load((d / "exp" / "config.yaml").read_text())
     guided = config["model"]["loss"]["guided"]
     assert (guided["source"], guided["mode"], guided["weight"], guided["width"]) == (
-        "durations", "constant", 0.3, 3
+        "durations",
+        "constant",
+        0.3,
+        3,
     )
     assert config["model"]["decoder"]["feedback"] == 0.5
     again = CliRunner().invoke(main, args)
