@@ -30,7 +30,7 @@ STAGES = 7
 # `--guide durations` (and egs/tools/stage.sh's guide_args, which must say the same): the
 # alignment model's durations as a light guide (weight 0.3 throughout, soft edges of 3
 # frames) and half the decoder's steps fed its own previous frame (scheduled sampling).
-# On eSpeak and on Festival's slt voice it aligned within 2 ms of the full guide (weight 1
+# On eSpeak and on Festival's slt voice it aligned within 2.5 ms of the full guide (weight 1
 # decaying) and synthesized as well as no guide, where the full guide cost 3-12 dB of mel
 # distortion (docs/results.md, stops 45-47).
 DURATIONS_GUIDE = (
