@@ -92,9 +92,10 @@ def test_skip_threshold_is_in_frames_whatever_r(r) -> None:
     assert metrics.alignment_metrics(a, dec, enc, r=r)["skipped"].item() == 0
     if r > 1:  # counted in decoder steps, the short tokens would be skips
         assert metrics.skipped_tokens(a, dec, enc, min_weight=0.5 * r).item() >= 1
-    starved = spread(frames, r)
-    starved[:, 1] *= 0.4 / 1.0  # token 1 gets 0.4 frames' worth, the rest to token 0
-    starved[:, 0] += spread(frames, r)[:, 1] * 0.6
+    exact = spread(frames, r)
+    starved = exact.clone()  # token 1 gets 0.4 frames' worth, the rest goes to token 0
+    starved[:, 0] += 0.6 * exact[:, 1]
+    starved[:, 1] *= 0.4
     a, dec, enc = batch(starved)
     assert metrics.skipped_mask(a, dec, enc, r=r)[0].tolist() == [False, True] + [False] * 4
 
