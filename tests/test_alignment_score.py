@@ -87,7 +87,7 @@ def test_another_tools_textgrid_and_unmatched_items(tmp_path):
         "d": "no prediction",
     }
     assert {u["id"]: u["reason"] for u in phones["unmatched"]} == {
-        "c": "no 'phones' tier",
+        "c": "no 'phones' tier (its tiers: 'words')",
         "d": "no prediction",
     }
     assert report["words"]["worst"][0]["id"] in ("a", "c")
@@ -144,3 +144,59 @@ def test_by_speaker_scores_each_speaker_of_the_reference_on_its_own(tmp_path):
     assert report["speakers"]["slt"]["words"]["mean_ms"] == pytest.approx(40.0, abs=1e-6)
     assert report["speakers"]["kal"]["words"]["items"] == 2
     assert "speaker kal" in result.output and "speaker slt" in result.output
+
+
+def test_montreal_forced_aligner_layouts(tmp_path):
+    """A folder per speaker, tiers named ``speaker - words``/``speaker - phones`` or
+    ``Word``/``phone``, a lower-case suffix: all found and paired; a reference folder of
+    such TextGrids likewise."""
+    ref = reference(tmp_path, ids=("a", "b", "c"))
+    pred = tmp_path / "mfa"
+    (pred / "spk1").mkdir(parents=True)
+    (pred / "spk2").mkdir()
+    grid(
+        pred / "spk1" / "a.TextGrid",
+        {"spk1 - words": shift(WORDS, 0.01), "spk1 - phones": PHONES},
+    )
+    grid(pred / "spk2" / "b.TextGrid", {"Word": shift(WORDS, 0.01), "phone": PHONES})
+    grid(pred / "c.textgrid", {"words": shift(WORDS, 0.01), "Phonemes": PHONES})
+    out = tmp_path / "s.json"
+    result = score("--reference", ref, "--predicted", pred, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["words"]["items"] == 3 and report["phones"]["items"] == 3
+    assert report["words"]["mean_ms"] == pytest.approx(10.0, abs=1e-6)
+    assert not report["words"]["unmatched"] and not report["phones"]["unmatched"]
+    refs = tmp_path / "refs"
+    (refs / "spk").mkdir(parents=True)
+    grid(refs / "spk" / "a.TextGrid", {"word": WORDS, "phone": PHONES})
+    again = score("--reference", refs, "--predicted", pred)
+    assert again.exit_code == 0 and again.output.splitlines()[2].split()[:4] == [
+        "words",
+        "1",
+        "6",
+        "10.0",
+    ], again.output
+
+
+def test_nothing_to_pair_is_an_error(tmp_path):
+    """An empty --predicted folder, two files of one item, and a folder whose files pair
+    with no item: one line each and exit status 1."""
+    ref = reference(tmp_path, ids=("a",))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    twice = tmp_path / "twice"
+    (twice / "x").mkdir(parents=True)
+    grid(twice / "a.TextGrid", {"words": WORDS})
+    grid(twice / "x" / "a.TextGrid", {"words": WORDS})
+    other = tmp_path / "other"
+    other.mkdir()
+    grid(other / "zzz.TextGrid", {"words": WORDS, "phones": PHONES})
+    for folder, words in [
+        (empty, "holds no .TextGrid"),
+        (twice, "are both item 'a'"),
+        (other, "could be paired"),
+    ]:
+        result = score("--reference", ref, "--predicted", folder)
+        assert result.exit_code == 1 and words in result.output, result.output
+        assert "Traceback" not in result.output

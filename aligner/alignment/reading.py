@@ -12,7 +12,7 @@ import numpy as np
 
 from aligner.alignment.intervals import Tiers, tiers_from_rows
 from aligner.alignment.record import RECORD_SUFFIX
-from aligner.alignment.textgrid import read_textgrid
+from aligner.alignment.textgrid import read_textgrid, textgrid_files
 
 
 def read_record(path: str | Path) -> dict[str, Any]:
@@ -37,13 +37,17 @@ def record_tiers(path: str | Path) -> Tiers:
         raise ValueError(f"{path} is not an aligner durations file ({err})") from None
 
 
-def predicted_tiers(folder: str | Path, uid: str) -> Tiers | None:
-    """The tiers an aligner wrote for `uid` in `folder`: its ``ID.TextGrid`` (any tool's),
-    else its ``ID.durations.json``; None when it has neither. ValueError (one line naming
-    the file) when the file cannot be read."""
-    grid, record = Path(folder) / f"{uid}.TextGrid", Path(folder) / f"{uid}{RECORD_SUFFIX}"
-    if grid.is_file():
-        return read_textgrid(grid)
+def predicted_tiers(
+    folder: str | Path, uid: str, grids: dict[str, Path] | None = None
+) -> Tiers | None:
+    """The tiers an aligner wrote for `uid` in `folder`: its ``ID.TextGrid`` (any tool's;
+    `grids`: `textgrid_files` of `folder`, found once for many items), else its
+    ``ID.durations.json``; None when it has neither. ValueError (one line naming the file)
+    when the file cannot be read."""
+    grids = textgrid_files(folder) if grids is None else grids
+    record = Path(folder) / f"{uid}{RECORD_SUFFIX}"
+    if uid in grids:
+        return read_textgrid(grids[uid])
     if record.is_file():
         return record_tiers(record)
     return None

@@ -34,7 +34,8 @@ class TierScore:
         if pred is None:
             self.unmatched.append({"id": uid, "reason": "no prediction"})
         elif tier not in pred:
-            self.unmatched.append({"id": uid, "reason": f"no '{tier}' tier"})
+            has = ", ".join(repr(name) for name in pred) or "none"
+            self.unmatched.append({"id": uid, "reason": f"no '{tier}' tier (its tiers: {has})"})
         elif len(pred[tier]) != len(ref):
             reason = f"{len(pred[tier])} {tier} predicted, {len(ref)} in the reference"
             self.unmatched.append({"id": uid, "reason": reason})

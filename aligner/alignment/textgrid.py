@@ -32,9 +32,47 @@ def write_textgrid(
     )
 
 
+TIER_NAMES = {
+    "word": "words",
+    "words": "words",
+    "phone": "phones",
+    "phones": "phones",
+    "phoneme": "phones",
+    "phonemes": "phones",
+    "segment": "phones",
+    "segments": "phones",
+}
+
+
+def tier_key(name: str) -> str:
+    """The toolkit's name of another tool's tier: lower-cased, the speaker of a
+    multi-speaker file dropped (the Montreal Forced Aligner's ``spk1 - words``), and the
+    usual spellings (``Word``, ``phone``, ``phonemes``, ``segments``) made ``words`` or
+    ``phones``; any other name is kept, lower-cased."""
+    key = name.strip().lower().rsplit(" - ", 1)[-1].strip()
+    return TIER_NAMES.get(key, key)
+
+
+def textgrid_files(folder: str | Path) -> dict[str, Path]:
+    """Item id -> TextGrid file of every ``*.TextGrid`` (any case of the suffix) in `folder`
+    and its subfolders (the Montreal Forced Aligner writes a folder per speaker), by file
+    name without the suffix. ValueError naming both files when two have the same name."""
+    found: dict[str, Path] = {}
+    for path in sorted(Path(folder).rglob("*")):
+        if path.suffix.lower() != ".textgrid" or not path.is_file():
+            continue
+        if path.stem in found:
+            raise ValueError(
+                f"{found[path.stem]} and {path} are both item {path.stem!r}: keep one of them"
+            )
+        found[path.stem] = path
+    return found
+
+
 def read_textgrid(path: str | Path) -> Tiers:
     """The labelled (non-silent) intervals of every interval tier of a TextGrid written by
-    any tool, by lower-cased tier name; ValueError naming the file when it cannot be read."""
+    any tool, by `tier_key` (the first tier of a name where several speakers' tiers share
+    it); ValueError naming the file when it cannot be read."""
     from praatio import textgrid
 
     try:
@@ -47,7 +85,10 @@ def read_textgrid(path: str | Path) -> Tiers:
         tier = grid.getTier(name)
         if not isinstance(tier, textgrid.IntervalTier):
             continue
-        tiers[name.strip().lower()] = [
+        key = tier_key(name)
+        if key in tiers:
+            continue
+        tiers[key] = [
             Interval(float(s), float(e), str(label).strip())
             for s, e, label in tier.entries
             if str(label).strip().lower() not in SILENCE_LABELS

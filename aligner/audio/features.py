@@ -19,6 +19,8 @@ import torch
 import torchaudio
 from torch import nn
 
+from aligner.audio.trim import FLOOR_MARGIN_DB, silence_threshold
+
 
 @dataclass(frozen=True)
 class MelConfig:
@@ -164,19 +166,29 @@ class MelStats:
 
 
 def speech_spans(
-    log_mel: torch.Tensor, lengths: torch.Tensor, top_db: float = 40.0, power: float = 1.0
+    log_mel: torch.Tensor,
+    lengths: torch.Tensor,
+    top_db: float = 40.0,
+    power: float = 1.0,
+    margin_db: float = FLOOR_MARGIN_DB,
 ) -> torch.Tensor:
     """``(B, 2)`` long: per utterance the first frame with sound and one past the last, from
     its natural-log mel ``(B, T, M)`` (not normalized) of ``lengths (B,)`` frames; a frame
-    has sound when its summed mel is at most `top_db` below the utterance's loudest frame
-    (`power`: the mel's exponent of the magnitude, 1 or 2). An utterance with no frame that
-    quiet, or all silent, spans all its frames. Real recordings start and end in silence (or
-    breath and noise, which count as sound): the span is where the words can be."""
+    has sound when its summed mel is at most `top_db` below the utterance's loudest frame,
+    or `margin_db` above its noise floor where that is higher
+    (`aligner.audio.trim.silence_threshold`; `power`: the mel's exponent of the magnitude,
+    1 or 2). An utterance with no frame that quiet, or all silent, spans all its frames.
+    Real recordings start and end in silence (or breath and noise, which count as sound):
+    the span is where the words can be."""
     level = torch.logsumexp(log_mel.float(), dim=2) * (20.0 / (power * math.log(10.0)))
     t = torch.arange(log_mel.size(1), device=log_mel.device)
     valid = t[None, :] < lengths.to(log_mel.device)[:, None]
     level = level.masked_fill(~valid, float("-inf"))
-    loud = level >= level.max(dim=1, keepdim=True).values - top_db
+    rows = level.detach().cpu().numpy()
+    threshold = torch.tensor(
+        [silence_threshold(row, top_db, margin_db) for row in rows], device=level.device
+    )
+    loud = level >= threshold[:, None]
     loud &= valid
     any_loud = loud.any(dim=1)
     first = torch.where(any_loud, loud.float().argmax(dim=1), torch.zeros_like(lengths))

@@ -83,13 +83,72 @@ def split_at_silences(
     return [p for p in pieces if p[1] > p[0]]
 
 
+FLOOR_MARGIN_DB = 6.0  # how far above its noise floor a frame must be to count as sound
+FLOOR_FRAMES = 9  # a noise floor is steady over this many frames (about 0.1 s at 11.6 ms)
+FLOOR_RANGE_DB = 6.0  # ... its frames' levels within this range
+FLOOR_BELOW_DB = 20.0  # ... and at least this far below the loudest frame
+FLOOR_QUIETEST = 1.0  # ... and near the recording's quietest frames (this percentile)
+
+
+def noise_floor(level_db: np.ndarray) -> float | None:
+    """The level (dB, one value per frame) of a recording's steady background: the lowest
+    mean level of `FLOOR_FRAMES` frames in a row whose levels lie within `FLOOR_RANGE_DB`
+    of each other, when it lies `FLOOR_BELOW_DB` or more below the loudest frame and within
+    `FLOOR_RANGE_DB` of the quietest frames (their `FLOOR_QUIETEST` percentile). None
+    otherwise: a steady stretch well above the quietest frames is a sound (eSpeak NG's
+    fricatives and nasals, 25 dB below its vowels, between digital silences of a few
+    frames), and speech alone, with no pause, has no background to find."""
+    levels = np.asarray(level_db, np.float64)
+    levels = levels[np.isfinite(levels)]
+    if levels.size < FLOOR_FRAMES:
+        return None
+    windows = np.lib.stride_tricks.sliding_window_view(levels, FLOOR_FRAMES)
+    steady = windows.max(1) - windows.min(1) <= FLOOR_RANGE_DB
+    if not steady.any():
+        return None
+    floor = float(windows[steady].mean(1).min())
+    quietest = float(np.percentile(levels, FLOOR_QUIETEST))
+    if floor > levels.max() - FLOOR_BELOW_DB or floor > quietest + FLOOR_RANGE_DB:
+        return None
+    return floor
+
+
+def silence_threshold(
+    level_db: np.ndarray, top_db: float, margin_db: float = FLOOR_MARGIN_DB
+) -> float:
+    """The level (dB, on the scale of `level_db`, one value per frame) below which a frame
+    is silent: `top_db` below the loudest frame, or `margin_db` above the recording's
+    `noise_floor` where that is higher.
+
+    A clean recording's background lies far below its loudest frame (Festival's voices 55-60
+    dB, eSpeak NG's digital silence 85 dB), so the threshold stays ``top_db`` below the
+    peak. A real recording's noise can be less than ``top_db`` below its speech (white
+    noise at 30 dB SNR sits 35 dB below the loudest frame): no frame would then be silent,
+    the silence at the edges would count as speech, and its pauses would go unseen
+    (Festival's test split at 30 dB SNR: words 15.8 -> 37.7 ms; docs/results.md, stop 48).
+    ``margin_db`` <= 0 keeps the fixed rule."""
+    levels = np.asarray(level_db, np.float64)
+    levels = levels[np.isfinite(levels)]
+    if levels.size == 0:
+        return -math.inf
+    threshold = float(levels.max()) - top_db
+    floor = noise_floor(levels) if margin_db > 0 else None
+    return threshold if floor is None else max(threshold, floor + margin_db)
+
+
 def silent_frames(
-    wav: torch.Tensor, hop_length: int, n_frames: int, top_db: float = 40.0, median: int = 1
+    wav: torch.Tensor,
+    hop_length: int,
+    n_frames: int,
+    top_db: float = 40.0,
+    median: int = 1,
+    margin_db: float = FLOOR_MARGIN_DB,
 ) -> np.ndarray:
     """``(n_frames,)`` bool: the frames of a log-mel (centred, `hop_length`) that are
     silent, the RMS of the `hop_length` samples around their centre
     (``librosa.feature.rms``, centred like the log-mel, so frame ``t`` covers exactly the
-    audio between its boundaries) more than `top_db` below the loudest frame's; `median`
+    audio between its boundaries) below `silence_threshold` (`top_db` below the loudest
+    frame's, or `margin_db` above the noise floor where that is higher); `median`
     (odd): the level of each frame is first the median of that many frames around it
     (`running_median`), so that a frame or two of noise around the threshold in a silence,
     or of silence in a sound, decides nothing.
@@ -106,7 +165,7 @@ def silent_frames(
     if median > 1:
         db = running_median(db, median)
     m = min(n_frames, db.size)
-    silent[:m] = db[:m] < -top_db
+    silent[:m] = db[:m] < silence_threshold(db[:m], top_db, margin_db)
     return silent
 
 
@@ -150,24 +209,28 @@ class PauseRule:
     Festival's diphone voices is noise around 40 dB below the peak: frames of it above the
     threshold cut the pause into runs too short to count, and the last word took the
     silence (or a leading one the first). Validation words 16.1 -> 15.9 ms on Festival's
-    voices (test 16.0 -> 15.7), eSpeak NG unchanged (8.6; its silences are digital)."""
+    voices (test 16.0 -> 15.7), eSpeak NG unchanged (8.6; its silences are digital).
+
+    `margin_db` 6: where the recording's noise floor lies less than `silence_db` below its
+    loudest frame (real recordings), a frame is silent below the floor plus that margin
+    (`silence_threshold`); a clean recording's rule is the fixed one."""
 
     silence_db: float = 40.0
     min_seconds: float = 0.08
     smooth_seconds: float = 0.035
+    margin_db: float = FLOOR_MARGIN_DB
 
     def frames(
         self, wav: torch.Tensor, sample_rate: int, hop_length: int, n_frames: int
     ) -> np.ndarray | None:
         """``(n_frames,)`` bool pause frames of `wav` for a log-mel of `hop_length` at
-        `sample_rate`. None when the rule is off, and when no frame of `wav` is that far
-        below its loudest (a noisy recording: its silences cannot be told from its sound,
-        and the tiers fall back on the tokens)."""
+        `sample_rate`. None when the rule is off, and when no frame of `wav` is silent (the
+        tiers then fall back on the tokens)."""
         if self.silence_db <= 0:
             return None
         frames = self.smooth_seconds * sample_rate / hop_length
         median = 2 * max(0, round((frames - 1) / 2)) + 1
-        silent = silent_frames(wav, hop_length, n_frames, self.silence_db, median)
+        silent = silent_frames(wav, hop_length, n_frames, self.silence_db, median, self.margin_db)
         if not silent.any():
             return None
         return long_runs(silent, max(1, round(self.min_seconds * sample_rate / hop_length)))

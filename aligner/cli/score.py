@@ -133,3 +133,8 @@ def score_alignment(
     click.echo(table(result))
     if out is not None:
         click.echo(f"wrote {out}")
+    if not any(result[name]["boundaries"] for name in ("words", "phones")):
+        raise click.ClickException(
+            f"no item of {reference} could be paired with {predicted} (the unmatched lines "
+            "above say why)"
+        )

@@ -4,9 +4,11 @@ timings, in milliseconds.
 The reference is a manifest whose items carry ``timings`` (the built-in eSpeak NG corpus:
 `aligner.data.prepare.espeak`) or a folder of TextGrids. The prediction is a folder of
 TextGrids from any tool (tiers found by name, ``words`` and ``phones``, in any order and
-case, other tiers ignored) or of ``ID.durations.json`` from `aligner align`; files are
-matched to reference items by name (``ID.TextGrid``). The pairing of boundaries is
-`aligner.alignment.scoring`'s.
+case, also ``word``/``phone`` and the Montreal Forced Aligner's ``speaker - words``; other
+tiers ignored; `aligner.alignment.textgrid.tier_key`) or of ``ID.durations.json`` from
+`aligner align`; files are matched to reference items by name (``ID.TextGrid``, in the
+folder or a subfolder of it, such as MFA's folder per speaker). The pairing of boundaries
+is `aligner.alignment.scoring`'s.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 
 from aligner.alignment.intervals import TIERS, Tiers, Timings
 from aligner.alignment.reading import predicted_tiers
+from aligner.alignment.record import RECORD_SUFFIX
 from aligner.alignment.scoring import TierScore
-from aligner.alignment.textgrid import read_textgrid
+from aligner.alignment.textgrid import read_textgrid, textgrid_files
 from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, manifest_items
 
@@ -29,10 +32,10 @@ def reference_timings(
     """Item id -> tiers of a manifest's ``key`` timings (`items`: the manifest's items when
     already read), or of a folder's TextGrids."""
     if reference.is_dir():
-        grids = sorted(reference.glob("*.TextGrid"))
+        grids = _grid_files(reference, "--reference")
         if not grids:
             raise InferenceError(f"--reference {reference} holds no .TextGrid files")
-        return {p.stem: _read_grid(p) for p in grids}
+        return {uid: _read_grid(p) for uid, p in grids.items()}
     if items is None:
         items = manifest_items(reference, "--reference")
     found = {str(it["id"]): it[key] for it in items if it.get(key)}
@@ -58,10 +61,18 @@ def _read_grid(path: Path) -> Tiers:
         raise InferenceError(str(err)) from None
 
 
-def predicted_timings(folder: Path, uid: str) -> Tiers | None:
-    """The tiers predicted for `uid` in `folder` (its TextGrid, else its durations JSON)."""
+def _grid_files(folder: Path, option: str) -> dict[str, Path]:
     try:
-        return predicted_tiers(folder, uid)
+        return textgrid_files(folder)
+    except ValueError as err:
+        raise InferenceError(f"{option} {folder}: {err}") from None
+
+
+def predicted_timings(folder: Path, uid: str, grids: dict[str, Path] | None = None) -> Tiers | None:
+    """The tiers predicted for `uid` in `folder` (its TextGrid, else its durations JSON;
+    `grids`: the folder's TextGrids, `aligner.alignment.textgrid.textgrid_files`)."""
+    try:
+        return predicted_tiers(folder, uid, grids)
     except ValueError as err:
         raise InferenceError(str(err)) from None
 
@@ -85,13 +96,19 @@ def score_alignments(
         raise InferenceError(f"--predicted {predicted} is not a folder of TextGrids or durations")
     items = None if reference.is_dir() else manifest_items(reference, "--reference")
     refs = reference_timings(reference, key, items)
+    grids = _grid_files(predicted, "--predicted")
+    if not grids and not any(predicted.glob(f"*{RECORD_SUFFIX}")):
+        raise InferenceError(
+            f"--predicted {predicted} holds no .TextGrid or {RECORD_SUFFIX} files: give the "
+            "folder an aligner wrote (aligner align --out, or another tool's TextGrids)"
+        )
     speakers = {
         str(it["id"]): str(it["speaker"]) for it in items or [] if it.get("speaker") is not None
     }
     groups: dict[str, dict[str, TierScore]] = {}
     scores = {name: TierScore() for name in TIERS}
     for uid, ref_tiers in refs.items():
-        pred = predicted_timings(predicted, uid)
+        pred = predicted_timings(predicted, uid, grids)
         group = groups.setdefault(speakers.get(uid, "?"), {n: TierScore() for n in TIERS})
         for name, score in scores.items():
             for target in (score, group[name]) if by_speaker else (score,):

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from aligner.audio.trim import PauseRule, long_runs, running_median, silent_frames, trim_silence
+from aligner.audio.trim import (
+    PauseRule,
+    long_runs,
+    noise_floor,
+    running_median,
+    silence_threshold,
+    silent_frames,
+    trim_silence,
+)
 
 
 def test_trims_leading_and_trailing_silence():
@@ -57,9 +65,11 @@ def test_pause_rule_off_and_in_frames():
     assert PauseRule(min_seconds=0.3).frames(wav, sr, hop, n).sum() == 0
 
 
-def test_a_recording_without_silence_leaves_the_pauses_to_the_tokens():
-    """Noise 30 dB under the speech everywhere: nothing is 40 dB down, so no pause can be
-    read off the audio (None: the tiers use the token rule); 20 dB lower finds the gap."""
+def test_pauses_above_the_fixed_threshold_are_found_over_the_noise_floor():
+    """Noise 30 dB under the speech everywhere: nothing is 40 dB down, so the fixed rule
+    (``margin_db`` 0) finds no pause (None: the tiers use the token rule); the gap's steady
+    noise is the recording's floor, and 6 dB above it the gap is a pause, as 20 dB below
+    the peak finds it."""
     sr, hop = 22050, 256
     g = torch.Generator().manual_seed(0)
     speech = 0.5 * torch.sin(2 * math.pi * 220 * torch.arange(sr // 4) / sr)
@@ -67,8 +77,28 @@ def test_a_recording_without_silence_leaves_the_pauses_to_the_tokens():
         3 * (sr // 4), generator=g
     )
     n = 1 + wav.numel() // hop
-    assert PauseRule().frames(wav, sr, hop, n) is None
-    assert 15 <= PauseRule(silence_db=20).frames(wav, sr, hop, n).sum() <= 22
+    assert PauseRule(margin_db=0).frames(wav, sr, hop, n) is None
+    fixed = PauseRule(silence_db=20, margin_db=0).frames(wav, sr, hop, n)
+    assert 15 <= fixed.sum() <= 22
+    found = PauseRule().frames(wav, sr, hop, n)  # -25 dB: the frame half in the gap is sound
+    assert 15 <= found.sum() <= 22 and not (found & ~fixed).any()
+
+
+def test_a_clean_recording_keeps_the_fixed_threshold():
+    """The threshold is the fixed one where the background is far below the peak, and where
+    no steady background lies near the quietest frames: speech alone (a steady tone), and a
+    steady sound 25 dB down between digital silences of a few frames (eSpeak NG's
+    fricatives between its closures)."""
+    levels = np.concatenate([np.full(20, -100.0), np.zeros(30), np.full(20, -60.0)])
+    assert silence_threshold(levels, 40.0) == -40.0  # background 60 dB down
+    assert noise_floor(np.zeros(50)) is None  # a steady tone: no background
+    quiet_sound = np.concatenate([np.zeros(30), np.full(12, -25.0), np.full(4, -90.0)] * 3)
+    assert noise_floor(quiet_sound) is None and silence_threshold(quiet_sound, 40.0) == -40.0
+    noisy = np.concatenate([np.full(20, -35.0), np.zeros(30), np.full(20, -34.0)])
+    assert noise_floor(noisy) == pytest.approx(-35.0)
+    assert silence_threshold(noisy, 40.0) == pytest.approx(-29.0)
+    assert silence_threshold(noisy, 40.0, margin_db=0) == -40.0
+    assert silence_threshold(np.array([-np.inf, -np.inf]), 40.0) == -np.inf
 
 
 def test_running_median_against_a_brute_force():

@@ -59,6 +59,16 @@ def test_speech_spans_cover_the_frames_within_top_db_of_the_loudest():
     assert power.tolist() == [[2, 6], [0, 3]]
 
 
+def test_speech_spans_rise_above_a_noise_floor_less_than_top_db_down():
+    """Steady noise 35 dB under the loudest frame at both edges: the fixed rule spans every
+    frame; 6 dB above the floor the span is the sound (`aligner.audio.trim.noise_floor`)."""
+    levels = [-35.0] * 12 + [0.0, -20.0, -3.0] + [-34.5] * 12
+    mel = _log_mel(levels)[None]
+    lengths = torch.tensor([len(levels)])
+    assert speech_spans(mel, lengths, margin_db=0).tolist() == [[0, len(levels)]]
+    assert speech_spans(mel, lengths).tolist() == [[12, 15]]
+
+
 def test_a_silent_or_flat_utterance_spans_all_its_frames():
     flat = torch.zeros(1, 5, 3)
     assert speech_spans(flat, torch.tensor([5])).tolist() == [[0, 5]]
