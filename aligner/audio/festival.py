@@ -19,6 +19,7 @@ are those of the text; any other word without segments is an error of the item.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import unicodedata
@@ -44,11 +45,13 @@ class FestivalError(RuntimeError):
 @dataclass(frozen=True)
 class FestivalJob:
     """One utterance: ``text`` spoken by ``voice`` (a Festival voice name, e.g.
-    ``kal_diphone``) into the wav file ``path``."""
+    ``kal_diphone``) into the wav file ``path``; ``language``: the voice's (Festival's
+    name, `voice_languages`), which decides what the text may keep of its letters."""
 
     text: str
     voice: str
     path: str
+    language: str = "english"
 
 
 @dataclass
@@ -85,6 +88,34 @@ def check_voices(voices: Sequence[str]) -> None:
             )
 
 
+# Festival's language names -> eSpeak NG's (the `phonemes` tokenizer's `language`)
+ESPEAK_LANGUAGES = {
+    "english": "en-us",
+    "italian": "it",
+    "spanish": "es",
+    "czech": "cs",
+    "finnish": "fi",
+    "russian": "ru",
+    "catalan": "ca",
+    "hindi": "hi",
+    "marathi": "mr",
+    "telugu": "te",
+    "welsh": "cy",
+}
+
+
+def voice_languages(voices: Sequence[str]) -> dict[str, str]:
+    """Each voice's language as Festival describes it (``english``, ``italian``, ...;
+    ``english`` where the description names none)."""
+    calls = " ".join(f"(print (voice.description '{v}))" for v in voices)
+    out = _run_scheme(f"(begin {calls})")
+    found = {}
+    for voice in voices:
+        match = re.search(rf"\({re.escape(voice)} \(\(language (\w+)\)", out)
+        found[voice] = match.group(1).lower() if match else "english"
+    return found
+
+
 def ascii_fold(text: str) -> str:
     """`text` with accents dropped (``café`` -> ``cafe``) and other non-ASCII characters
     removed: Festival reads bytes as Latin-1 and its English voices know no other letters."""
@@ -92,10 +123,18 @@ def ascii_fold(text: str) -> str:
     return decomposed.encode("ascii", "ignore").decode("ascii")
 
 
-def _quote(text: str) -> str:
-    """A Scheme string literal of `text` (ASCII-folded, backslashes and quotes escaped, one
-    line)."""
-    flat = " ".join(ascii_fold(text).split())
+def latin1_fold(text: str) -> str:
+    """`text` with what Latin-1 can hold kept (``città``, ``perché``) and only the rest
+    folded as `ascii_fold` folds it: the text a voice of another language than English
+    reads (Festival reads bytes as Latin-1; folding ``è`` away moves an Italian stress)."""
+    return "".join(c if ord(c) < 256 else ascii_fold(c) for c in text)
+
+
+def _quote(text: str, language: str = "english") -> str:
+    """A Scheme string literal of `text` (folded for `language`: English to ASCII, other
+    languages to Latin-1; backslashes and quotes escaped, one line)."""
+    folded = ascii_fold(text) if language == "english" else latin1_fold(text)
+    flat = " ".join(folded.split())
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -119,7 +158,7 @@ def scheme_script(jobs: Sequence[FestivalJob]) -> str:
         if job.voice != voice:
             lines.append(f"(voice_{job.voice})")
             voice = job.voice
-        utt = f"(utt.synth (Utterance Text {_quote(job.text)}))"
+        utt = f"(utt.synth (Utterance Text {_quote(job.text, job.language)}))"
         lines.append(f"(aligner_dump {utt} {_quote(job.path)})")
     return "\n".join(lines) + "\n"
 
@@ -131,8 +170,8 @@ def _run_scheme(script: str, timeout: float = 600.0) -> str:
             [program, "--batch", "--pipe"],
             input=script,
             capture_output=True,
-            text=True,
             timeout=timeout,
+            encoding="latin-1",  # Festival's own: what it reads and prints
             errors="replace",
         )
     except subprocess.TimeoutExpired:

@@ -44,8 +44,8 @@ class BadItemReport:
         return len(self.items)
 
     def counts(self) -> dict[str, int]:
-        """Number of bad items per reason kind (the reason up to its first '(' or ';')."""
-        kinds = (item.reason.split("(")[0].split(";")[0].strip() for item in self.items)
+        """Number of bad items per reason kind (the reason up to its first ' (' or ';')."""
+        kinds = (item.reason.split(" (")[0].split(";")[0].strip() for item in self.items)
         return dict(Counter(kinds))
 
     def check(self, skip_bad: bool) -> None:

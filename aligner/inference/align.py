@@ -41,9 +41,11 @@ def _features(
     missing = [k for k in speech.needs if not item.get(k)]
     if missing:
         raise InferenceError(
-            f"{where}: no {' or '.join(missing)}; a {speech.task} manifest needs {speech.needs}"
+            f"{where}: no {' or '.join(missing)}; each item needs {' and '.join(speech.needs)}"
         )
     source = speech.source(item, where)
+    if speech.has_text and optional_tokens(speech.symbols.decode(source.tolist())).all():
+        raise InferenceError(f"{where}: its text has no words to align ({item['text']!r})")
     cfg = speech.mel_cfg
     wav = load_audio(item[speech.target_key], cfg.sample_rate)[0]
     target = speech.target_mel(wav)

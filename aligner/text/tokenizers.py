@@ -63,11 +63,20 @@ class PhonemeTokenizer:
 
     kind = "phonemes"
 
-    def __init__(self, language: str = "en-us", cleaner: str = "english", stress: bool = True):
+    def __init__(self, language: str = "en-us", cleaner: str | None = None, stress: bool = True):
+        """`cleaner` None: ``english`` (numbers, abbreviations) for an English `language`,
+        ``basic`` for any other. ValueError (one line) for a language eSpeak NG lacks."""
         self.language = language
-        self.cleaner = cleaner
+        self.cleaner = cleaner or ("english" if language.startswith("en") else "basic")
         self.stress = stress
-        self._clean = get_cleaner(cleaner)
+        self._clean = get_cleaner(self.cleaner)
+        try:
+            _espeak_backend(language, stress)
+        except RuntimeError as err:  # phonemizer: 'language "xx" is not supported'
+            raise ValueError(
+                f"data.tokenizer_opts.language: eSpeak NG has no language {language!r} "
+                f"({err}); give one of `espeak-ng --voices`' codes, e.g. en-us, it, de, es"
+            ) from None
 
     def tokenize(self, text: str) -> list[str]:
         return self.tokenize_batch([text])[0]

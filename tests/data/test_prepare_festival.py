@@ -113,3 +113,48 @@ def test_ascii_folding_keeps_letters_and_drops_accents():
 
     assert ascii_fold("Naïve café, Ærø — “quoted”") == "Naive cafe, r  quoted"
     assert '"Naive cafe."' in scheme_script([Job("Naïve café.", "kal_diphone", "/x.wav")])
+
+
+def test_another_language_keeps_what_latin1_holds():
+    """An English voice reads ASCII; any other keeps Latin-1's letters (an Italian ``è``
+    folded to ``e`` moved the stress) and folds only the rest."""
+    from aligner.audio.festival import FestivalJob as Job
+    from aligner.audio.festival import latin1_fold, scheme_script
+
+    assert latin1_fold("Città è — “sì” Ÿves") == "Città è  sì Yves"
+    script = scheme_script([Job("La città è bella.", "lp_diphone", "/x.wav", "italian")])
+    assert '"La città è bella."' in script
+    assert script.encode("latin-1")  # what Festival is given
+
+
+@pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
+def test_festival_names_each_voice_language():
+    from aligner.audio.festival import voice_languages
+
+    assert voice_languages(["kal_diphone"]) == {"kal_diphone": "english"}
+
+
+@pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
+def test_text_without_words_utf16_and_stale_items_of_a_forced_run(tmp_path):
+    """Lines with nothing to speak are reported before Festival; a corpus none of whose lines
+    can be spoken says why; a UTF-16 file is named; --force with fewer sentences leaves no
+    item of the run before; a corpus too small to split says so."""
+    runner, out = CliRunner(), tmp_path / "c"
+    text = tmp_path / "s.txt"
+    text.write_text("...\nПривет мир.\n", encoding="utf-8")
+    args = ["prepare", "festival", str(out), "--text", str(text), "--voices", "kal_diphone"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 1 and "none of the 2 sentences" in result.output, result.output
+    assert "no words to speak" in result.output and "crashed" not in result.output
+    utf16 = tmp_path / "u.txt"
+    utf16.write_text("Hello there my friend.\n", encoding="utf-16")
+    bad = runner.invoke(main, ["prepare", "festival", str(tmp_path / "u"), "--text", str(utf16)])
+    assert bad.exit_code == 1 and "UTF-16" in bad.output, bad.output
+    text.write_text("Hello there my friend.\nThe cat sat on the mat.\nWe left at dawn.\n")
+    assert runner.invoke(main, [*args, "--force"]).exit_code == 0
+    assert len(list((out / "wavs").glob("*.wav"))) == 3
+    text.write_text("Hello there my friend.\n")
+    small = runner.invoke(main, [*args, "--force"])
+    assert small.exit_code == 0 and "valid and test need 3 or more" in small.output
+    assert [p.name for p in (out / "wavs").glob("*.wav")] == ["festival_000000.wav"]
+    assert [p.name for p in (out / "textgrids").glob("*")] == ["festival_000000.TextGrid"]

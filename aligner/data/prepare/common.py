@@ -25,7 +25,10 @@ def text_lines(
     """``(lineno, where, line)`` for each non-blank line of ``path``: ``where`` is
     ``path:lineno``, ``line`` has no ``\\r`` (nor a UTF-8 byte-order mark); a line that is
     not UTF-8 goes to ``report``, named by ``ident(raw line)`` (e.g. its ASCII id) too."""
-    for lineno, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+    data = path.read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:
+        raise ValueError(f"{path} looks like UTF-16 (NUL bytes); save it as UTF-8")
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         where = f"{path}:{lineno}"

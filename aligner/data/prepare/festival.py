@@ -1,11 +1,14 @@
-"""The second reference corpus: natural English sentences spoken by Festival's voices.
+"""The second reference corpus: natural sentences spoken by Festival's voices (English by
+default; any language Debian has a Festival voice for, with the user's text).
 
 Sentence ``i`` is spoken by ``voices[i % len(voices)]`` (the item's ``speaker``), each at
 its voice's own sample rate. Every item carries ``timings``: Festival's own word and
-segment times (`aligner.audio.festival`), with Festival's phone names (its ``radio``
-phone set: CMUdict's ARPAbet in lower case, without stress), pauses as the gaps; the same
-intervals are written as ``textgrids/ID.TextGrid``. Recordings keep Festival's silence
-before the first word and after the last, as real recordings have.
+segment times (`aligner.audio.festival`), with Festival's phone names (the English
+voices' ``radio`` phone set: CMUdict's ARPAbet in lower case, without stress; another
+language's voice its own set), pauses as the gaps; the same intervals are written as
+``textgrids/ID.TextGrid``. Recordings keep Festival's silence before the first word and
+after the last, as real recordings have. An English voice reads the text folded to ASCII,
+any other voice the text as Latin-1 holds it (`aligner.audio.festival.latin1_fold`).
 
 An utterance whose words Festival splits differently from its text (a number or an
 abbreviation read as several words, a word it drops) is reported and skipped, never
@@ -25,10 +28,13 @@ from aligner.audio.festival import (
     FestivalError,
     FestivalJob,
     FestivalResult,
+    ESPEAK_LANGUAGES,
     ascii_fold,
     check_voices,
     festival_timings,
+    latin1_fold,
     synthesize_jobs,
+    voice_languages,
 )
 from aligner.alignment.intervals import Interval, Timings
 from aligner.alignment.textgrid import write_textgrid
@@ -79,19 +85,58 @@ def prepare_festival(
         texts = fortune_sentences(utterances, seed)
     if not texts:
         raise ValueError(f"no sentences to speak{f' in {text_file}' if text_file else ''}")
+    languages = voice_languages(voices)
+    _clear_old_outputs(out_dir)
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     (out_dir / "textgrids").mkdir(parents=True, exist_ok=True)
-    jobs = [
-        FestivalJob(text, voices[i % len(voices)], str(out_dir / "wavs" / f"festival_{i:06d}.wav"))
-        for i, text in enumerate(texts)
-    ]
+    jobs = []
+    for i, text in enumerate(texts):
+        voice = voices[i % len(voices)]
+        job = FestivalJob(
+            text, voice, str(out_dir / "wavs" / f"festival_{i:06d}.wav"), languages[voice]
+        )
+        if _words_to_speak(job, summary.bad):
+            jobs.append(job)
     results = _synthesize(jobs, workers, progress)
     items = [_item(job, res, out_dir, summary.bad) for job, res in zip(jobs, results)]
     kept = [item for item in items if item is not None]
     if not kept:
-        raise ValueError(f"Festival spoke none of the {len(jobs)} sentences as written")
-    summary.figures = _figures(kept, voices, text_file, time.perf_counter() - start)
-    return write_corpus(out_dir, split_items(kept, seed=seed), summary)
+        first = f": first {summary.bad.items[0]}" if summary.bad else ""
+        kinds = ", ".join(f"{n} {kind}" for kind, n in summary.bad.counts().items())
+        raise ValueError(
+            f"Festival spoke none of the {len(texts)} sentences as written ({kinds}){first}"
+        )
+    summary.figures = _figures(kept, voices, languages, text_file, time.perf_counter() - start)
+    splits = split_items(kept, seed=seed)
+    if not splits.get("valid") or not splits.get("test"):
+        summary.warnings.append(
+            f"{len(kept)} item(s) kept: valid and test need 3 or more (they are empty)"
+        )
+    return write_corpus(out_dir, splits, summary)
+
+
+def _words_to_speak(job: FestivalJob, bad: BadItemReport) -> bool:
+    """Whether `job`'s text has words Festival can speak in its voice's language (letters
+    it reads: ASCII for English, Latin-1 otherwise); the others are reported here, before
+    Festival (which crashes on an empty text)."""
+    readable = ascii_fold(job.text) if job.language == "english" else latin1_fold(job.text)
+    if text_words(readable):
+        return True
+    uid = Path(job.path).stem
+    bad.add(
+        f"{uid} ({job.voice}: {job.text!r})",
+        f"no words to speak (Festival's {job.language} voices read "
+        f"{'ASCII' if job.language == 'english' else 'Latin-1'} letters)",
+    )
+    return False
+
+
+def _clear_old_outputs(out_dir: Path) -> None:
+    """Remove the wavs and TextGrids a previous run wrote (``festival_*``; `check_outputs`
+    let them be overwritten), so that a smaller corpus leaves none of the old items."""
+    for folder, suffix in (("wavs", ".wav"), ("textgrids", ".TextGrid")):
+        for old in (out_dir / folder).glob(f"festival_*{suffix}"):
+            old.unlink()
 
 
 def _synthesize(
@@ -161,19 +206,33 @@ def _labelled(timings: Timings, text: str) -> Timings:
 
 
 def _figures(
-    items: list[dict[str, Any]], voices: Sequence[str], text_file: Path | None, elapsed: float
+    items: list[dict[str, Any]],
+    voices: Sequence[str],
+    languages: dict[str, str],
+    text_file: Path | None,
+    elapsed: float,
 ) -> dict[str, Any]:
     seconds = [item["duration"] for item in items]
     words = [len(text_words(item["text"])) for item in items]
     per_voice = {v: sum(1 for item in items if item["speaker"] == v) for v in voices}
-    return {
+    figures = {
         "utterances": len(items),
         "hours": round(sum(seconds) / 3600, 4),
+        "longest_seconds": round(max(seconds), 2),
         "words_per_sentence": f"{min(words)}-{max(words)} (mean {sum(words) / len(words):.1f})",
         "voices": per_voice,
+        "languages": sorted(set(languages.values())),
         "texts": str(text_file) if text_file else "Debian fortunes",
         "seconds_taken": round(elapsed, 1),
     }
+    other = sorted({lang for lang in languages.values() if lang != "english"})
+    if other:
+        codes = [ESPEAK_LANGUAGES.get(lang, "?") for lang in other]
+        figures["tokenizer"] = (
+            f"train with --set data.tokenizer_opts.language={codes[0]} "
+            f"(eSpeak NG's {other[0]}; the arpabet tokenizer is English)"
+        )
+    return figures
 
 
 def _key(word: str) -> str:
