@@ -24,8 +24,9 @@ class UnknownSymbolError(ValueError):
         parts = [f"{tok!r} at {_positions(pos)}" for tok, pos in unknown.items()]
         where = f" in {context}" if context else ""
         super().__init__(
-            f"unknown symbol(s){where}: {', '.join(parts)}; add them to the symbol table, "
-            "clean them from the text, or map them to <unk> (unknown='map')"
+            f"unknown symbol(s){where}: {', '.join(parts)}; the model's symbol table (from its "
+            "training text) lacks them: clean them from the text, or train on text that has "
+            "them (in Python, unknown='map' maps them to <unk>)"
         )
 
 

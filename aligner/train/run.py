@@ -9,6 +9,7 @@ recipe and ``--set`` values, the data (the task is built), and the checkpoint to
 
 from __future__ import annotations
 
+import math
 import shutil
 import sys
 from collections.abc import Callable, Sequence
@@ -135,9 +136,14 @@ def closing_line(result: FitResult, out_dir: Path) -> str:
             f"{result.checkpoint}; continue with the same command and --resume"
         )
     command = tensorboard_command(out_dir / "tb", out_dir.resolve().name)
+    best = (
+        f"best validation loss {result.best_loss:.4g}"
+        if math.isfinite(result.best_loss)
+        else "no validation ran (train.eval_every is more steps than the run made)"
+    )
     return (
-        f"stopped at step {result.step} ({result.reason}); best validation loss "
-        f"{result.best_loss:.4g}; checkpoint {result.checkpoint}; TensorBoard: {command}"
+        f"stopped at step {result.step} ({result.reason}); {best}; "
+        f"checkpoint {result.checkpoint}; TensorBoard: {command}"
     )
 
 
