@@ -114,7 +114,10 @@ def noise_floor(level_db: np.ndarray) -> float | None:
 
 
 def silence_threshold(
-    level_db: np.ndarray, top_db: float, margin_db: float = FLOOR_MARGIN_DB
+    level_db: np.ndarray,
+    top_db: float,
+    margin_db: float = FLOOR_MARGIN_DB,
+    peak_db: float | None = None,
 ) -> float:
     """The level (dB, on the scale of `level_db`, one value per frame) below which a frame
     is silent: `top_db` below the loudest frame, or `margin_db` above the recording's
@@ -126,12 +129,13 @@ def silence_threshold(
     noise at 30 dB SNR sits 35 dB below the loudest frame): no frame would then be silent,
     the silence at the edges would count as speech, and its pauses would go unseen
     (Festival's test split at 30 dB SNR: words 15.8 -> 37.7 ms; docs/results.md, stop 48).
-    ``margin_db`` <= 0 keeps the fixed rule."""
+    ``margin_db`` <= 0 keeps the fixed rule. `peak_db`: the loudest frame's level where
+    `level_db` is smoothed (None: the loudest of `level_db`)."""
     levels = np.asarray(level_db, np.float64)
     levels = levels[np.isfinite(levels)]
     if levels.size == 0:
         return -math.inf
-    threshold = float(levels.max()) - top_db
+    threshold = (float(levels.max()) if peak_db is None else peak_db) - top_db
     floor = noise_floor(levels) if margin_db > 0 else None
     return threshold if floor is None else max(threshold, floor + margin_db)
 
@@ -165,7 +169,7 @@ def silent_frames(
     if median > 1:
         db = running_median(db, median)
     m = min(n_frames, db.size)
-    silent[:m] = db[:m] < silence_threshold(db[:m], top_db, margin_db)
+    silent[:m] = db[:m] < silence_threshold(db[:m], top_db, margin_db, peak_db=0.0)
     return silent
 
 

@@ -99,6 +99,8 @@ def test_a_clean_recording_keeps_the_fixed_threshold():
     assert silence_threshold(noisy, 40.0) == pytest.approx(-29.0)
     assert silence_threshold(noisy, 40.0, margin_db=0) == -40.0
     assert silence_threshold(np.array([-np.inf, -np.inf]), 40.0) == -np.inf
+    # smoothed levels whose loudest frame was smoothed away: the peak is the one given
+    assert silence_threshold(np.array([-10.0, -45.0]), 40.0, peak_db=0.0) == -40.0
 
 
 def test_running_median_against_a_brute_force():

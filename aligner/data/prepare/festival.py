@@ -49,6 +49,7 @@ from aligner.data.prepare.natural_text import fortune_sentences, text_words
 from aligner.data.report import BadItemReport
 
 CHUNK = 20  # utterances per Festival process
+LONG_SECONDS = 30.0  # an item longer than this is kept with a warning
 
 
 def read_sentences(path: Path, report: BadItemReport) -> list[str]:
@@ -107,6 +108,12 @@ def prepare_festival(
             f"Festival spoke none of the {len(texts)} sentences as written ({kinds}){first}"
         )
     summary.figures = _figures(kept, voices, languages, text_file, time.perf_counter() - start)
+    summary.warnings += [
+        f"{it['id']}: {it['duration']:.0f} s of speech (a batch holds its longest item: split "
+        "long lines of the text into sentences)"
+        for it in kept
+        if it["duration"] > LONG_SECONDS
+    ]
     splits = split_items(kept, seed=seed)
     if not splits.get("valid") or not splits.get("test"):
         summary.warnings.append(
