@@ -173,18 +173,22 @@ def festival(
 
     Needs Debian's Festival: apt-get install festival festlex-cmu festvox-us-slt-hts
     festvox-kallpc16k festvox-kdlpc16k fortunes. A sentence Festival reads as other words
-    than its text (numbers, abbreviations) is reported and skipped.
+    than its text (numbers, abbreviations) is reported and skipped. A voice of another
+    language (festvox-italp16k: lp_diphone) speaks your --text; the summary names the
+    tokenizer language to train with.
 
     \b
     Examples:
       aligner prepare festival data/festival --utterances 1000
       aligner prepare festival data/kal --voices kal_diphone --text sentences.txt
+      aligner prepare festival data/it --voices lp_diphone --text italiano.txt
     """
     from aligner.audio.festival import DEFAULT_VOICES
     from aligner.data.prepare.festival import prepare_festival
 
     def work() -> PrepareSummary:
-        with _progress(utterances, "utt") as progress:
+        total = utterances if text_file is None else None  # a text may hold fewer lines
+        with _progress(total, "utt") as progress:
             return prepare_festival(
                 out,
                 utterances,
