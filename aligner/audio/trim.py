@@ -84,6 +84,9 @@ def split_at_silences(
 
 
 FLOOR_MARGIN_DB = 6.0  # how far above its noise floor a frame must be to count as sound
+FLOOR_MIN_MARGIN_DB = 3.0  # ... at least, where the background is steady
+SWING_PERCENTILE = 90.0  # the background's swing: this percentile of its levels over the floor
+SWING_PAD_DB = 1.0  # ... plus this, is the margin (between the two above)
 FLOOR_FRAMES = 9  # a noise floor is steady over this many frames (about 0.1 s at 11.6 ms)
 FLOOR_RANGE_DB = 6.0  # ... its frames' levels within this range
 FLOOR_BELOW_DB = 20.0  # ... and at least this far below the loudest frame
@@ -123,6 +126,12 @@ def silence_threshold(
     is silent: `top_db` below the loudest frame, or `margin_db` above the recording's
     `noise_floor` where that is higher.
 
+    The margin is the background's own swing where that is less: the `SWING_PERCENTILE`
+    percentile of the levels below ``floor + margin_db``, over the floor, plus
+    `SWING_PAD_DB`, at least `FLOOR_MIN_MARGIN_DB`. Steady white noise gets about 3 dB (a
+    word fading into it keeps its end), noise whose level swings by several dB the full
+    `margin_db` (a fixed 3 dB took its swings for sound; docs/results.md, stop 48).
+
     A clean recording's background lies far below its loudest frame (Festival's voices 55-60
     dB, eSpeak NG's digital silence 85 dB), so the threshold stays ``top_db`` below the
     peak. A real recording's noise can be less than ``top_db`` below its speech (white
@@ -137,7 +146,12 @@ def silence_threshold(
         return -math.inf
     threshold = (float(levels.max()) if peak_db is None else peak_db) - top_db
     floor = noise_floor(levels) if margin_db > 0 else None
-    return threshold if floor is None else max(threshold, floor + margin_db)
+    if floor is None:
+        return threshold
+    background = levels[levels < floor + margin_db]
+    swing = float(np.percentile(background, SWING_PERCENTILE)) - floor
+    margin = min(margin_db, max(FLOOR_MIN_MARGIN_DB, swing + SWING_PAD_DB))
+    return max(threshold, floor + margin)
 
 
 def silent_frames(

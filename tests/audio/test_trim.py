@@ -96,8 +96,15 @@ def test_a_clean_recording_keeps_the_fixed_threshold():
     assert noise_floor(quiet_sound) is None and silence_threshold(quiet_sound, 40.0) == -40.0
     noisy = np.concatenate([np.full(20, -35.0), np.zeros(30), np.full(20, -34.0)])
     assert noise_floor(noisy) == pytest.approx(-35.0)
-    assert silence_threshold(noisy, 40.0) == pytest.approx(-29.0)
+    # a steady background (levels within 1 dB): the least margin, 3 dB
+    assert silence_threshold(noisy, 40.0) == pytest.approx(-32.0)
     assert silence_threshold(noisy, 40.0, margin_db=0) == -40.0
+    # a background that swings by 5 dB: its swing (90th percentile of the 60 background
+    # levels, 4.24 dB over the floor) + 1
+    swinging = np.concatenate([np.full(20, -35.0), np.zeros(30), np.linspace(-35, -30, 40)])
+    assert silence_threshold(swinging, 40.0) == pytest.approx(-35.0 + 4.24 + 1.0, abs=0.01)
+    wide = np.concatenate([np.full(10, -35.0), np.zeros(30), np.linspace(-35, -20, 60)])
+    assert silence_threshold(wide, 40.0) == pytest.approx(-29.0)  # swing over 5 dB: 6 dB
     assert silence_threshold(np.array([-np.inf, -np.inf]), 40.0) == -np.inf
     # smoothed levels whose loudest frame was smoothed away: the peak is the one given
     assert silence_threshold(np.array([-10.0, -45.0]), 40.0, peak_db=0.0) == -40.0
