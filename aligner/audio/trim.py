@@ -91,6 +91,7 @@ FLOOR_FRAMES = 9  # a noise floor is steady over this many frames (about 0.1 s a
 FLOOR_RANGE_DB = 6.0  # ... its frames' levels within this range
 FLOOR_BELOW_DB = 20.0  # ... and at least this far below the loudest frame
 FLOOR_QUIETEST = 1.0  # ... and near the recording's quietest frames (this percentile)
+EDGE_SILENCE_DB = 60.0  # edge frames this far below the loudest are padding, not background
 
 
 def noise_floor(level_db: np.ndarray) -> float | None:
@@ -100,9 +101,15 @@ def noise_floor(level_db: np.ndarray) -> float | None:
     `FLOOR_RANGE_DB` of the quietest frames (their `FLOOR_QUIETEST` percentile). None
     otherwise: a steady stretch well above the quietest frames is a sound (eSpeak NG's
     fricatives and nasals, 25 dB below its vowels, between digital silences of a few
-    frames), and speech alone, with no pause, has no background to find."""
+    frames), and speech alone, with no pause, has no background to find. Frames at the
+    recording's edges more than `EDGE_SILENCE_DB` below its loudest (digital silence a file
+    was padded with) are left out: the background is what lies between them."""
     levels = np.asarray(level_db, np.float64)
     levels = levels[np.isfinite(levels)]
+    if levels.size == 0:
+        return None
+    heard = np.flatnonzero(levels >= levels.max() - EDGE_SILENCE_DB)
+    levels = levels[heard[0] : heard[-1] + 1]
     if levels.size < FLOOR_FRAMES:
         return None
     windows = np.lib.stride_tricks.sliding_window_view(levels, FLOOR_FRAMES)

@@ -106,6 +106,9 @@ def test_a_clean_recording_keeps_the_fixed_threshold():
     wide = np.concatenate([np.full(10, -35.0), np.zeros(30), np.linspace(-35, -20, 60)])
     assert silence_threshold(wide, 40.0) == pytest.approx(-29.0)  # swing over 5 dB: 6 dB
     assert silence_threshold(np.array([-np.inf, -np.inf]), 40.0) == -np.inf
+    # digital silence a noisy file was padded with, at its edges, is no background
+    padded = np.concatenate([np.full(12, -100.0), noisy, np.full(3, -100.0)])
+    assert noise_floor(padded) == pytest.approx(-35.0)
     # smoothed levels whose loudest frame was smoothed away: the peak is the one given
     assert silence_threshold(np.array([-10.0, -45.0]), 40.0, peak_db=0.0) == -40.0
 
