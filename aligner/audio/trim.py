@@ -237,8 +237,9 @@ class PauseRule:
     voices (test 16.0 -> 15.7), eSpeak NG unchanged (8.6; its silences are digital).
 
     `margin_db` 6: where the recording's noise floor lies less than `silence_db` below its
-    loudest frame (real recordings), a frame is silent below the floor plus that margin
-    (`silence_threshold`); a clean recording's rule is the fixed one."""
+    loudest frame (real recordings), a frame is silent below the floor plus the
+    background's own swing, 3 dB to that margin (`silence_threshold`); a clean recording's
+    rule is the fixed one; 0 keeps the fixed rule everywhere."""
 
     silence_db: float = 40.0
     min_seconds: float = 0.08
