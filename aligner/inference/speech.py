@@ -246,13 +246,13 @@ class VCModel(FreeRunning, SpeechModel):
 @dataclass
 class AlignModel(TextSpeechModel):
     """A trained alignment model (``task: align``): text and a recording -> alignment; its
-    prior spans the frames with sound (`AlignmentModel.spans`)."""
+    prior spans the frames with sound (`AlignmentModel.prepare`)."""
 
     task: ClassVar[str] = "align"
     verb: ClassVar[str] = "aligner align"
 
     def _forward(self, src, src_len, mel, mel_len):
-        spans = self.model.spans(self.denormalize(mel), mel_len, self.mel_cfg.power)
+        mel, spans = self.model.prepare(self.denormalize(mel), mel, mel_len, self.mel_cfg.power)
         return self.model(src, src_len, mel, mel_len, spans=spans)
 
 

@@ -22,7 +22,7 @@ from aligner.attention import build_attention
 from aligner.attention.base import lengths_to_mask
 from aligner.attention.content import ContentAttention
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
-from aligner.audio.features import speech_spans
+from aligner.audio.features import fill_edge_padding, speech_spans
 from aligner.config import from_dict
 from aligner.models.encoders import ConvBlock
 
@@ -171,6 +171,15 @@ class AlignmentModel(nn.Module):
         if self.config.prior_silence_db <= 0:
             return None
         return speech_spans(log_mel, lengths, self.config.prior_silence_db, power)
+
+    def prepare(
+        self, log_mel: Tensor, mel: Tensor, lengths: Tensor, power: float = 1.0
+    ) -> tuple[Tensor, Tensor | None]:
+        """What `forward` reads of a padded batch: the normalized mels ``(B, T, M)`` with a
+        noisy recording's digital-silence padding filled with its own background
+        (`aligner.audio.features.fill_edge_padding`), and the prior's `spans`; `log_mel`
+        the same mels as natural logs, not normalized."""
+        return fill_edge_padding(mel, log_mel, lengths, power), self.spans(log_mel, lengths, power)
 
     def forward(
         self,

@@ -115,13 +115,11 @@ class AlignTask:
 
     def forward(self, model: nn.Module, batch: dict[str, Any]) -> AlignerOutput:
         raw = self.corpus.stats.denormalize(batch["mel"])
-        spans = self.model.spans(raw, batch["mel_lengths"], self.corpus.mel_cfg.power)
+        mel, spans = self.model.prepare(
+            raw, batch["mel"], batch["mel_lengths"], self.corpus.mel_cfg.power
+        )
         return model(
-            batch["tokens"],
-            batch["token_lengths"],
-            batch["mel"],
-            batch["mel_lengths"],
-            spans=spans,
+            batch["tokens"], batch["token_lengths"], mel, batch["mel_lengths"], spans=spans
         )
 
     def loss(

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
-from aligner.audio.features import speech_spans
+from aligner.audio.features import fill_edge_padding, speech_spans
 from aligner.models.aligner import AlignerConfig, AlignmentModel, utterance_normalize
 
 
@@ -67,6 +67,27 @@ def test_speech_spans_rise_above_a_noise_floor_less_than_top_db_down():
     lengths = torch.tensor([len(levels)])
     assert speech_spans(mel, lengths, margin_db=0).tolist() == [[0, len(levels)]]
     assert speech_spans(mel, lengths).tolist() == [[12, 15]]
+
+
+def test_a_noisy_recordings_digital_silence_padding_is_filled_with_its_background():
+    """Zeros before and after a recording whose noise sits 35 dB down become its noise's
+    median mel; the recording itself, a clean one (background 70 dB down: Festival's quiet
+    edges), and a batch's padding are left as they are; an item gets in a batch what it
+    gets alone."""
+    noisy = [-100.0] * 5 + [-35.0] * 12 + [0.0, -10.0, 0.0] + [-34.0] * 12 + [-100.0] * 3
+    clean = [-80.0] * 5 + [0.0] * 5 + [-70.0] * 12
+    a, b = _log_mel(noisy), _log_mel(clean)
+    alone = fill_edge_padding(a[None], a[None], torch.tensor([len(noisy)]))[0]
+    background = _log_mel([-35.0] * 12 + [-34.0] * 12).median(dim=0).values
+    assert torch.equal(alone[:5], background.expand(5, -1))
+    assert torch.equal(alone[-3:], background.expand(3, -1))
+    assert torch.equal(alone[5:-3], a[5:-3])
+    kept = fill_edge_padding(b[None], b[None], torch.tensor([len(clean)]))
+    assert torch.equal(kept[0], b)
+    batch = torch.zeros(2, len(noisy), 4)
+    batch[0], batch[1, : len(clean)] = a, b
+    filled = fill_edge_padding(batch, batch, torch.tensor([len(noisy), len(clean)]))
+    assert torch.equal(filled[0], alone) and torch.equal(filled[1], batch[1])
 
 
 def test_a_silent_or_flat_utterance_spans_all_its_frames():
