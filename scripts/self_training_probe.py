@@ -93,6 +93,11 @@ def main() -> None:
         if len(frames) == len(tokens) and frames.sum() == len(mel):
             mels.append(mel)
             labels.append(torch.from_numpy(np.repeat(class_of[tokens], frames)))
+    if len(mels) < 16:
+        raise SystemExit(
+            f"{len(mels)} train items have a durations record in {args.train_ali} that fits "
+            "their audio; give aligner align's output for 16 or more"
+        )
     counts = np.bincount(torch.cat(labels).numpy(), minlength=len(symbols)) + 1.0
     log_prior = torch.from_numpy(np.log(counts / counts.sum())).float()
 

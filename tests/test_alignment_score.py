@@ -159,7 +159,7 @@ def test_montreal_forced_aligner_layouts(tmp_path):
         {"spk1 - words": shift(WORDS, 0.01), "spk1 - phones": PHONES},
     )
     grid(pred / "spk2" / "b.TextGrid", {"Word": shift(WORDS, 0.01), "phone": PHONES})
-    grid(pred / "c.textgrid", {"words": shift(WORDS, 0.01), "Phonemes": PHONES})
+    grid(pred / "spk2" / "c.textgrid", {"words": shift(WORDS, 0.01), "Phonemes": PHONES})
     out = tmp_path / "s.json"
     result = score("--reference", ref, "--predicted", pred, "--out", out)
     assert result.exit_code == 0, result.output
@@ -187,7 +187,8 @@ def test_nothing_to_pair_is_an_error(tmp_path):
     empty.mkdir()
     twice = tmp_path / "twice"
     (twice / "x").mkdir(parents=True)
-    grid(twice / "a.TextGrid", {"words": WORDS})
+    (twice / "y").mkdir()
+    grid(twice / "y" / "a.TextGrid", {"words": WORDS})
     grid(twice / "x" / "a.TextGrid", {"words": WORDS})
     other = tmp_path / "other"
     other.mkdir()
@@ -200,3 +201,29 @@ def test_nothing_to_pair_is_an_error(tmp_path):
         result = score("--reference", ref, "--predicted", folder)
         assert result.exit_code == 1 and words in result.output, result.output
         assert "Traceback" not in result.output
+
+
+def test_speakers_tiers_of_one_file_merge_and_the_top_folder_comes_first(tmp_path):
+    """MFA's conversation layout (``A - words``, ``B - words`` in one file) merges in time;
+    predictions in a subfolder of a reference folder of TextGrids are not references."""
+    ref = reference(tmp_path, ids=("a",))
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    grid(
+        pred / "a.TextGrid",
+        {
+            "A - words": [WORDS[0], WORDS[2]],
+            "B - words": [WORDS[1]],
+            "A - phones": PHONES[:2],
+            "B - phones": PHONES[2:],
+        },
+    )
+    result = score("--reference", ref, "--predicted", pred)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[2].split()[:4] == ["words", "1", "6", "0.0"]
+    refs = tmp_path / "refs"
+    (refs / "aligned").mkdir(parents=True)
+    grid(refs / "a.TextGrid", {"words": WORDS, "phones": PHONES})
+    grid(refs / "aligned" / "a.TextGrid", {"words": shift(WORDS, 0.02), "phones": PHONES})
+    nested = score("--reference", refs, "--predicted", refs / "aligned")
+    assert nested.exit_code == 0 and nested.output.splitlines()[2].split()[3] == "20.0"

@@ -54,13 +54,19 @@ def tier_key(name: str) -> str:
 
 
 def textgrid_files(folder: str | Path) -> dict[str, Path]:
-    """Item id -> TextGrid file of every ``*.TextGrid`` (any case of the suffix) in `folder`
-    and its subfolders (the Montreal Forced Aligner writes a folder per speaker), by file
-    name without the suffix. ValueError naming both files when two have the same name."""
+    """Item id -> TextGrid file of every ``*.TextGrid`` (any case of the suffix) in `folder`,
+    by file name without the suffix; where `folder` holds none, those of its subfolders
+    (the Montreal Forced Aligner writes a folder per speaker). ValueError naming both files
+    when two subfolders hold the same name."""
+
+    def grids(paths):
+        return [p for p in sorted(paths) if p.suffix.lower() == ".textgrid" and p.is_file()]
+
+    top = grids(Path(folder).iterdir()) if Path(folder).is_dir() else []
+    if top:
+        return {path.stem: path for path in top}
     found: dict[str, Path] = {}
-    for path in sorted(Path(folder).rglob("*")):
-        if path.suffix.lower() != ".textgrid" or not path.is_file():
-            continue
+    for path in grids(Path(folder).rglob("*")):
         if path.stem in found:
             raise ValueError(
                 f"{found[path.stem]} and {path} are both item {path.stem!r}: keep one of them"
@@ -71,8 +77,9 @@ def textgrid_files(folder: str | Path) -> dict[str, Path]:
 
 def read_textgrid(path: str | Path) -> Tiers:
     """The labelled (non-silent) intervals of every interval tier of a TextGrid written by
-    any tool, by `tier_key` (the first tier of a name where several speakers' tiers share
-    it); ValueError naming the file when it cannot be read."""
+    any tool, by `tier_key` (the tiers of several speakers that share a name, as MFA writes
+    a conversation, merged in time order); ValueError naming the file when it cannot be
+    read."""
     from praatio import textgrid
 
     try:
@@ -86,11 +93,10 @@ def read_textgrid(path: str | Path) -> Tiers:
         if not isinstance(tier, textgrid.IntervalTier):
             continue
         key = tier_key(name)
-        if key in tiers:
-            continue
-        tiers[key] = [
+        intervals = [
             Interval(float(s), float(e), str(label).strip())
             for s, e, label in tier.entries
             if str(label).strip().lower() not in SILENCE_LABELS
         ]
+        tiers[key] = sorted(tiers.get(key, []) + intervals, key=lambda i: (i.start, i.end))
     return tiers

@@ -219,7 +219,7 @@ def fill_edge_padding(
     below its loudest become the per-bin median of its background frames (those less than
     `FLOOR_MARGIN_DB` above the floor). Every other utterance (clean: Festival's quiet edges
     stay as they are; unpadded) is left as it is. A model trained on noisy recordings never met mels that low: 0.15 s of zeros before
-    each noisy test file cost the alignment model 9.5 ms on words, this fill 0.4
+    each noisy test file cost the alignment model 9.5 ms on words, this fill 0.6
     (docs/results.md, stop 48)."""
     levels = frame_levels(log_mel, power).detach().cpu().numpy()
     out = mel

@@ -94,6 +94,17 @@ FLOOR_QUIETEST = 1.0  # ... and near the recording's quietest frames (this perce
 EDGE_SILENCE_DB = 60.0  # edge frames this far below the loudest are padding, not background
 
 
+def _between_edge_silences(level_db: np.ndarray) -> np.ndarray:
+    """The finite levels of `level_db` without the frames at either edge more than
+    `EDGE_SILENCE_DB` below the loudest (digital silence padding a file)."""
+    levels = np.asarray(level_db, np.float64)
+    levels = levels[np.isfinite(levels)]
+    if levels.size == 0:
+        return levels
+    heard = np.flatnonzero(levels >= levels.max() - EDGE_SILENCE_DB)
+    return levels[heard[0] : heard[-1] + 1]
+
+
 def noise_floor(level_db: np.ndarray) -> float | None:
     """The level (dB, one value per frame) of a recording's steady background: the lowest
     mean level of `FLOOR_FRAMES` frames in a row whose levels lie within `FLOOR_RANGE_DB`
@@ -104,12 +115,7 @@ def noise_floor(level_db: np.ndarray) -> float | None:
     frames), and speech alone, with no pause, has no background to find. Frames at the
     recording's edges more than `EDGE_SILENCE_DB` below its loudest (digital silence a file
     was padded with) are left out: the background is what lies between them."""
-    levels = np.asarray(level_db, np.float64)
-    levels = levels[np.isfinite(levels)]
-    if levels.size == 0:
-        return None
-    heard = np.flatnonzero(levels >= levels.max() - EDGE_SILENCE_DB)
-    levels = levels[heard[0] : heard[-1] + 1]
+    levels = _between_edge_silences(level_db)
     if levels.size < FLOOR_FRAMES:
         return None
     windows = np.lib.stride_tricks.sliding_window_view(levels, FLOOR_FRAMES)
@@ -155,7 +161,8 @@ def silence_threshold(
     floor = noise_floor(levels) if margin_db > 0 else None
     if floor is None:
         return threshold
-    background = levels[levels < floor + margin_db]
+    between = _between_edge_silences(levels)
+    background = between[between < floor + margin_db]
     swing = float(np.percentile(background, SWING_PERCENTILE)) - floor
     margin = min(margin_db, max(FLOOR_MIN_MARGIN_DB, swing + SWING_PAD_DB))
     return max(threshold, floor + margin)

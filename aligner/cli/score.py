@@ -136,5 +136,5 @@ def score_alignment(
     if not any(result[name]["boundaries"] for name in ("words", "phones")):
         raise click.ClickException(
             f"no item of {reference} could be paired with {predicted} (the unmatched lines "
-            "above say why)"
+            "above say why; none: the reference items have no words or phones)"
         )

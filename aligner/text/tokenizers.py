@@ -73,10 +73,14 @@ class PhonemeTokenizer:
         try:
             _espeak_backend(language, stress)
         except RuntimeError as err:  # phonemizer: 'language "xx" is not supported'
+            if "not supported" not in str(err):
+                raise ValueError(f"the phonemes tokenizer needs eSpeak NG: {err}") from None
             raise ValueError(
                 f"data.tokenizer_opts.language: eSpeak NG has no language {language!r} "
                 f"({err}); give one of `espeak-ng --voices`' codes, e.g. en-us, it, de, es"
             ) from None
+        except ImportError as err:
+            raise ValueError(f"the phonemes tokenizer needs phonemizer: {err}") from None
 
     def tokenize(self, text: str) -> list[str]:
         return self.tokenize_batch([text])[0]

@@ -158,3 +158,6 @@ def test_text_without_words_utf16_and_stale_items_of_a_forced_run(tmp_path):
     assert small.exit_code == 0 and "valid and test need 3 or more" in small.output
     assert [p.name for p in (out / "wavs").glob("*.wav")] == ["festival_000000.wav"]
     assert [p.name for p in (out / "textgrids").glob("*")] == ["festival_000000.TextGrid"]
+    text.write_text("!!!\n")  # a forced run that fails leaves no manifest of the old audio
+    assert runner.invoke(main, [*args, "--force"]).exit_code == 1
+    assert not (out / "train.jsonl").exists() and not list((out / "wavs").glob("*.wav"))

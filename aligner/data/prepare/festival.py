@@ -39,6 +39,8 @@ from aligner.audio.festival import (
 from aligner.alignment.intervals import Interval, Timings
 from aligner.alignment.textgrid import write_textgrid
 from aligner.data.prepare.common import (
+    SPLITS,
+    SUMMARY_FILE,
     PrepareSummary,
     check_outputs,
     split_items,
@@ -139,11 +141,15 @@ def _words_to_speak(job: FestivalJob, bad: BadItemReport) -> bool:
 
 
 def _clear_old_outputs(out_dir: Path) -> None:
-    """Remove the wavs and TextGrids a previous run wrote (``festival_*``; `check_outputs`
-    let them be overwritten), so that a smaller corpus leaves none of the old items."""
+    """Remove what a previous run wrote (`check_outputs` let it be overwritten): its
+    ``festival_*`` wavs and TextGrids, so that a smaller corpus leaves none of the old
+    items, and its manifests and summary, so that a run that fails leaves no manifest
+    naming audio that is gone."""
     for folder, suffix in (("wavs", ".wav"), ("textgrids", ".TextGrid")):
         for old in (out_dir / folder).glob(f"festival_*{suffix}"):
             old.unlink()
+    for name in [f"{split}.jsonl" for split in SPLITS] + [SUMMARY_FILE]:
+        (out_dir / name).unlink(missing_ok=True)
 
 
 def _synthesize(
@@ -233,11 +239,20 @@ def _figures(
         "seconds_taken": round(elapsed, 1),
     }
     other = sorted({lang for lang in languages.values() if lang != "english"})
-    if other:
-        codes = [ESPEAK_LANGUAGES.get(lang, "?") for lang in other]
+    if len(set(languages.values())) > 1:
         figures["tokenizer"] = (
-            f"train with --set data.tokenizer_opts.language={codes[0]} "
+            f"voices of {len(set(languages.values()))} languages: a tokenizer reads one, "
+            "prepare a corpus per language"
+        )
+    elif other and other[0] in ESPEAK_LANGUAGES:
+        figures["tokenizer"] = (
+            f"train with --set data.tokenizer_opts.language={ESPEAK_LANGUAGES[other[0]]} "
             f"(eSpeak NG's {other[0]}; the arpabet tokenizer is English)"
+        )
+    elif other:
+        figures["tokenizer"] = (
+            f"no eSpeak NG code known for {other[0]!r}: train with "
+            "--set data.tokenizer_opts.language=CODE (espeak-ng --voices lists them)"
         )
     return figures
 
