@@ -20,7 +20,7 @@ import torch
 import torchaudio
 from torch import nn
 
-from aligner.audio.trim import EDGE_SILENCE_DB, FLOOR_MARGIN_DB, noise_floor, silence_threshold
+from aligner.audio.trim import FLOOR_MARGIN_DB, edge_bounds, noise_floor, silence_threshold
 
 
 @dataclass(frozen=True)
@@ -211,16 +211,16 @@ def fill_edge_padding(
     power: float = 1.0,
     top_db: float = 40.0,
 ) -> torch.Tensor:
-    """`mel` ``(B, T, M)`` (the natural-log mels `log_mel`, same shape, in any normalization)
-    with the digital silence a noisy recording was padded with replaced by its own
-    background: in an utterance of ``lengths (B,)`` frames that has a noise floor
-    (`aligner.audio.trim.noise_floor`) less than `top_db` below its loudest frame (where
-    `speech_spans` reads silence over the floor), the frames at its edges more than `EDGE_SILENCE_DB`
-    below its loudest become the per-bin median of its background frames (those less than
-    `FLOOR_MARGIN_DB` above the floor). Every other utterance (clean: Festival's quiet edges
-    stay as they are; unpadded) is left as it is. A model trained on noisy recordings never met mels that low: 0.15 s of zeros before
-    each noisy test file cost the alignment model 9.5 ms on words, this fill 0.6
-    (docs/results.md, stop 48)."""
+    """`mel` ``(B, T, M)`` (the natural-log mels `log_mel`, same shape, in any
+    normalization) with the digital silence a noisy recording was padded with replaced by
+    its own background. In an utterance of ``lengths (B,)`` frames whose noise floor
+    (`aligner.audio.trim.noise_floor`) lies less than `top_db` below its loudest frame
+    (where `speech_spans` reads silence over the floor), the frames outside its
+    `aligner.audio.trim.edge_bounds` become the per-bin median of its background frames
+    (those less than `FLOOR_MARGIN_DB` above the floor). Every other utterance (clean, such
+    as Festival's quiet edges; unpadded) is left as it is. A model trained on noisy
+    recordings never met mels that low: 0.15 s of zeros before each noisy test file cost
+    the alignment model 9.5 ms on words, this fill 0.6 (docs/results.md, stop 48)."""
     levels = frame_levels(log_mel, power).detach().cpu().numpy()
     out = mel
     for b, n in enumerate(lengths.tolist()):
@@ -228,8 +228,7 @@ def fill_edge_padding(
         floor = noise_floor(level)
         if floor is None or floor < level.max() - top_db:
             continue
-        heard = np.flatnonzero(level >= level.max() - EDGE_SILENCE_DB)
-        first, last = int(heard[0]), int(heard[-1]) + 1
+        first, last = edge_bounds(level)
         frames = np.arange(n)
         background = (level < floor + FLOOR_MARGIN_DB) & (frames >= first) & (frames < last)
         if (first == 0 and last == n) or not background.any():

@@ -130,11 +130,16 @@ def latin1_fold(text: str) -> str:
     return "".join(c if ord(c) < 256 else ascii_fold(c) for c in text)
 
 
+def fold_for(text: str, language: str) -> str:
+    """`text` as a voice of `language` (Festival's name) reads it: an English voice ASCII
+    (`ascii_fold`), any other Latin-1 (`latin1_fold`)."""
+    return ascii_fold(text) if language == "english" else latin1_fold(text)
+
+
 def _quote(text: str, language: str = "english") -> str:
-    """A Scheme string literal of `text` (folded for `language`: English to ASCII, other
-    languages to Latin-1; backslashes and quotes escaped, one line)."""
-    folded = ascii_fold(text) if language == "english" else latin1_fold(text)
-    flat = " ".join(folded.split())
+    """A Scheme string literal of `text` (`fold_for` `language`; backslashes and quotes
+    escaped, one line)."""
+    flat = " ".join(fold_for(text, language).split())
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

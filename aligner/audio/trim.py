@@ -94,15 +94,23 @@ FLOOR_QUIETEST = 1.0  # ... and near the recording's quietest frames (this perce
 EDGE_SILENCE_DB = 60.0  # edge frames this far below the loudest are padding, not background
 
 
+def edge_bounds(level_db: np.ndarray) -> tuple[int, int]:
+    """``(first, last)``: the frames of finite levels ``(T,)`` (dB) between the digital
+    silence a file may be padded with, the frames at either edge more than
+    `EDGE_SILENCE_DB` below the loudest; ``(0, 0)`` for no level."""
+    levels = np.asarray(level_db, np.float64)
+    if levels.size == 0:
+        return 0, 0
+    heard = np.flatnonzero(levels >= levels.max() - EDGE_SILENCE_DB)
+    return int(heard[0]), int(heard[-1]) + 1
+
+
 def _between_edge_silences(level_db: np.ndarray) -> np.ndarray:
-    """The finite levels of `level_db` without the frames at either edge more than
-    `EDGE_SILENCE_DB` below the loudest (digital silence padding a file)."""
+    """The finite levels of `level_db` within its `edge_bounds`."""
     levels = np.asarray(level_db, np.float64)
     levels = levels[np.isfinite(levels)]
-    if levels.size == 0:
-        return levels
-    heard = np.flatnonzero(levels >= levels.max() - EDGE_SILENCE_DB)
-    return levels[heard[0] : heard[-1] + 1]
+    first, last = edge_bounds(levels)
+    return levels[first:last]
 
 
 def noise_floor(level_db: np.ndarray) -> float | None:

@@ -83,13 +83,18 @@ def split_items(
 OUTPUT_FOLDERS: tuple[str, ...] = ("wavs", "textgrids")
 
 
+def corpus_files(out_dir: Path) -> list[Path]:
+    """The manifests and summary `prepare` writes into `out_dir`."""
+    return [out_dir / f"{name}.jsonl" for name in SPLITS] + [out_dir / SUMMARY_FILE]
+
+
 def check_outputs(out_dir: Path, force: bool) -> None:
     """Refuse (FileExistsError) when ``out_dir`` already holds anything `prepare` writes
     (manifests, ``summary.json``, a non-empty ``wavs/`` or ``textgrids/``: also the
     leftovers of an interrupted run) and not ``force``; or when ``out_dir`` is a file."""
     if out_dir.exists() and not out_dir.is_dir():
         raise FileExistsError(f"{out_dir} is a file; give a folder for the corpus")
-    files = [out_dir / f"{name}.jsonl" for name in SPLITS] + [out_dir / SUMMARY_FILE]
+    files = corpus_files(out_dir)
     folders = [out_dir / name for name in OUTPUT_FOLDERS]
     existing = [p for p in files if p.exists()]
     existing += [p for p in folders if p.is_dir() and any(p.iterdir())]

@@ -32,17 +32,16 @@ from aligner.audio.festival import (
     ascii_fold,
     check_voices,
     festival_timings,
-    latin1_fold,
+    fold_for,
     synthesize_jobs,
     voice_languages,
 )
 from aligner.alignment.intervals import Interval, Timings
 from aligner.alignment.textgrid import write_textgrid
 from aligner.data.prepare.common import (
-    SPLITS,
-    SUMMARY_FILE,
     PrepareSummary,
     check_outputs,
+    corpus_files,
     split_items,
     text_lines,
     write_corpus,
@@ -128,14 +127,11 @@ def _words_to_speak(job: FestivalJob, bad: BadItemReport) -> bool:
     """Whether `job`'s text has words Festival can speak in its voice's language (letters
     it reads: ASCII for English, Latin-1 otherwise); the others are reported here, before
     Festival (which crashes on an empty text)."""
-    readable = ascii_fold(job.text) if job.language == "english" else latin1_fold(job.text)
-    if text_words(readable):
+    if text_words(fold_for(job.text, job.language)):
         return True
-    uid = Path(job.path).stem
     bad.add(
-        f"{uid} ({job.voice}: {job.text!r})",
-        f"no words to speak (Festival's {job.language} voices read "
-        f"{'ASCII' if job.language == 'english' else 'Latin-1'} letters)",
+        f"{Path(job.path).stem} ({job.voice}: {job.text!r})",
+        f"no words to speak (none in the letters Festival's {job.language} voices read)",
     )
     return False
 
@@ -148,8 +144,8 @@ def _clear_old_outputs(out_dir: Path) -> None:
     for folder, suffix in (("wavs", ".wav"), ("textgrids", ".TextGrid")):
         for old in (out_dir / folder).glob(f"festival_*{suffix}"):
             old.unlink()
-    for name in [f"{split}.jsonl" for split in SPLITS] + [SUMMARY_FILE]:
-        (out_dir / name).unlink(missing_ok=True)
+    for path in corpus_files(out_dir):
+        path.unlink(missing_ok=True)
 
 
 def _synthesize(
@@ -238,20 +234,20 @@ def _figures(
         "texts": str(text_file) if text_file else "Debian fortunes",
         "seconds_taken": round(elapsed, 1),
     }
-    other = sorted({lang for lang in languages.values() if lang != "english"})
-    if len(set(languages.values())) > 1:
+    spoken = figures["languages"]
+    if len(spoken) > 1:
         figures["tokenizer"] = (
-            f"voices of {len(set(languages.values()))} languages: a tokenizer reads one, "
+            f"voices of {len(spoken)} languages: a tokenizer reads one, "
             "prepare a corpus per language"
         )
-    elif other and other[0] in ESPEAK_LANGUAGES:
+    elif spoken[0] in ESPEAK_LANGUAGES and spoken[0] != "english":
         figures["tokenizer"] = (
-            f"train with --set data.tokenizer_opts.language={ESPEAK_LANGUAGES[other[0]]} "
-            f"(eSpeak NG's {other[0]}; the arpabet tokenizer is English)"
+            f"train with --set data.tokenizer_opts.language={ESPEAK_LANGUAGES[spoken[0]]} "
+            f"(eSpeak NG's {spoken[0]}; the arpabet tokenizer is English)"
         )
-    elif other:
+    elif spoken[0] != "english":
         figures["tokenizer"] = (
-            f"no eSpeak NG code known for {other[0]!r}: train with "
+            f"no eSpeak NG code known for {spoken[0]!r}: train with "
             "--set data.tokenizer_opts.language=CODE (espeak-ng --voices lists them)"
         )
     return figures
