@@ -19,6 +19,7 @@ SCRIPTS = {
     "espeak_vc": ROOT / "egs/espeak/vc1/run.sh",
     "espeak_align": ROOT / "egs/espeak/align1/run.sh",
     "festival_align": ROOT / "egs/festival/align1/run.sh",
+    "festival_vc": ROOT / "egs/festival/vc1/run.sh",
     "ljspeech": ROOT / "egs/ljspeech/tts1/run.sh",
     "arctic": ROOT / "egs/arctic/vc1/run.sh",
 }
@@ -250,6 +251,22 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         [*cmd[:2], "--pair", "hard"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert bad.returncode == 2 and "use easy or accent" in bad.stderr
+
+
+def test_festival_vc_pair_and_its_tokenizer(tmp_path):
+    """The Festival pair: both voices speak every sentence, the alignment model reads
+    ARPAbet (Festival's lexicon) unless told otherwise, and a pair is two voices."""
+    env = fake_env(tmp_path)
+    r = run(
+        "festival_vc", tmp_path, env, "--stop-stage", "2", "--voices", "kal_diphone ked_diphone"
+    )
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert lines[0] == "prepare festival data --utterances 1000 --parallel kal_diphone ked_diphone"
+    assert "--set data.audio_keys=[audio,target_audio] --set data.tokenizer=arpabet" in lines[1]
+    assert "--set data.source_durations=durations/source" in lines[-1]
+    bad = run("festival_vc", tmp_path, env, "--voices", "kal_diphone")
+    assert bad.returncode == 2 and "give two voices" in bad.stderr
 
 
 def run_g2p(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -151,6 +151,12 @@ def espeak(
     "cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone.",
 )
 @click.option(
+    "--parallel",
+    nargs=2,
+    metavar="SRC_VOICE TGT_VOICE",
+    help="Speak every sentence with both voices (a VC pair: audio and target_audio).",
+)
+@click.option(
     "--text",
     "text_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -164,6 +170,7 @@ def festival(
     out: Path,
     utterances: int,
     voices: tuple[str, ...],
+    parallel: tuple[str, str] | None,
     text_file: Path | None,
     workers: int,
     seed: int,
@@ -182,12 +189,17 @@ def festival(
       aligner prepare festival data/festival --utterances 1000
       aligner prepare festival data/kal --voices kal_diphone --text sentences.txt
       aligner prepare festival data/it --voices lp_diphone --text italiano.txt
+      aligner prepare festival data/vc --parallel cmu_us_slt_arctic_hts kal_diphone
     """
     from aligner.audio.festival import DEFAULT_VOICES
     from aligner.data.prepare.festival import prepare_festival
 
+    if parallel and voices:
+        raise click.UsageError("give either --voices or --parallel, not both")
+
     def work() -> PrepareSummary:
-        total = utterances if text_file is None else None  # a text may hold fewer lines
+        # a text may hold fewer lines
+        total = utterances * (2 if parallel else 1) if text_file is None else None
         with _progress(total, "utt") as progress:
             return prepare_festival(
                 out,
@@ -198,6 +210,7 @@ def festival(
                 workers,
                 force,
                 progress,
+                parallel or None,
             )
 
     _run(work)

@@ -93,6 +93,42 @@ def test_a_corpus_from_a_text_file_with_a_bad_sentence_reported(tmp_path):
 
 
 @pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
+def test_a_parallel_corpus_has_both_voices_timed_and_skips_a_sentence_whole(tmp_path):
+    import soundfile
+
+    text = tmp_path / "s.txt"
+    text.write_text(
+        "The quick brown fox jumps over the lazy dog.\nWe met at 10 Downing St. today.\n"
+        "A bird in the hand is worth two in the bush.\nSmith's cat isn't here, so we left.\n"
+    )
+    out = tmp_path / "vc"
+    args = ["prepare", "festival", str(out), "--text", str(text),
+            "--parallel", "kal_diphone", "ked_diphone"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 bad item" in result.output and "Downing" in result.output
+    items = [json.loads(ln) for s in ("train", "valid", "test")
+             for ln in (out / f"{s}.jsonl").read_text().splitlines()]
+    assert len(items) == 3
+    assert {(it["speaker"], it["target_speaker"]) for it in items} == {("kal_diphone", "ked_diphone")}
+    assert not list((out / "wavs").glob("festival_000001*"))  # neither voice's audio is left
+    for item in items:
+        for side, grid in (("", item["id"]), ("target_", f"{item['id']}_target")):
+            timings = item[f"{side}timings"]
+            duration = soundfile.info(str(out / item[f"{side}audio"])).duration
+            assert abs(timings["duration"] - duration) < 1e-3
+            assert abs(item[f"{side}duration"] - duration) < 1e-3
+            assert (out / "textgrids" / f"{grid}.TextGrid").is_file()
+        said = [[w[2] for w in item[k]["words"]] for k in ("timings", "target_timings")]
+        assert said[0] == said[1]  # one text, two voices: other times
+        assert item["timings"]["phones"] != item["target_timings"]["phones"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["voices"] == {"kal_diphone": 3, "ked_diphone": 3}
+    both = CliRunner().invoke(main, [*args, "--voices", "kal_diphone", "--force"])
+    assert both.exit_code == 2 and "either --voices or --parallel" in both.output
+
+
+@pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
 def test_a_sentence_festival_crashes_on_costs_only_itself(tmp_path):
     text = tmp_path / "s.txt"
     text.write_text("Hello there my friend.\n!!! ...\nNaïve café owners smile.\n", encoding="utf-8")

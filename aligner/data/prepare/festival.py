@@ -2,7 +2,10 @@
 default; any language Debian has a Festival voice for, with the user's text).
 
 Sentence ``i`` is spoken by ``voices[i % len(voices)]`` (the item's ``speaker``), each at
-its voice's own sample rate. Every item carries ``timings``: Festival's own word and
+its voice's own sample rate. A parallel corpus (VC pairs, ``parallel=(src, tgt)``) has every
+sentence spoken by both voices: ``audio`` and ``target_audio``, each with its own timings
+(``timings``, ``target_timings``; ``textgrids/ID_target.TextGrid``), as `aligner prepare
+espeak --parallel` writes them; a sentence either voice fails on is skipped whole. Every item carries ``timings``: Festival's own word and
 segment times (`aligner.audio.festival`), with Festival's phone names (the English
 voices' ``radio`` phone set: CMUdict's ARPAbet in lower case, without stress; another
 language's voice its own set), pauses as the gaps; the same intervals are written as
@@ -69,11 +72,16 @@ def prepare_festival(
     workers: int = 2,
     force: bool = False,
     progress: Callable[[int], object] | None = None,
+    parallel: Sequence[str] | None = None,
 ) -> PrepareSummary:
     """Speak `utterances` sentences (from `text_file`, else the fortunes) with Festival's
-    `voices`, write wavs, TextGrids, manifests and ``summary.json`` into `out_dir`."""
+    `voices` (or each with both voices of `parallel`), write wavs, TextGrids, manifests and
+    ``summary.json`` into `out_dir`."""
     if utterances < 1:
         raise ValueError(f"--utterances must be at least 1, got {utterances}")
+    if parallel is not None and len(parallel) != 2:
+        raise ValueError(f"--parallel takes two voices (source, target), got {list(parallel)}")
+    voices = list(parallel) if parallel is not None else list(voices)
     if not voices:
         raise ValueError("give at least one Festival voice with --voices")
     out_dir = Path(out_dir)
@@ -91,16 +99,20 @@ def prepare_festival(
     _clear_old_outputs(out_dir)
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     (out_dir / "textgrids").mkdir(parents=True, exist_ok=True)
-    jobs = []
+    plans = []  # the jobs of each sentence: one voice, or source and target
     for i, text in enumerate(texts):
-        voice = voices[i % len(voices)]
-        job = FestivalJob(
-            text, voice, str(out_dir / "wavs" / f"festival_{i:06d}.wav"), languages[voice]
-        )
-        if _words_to_speak(job, summary.bad):
-            jobs.append(job)
-    results = _synthesize(jobs, workers, progress)
-    items = [_item(job, res, out_dir, summary.bad) for job, res in zip(jobs, results)]
+        uid = f"festival_{i:06d}"
+        sides = [(voices[0], uid), (voices[1], f"{uid}_target")] if parallel else [
+            (voices[i % len(voices)], uid)
+        ]
+        jobs = [
+            FestivalJob(text, voice, str(out_dir / "wavs" / f"{name}.wav"), languages[voice])
+            for voice, name in sides
+        ]
+        if all(_words_to_speak(job, summary.bad) for job in jobs):
+            plans.append(jobs)
+    results = iter(_synthesize([job for jobs in plans for job in jobs], workers, progress))
+    items = [_item(jobs, [next(results) for _ in jobs], out_dir, summary.bad) for jobs in plans]
     kept = [item for item in items if item is not None]
     if not kept:
         first = f": first {summary.bad.items[0]}" if summary.bad else ""
@@ -109,11 +121,13 @@ def prepare_festival(
             f"Festival spoke none of the {len(texts)} sentences as written ({kinds}){first}"
         )
     summary.figures = _figures(kept, voices, languages, text_file, time.perf_counter() - start)
+    if parallel:
+        summary.figures["parallel"] = f"{voices[0]} -> {voices[1]}"
     summary.warnings += [
         f"{it['id']}: {it['duration']:.0f} s of speech (a batch holds its longest item: split "
         "long lines of the text into sentences)"
         for it in kept
-        if it["duration"] > LONG_SECONDS
+        if max(it["duration"], it.get("target_duration", 0.0)) > LONG_SECONDS
     ]
     splits = split_items(kept, seed=seed)
     if not splits.get("valid") or not splits.get("test"):
@@ -175,27 +189,38 @@ def _synthesize(
 
 
 def _item(
-    job: FestivalJob, result: FestivalResult | FestivalError, out_dir: Path, bad: BadItemReport
+    jobs: list[FestivalJob],
+    results: list[FestivalResult | FestivalError],
+    out_dir: Path,
+    bad: BadItemReport,
 ) -> dict[str, Any] | None:
-    """The manifest item of one spoken sentence, or None (reported, wav removed)."""
+    """The manifest item of one sentence spoken by one voice (or by a parallel pair's two:
+    ``target_*`` fields), or None (reported, its wavs removed)."""
     import soundfile
 
-    uid = Path(job.path).stem
-    try:
-        if isinstance(result, FestivalError):
-            raise result
-        duration = soundfile.info(job.path).duration
-        timings = festival_timings(result, duration)
-        timings = _labelled(timings, job.text)
-    except (ValueError, RuntimeError) as err:
-        bad.add(f"{uid} ({job.voice}: {job.text!r})", str(err))
-        Path(job.path).unlink(missing_ok=True)
-        return None
-    write_textgrid(timings.tiers, timings.duration, out_dir / "textgrids" / f"{uid}.TextGrid")
-    return {
-        "id": uid, "audio": job.path, "text": job.text, "speaker": job.voice,
-        "duration": round(duration, 4), "timings": timings.to_dict(),
-    }
+    uid = Path(jobs[0].path).stem
+    sides = []
+    for job, result in zip(jobs, results):
+        try:
+            if isinstance(result, FestivalError):
+                raise result
+            duration = soundfile.info(job.path).duration
+            sides.append(_labelled(festival_timings(result, duration), job.text))
+        except (ValueError, RuntimeError) as err:
+            bad.add(f"{Path(job.path).stem} ({job.voice}: {job.text!r})", str(err))
+            for spoken in jobs:
+                Path(spoken.path).unlink(missing_ok=True)
+            return None
+    item: dict[str, Any] = {"id": uid, "audio": jobs[0].path, "text": jobs[0].text}
+    for (job, timings), (prefix, name) in zip(
+        zip(jobs, sides), (("", uid), ("target_", f"{uid}_target"))
+    ):
+        write_textgrid(timings.tiers, timings.duration, out_dir / "textgrids" / f"{name}.TextGrid")
+        item.update({
+            f"{prefix}audio": job.path, f"{prefix}speaker": job.voice,
+            f"{prefix}duration": round(timings.duration, 4), f"{prefix}timings": timings.to_dict(),
+        })
+    return item
 
 
 def _labelled(timings: Timings, text: str) -> Timings:
@@ -223,7 +248,8 @@ def _figures(
 ) -> dict[str, Any]:
     seconds = [item["duration"] for item in items]
     words = [len(text_words(item["text"])) for item in items]
-    per_voice = {v: sum(1 for item in items if item["speaker"] == v) for v in voices}
+    spoken_by = [(item["speaker"], item.get("target_speaker")) for item in items]
+    per_voice = {v: sum(1 for pair in spoken_by if v in pair) for v in voices}
     figures = {
         "utterances": len(items),
         "hours": round(sum(seconds) / 3600, 4),
