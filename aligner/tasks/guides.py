@@ -1,7 +1,10 @@
 """The durations that guide a Tacotron's attention (``model.loss.guided.source:
 durations``): the alignment model's records (``ID.durations.json`` from `aligner align`)
 read from the folders ``data.durations`` names, matched to the task's items, and turned
-into per-batch guides (`aligner.attention.guides`).
+into per-batch guides (`aligner.attention.guides`). A TTS item may instead have another
+tool's ``ID.TextGrid`` there (the Montreal Forced Aligner's, Festival's, a corpus's own):
+its phones are paired with the item's tokens (`aligner.alignment.transfer`); an item whose
+phones are not its tokens' sounds trains with the diagonal guide and is counted.
 
 TTS: the record's tokens must be the TTS's tokens (the same ``data.tokenizer``); the
 record's ``<s>`` and ``</s>`` frames (the silence at the edges) go to the TTS's own
@@ -24,7 +27,9 @@ import torch
 
 from aligner.alignment.reading import read_record
 from aligner.alignment.record import RECORD_SUFFIX
-from aligner.alignment.tiers import SPECIALS
+from aligner.alignment.textgrid import read_textgrid, textgrid_files
+from aligner.alignment.tiers import SPECIALS, optional_tokens
+from aligner.alignment.transfer import MAX_EDITS, transferred_frames
 from aligner.attention.guides import duration_positions, pair_positions, path_guide
 from aligner.audio.features import MelConfig
 from aligner.config import ConfigError
@@ -69,7 +74,8 @@ def guide_folders(loss_cfg: Any, value: Any, data_dir: Path, key: str) -> list[P
 
 def read_records(folders: list[Path], mel_cfg: MelConfig, key: str) -> dict[str, dict[str, Any]]:
     """Every ``ID.durations.json`` in `folders` and their subfolders (e.g. ``durations/``
-    holding ``train/`` and ``valid/``), by item id; ConfigError for a record of other mel
+    holding ``train/`` and ``valid/``), by item id, and ``{"textgrid": path}`` for an item
+    with only an ``ID.TextGrid`` (read when used); ConfigError for a record of other mel
     frames (hop or sample rate) than the task's."""
     records: dict[str, dict[str, Any]] = {}
     for folder in folders:
@@ -86,6 +92,13 @@ def read_records(folders: list[Path], mel_cfg: MelConfig, key: str) -> dict[str,
                     "align with an alignment model of the same data.mel"
                 )
             records[str(record.get("id", path.name[: -len(RECORD_SUFFIX)]))] = record
+    for folder in folders:
+        try:
+            grids = textgrid_files(folder)
+        except ValueError as err:
+            raise ConfigError(f"data.{key}: {err}") from None
+        for uid, path in grids.items():
+            records.setdefault(uid, {"textgrid": path})  # aligner align's record comes first
     return records
 
 
@@ -165,6 +178,24 @@ def report(name: str, have: int, total: int) -> None:
         )
 
 
+def textgrid_durations(
+    path: Path, tokens: list[str], n_frames: int, frame_seconds: float, uid: str
+) -> torch.Tensor | None:
+    """The frames of each of the TTS item's `tokens` from the phones of another tool's
+    TextGrid (`transferred_frames`); None when they do not pair with the tokens."""
+    try:
+        phones = read_textgrid(path).get("phones")
+    except ValueError as err:
+        raise ConfigError(f"data.durations: item {uid}: {err}") from None
+    if not phones:
+        raise ConfigError(
+            f"data.durations: {path} has no phone tier (tiers named phones, phone, segments "
+            "or MFA's 'speaker - phones' are read): the guide needs phone times"
+        )
+    found = transferred_frames(phones, tokens, optional_tokens(tokens), n_frames, frame_seconds)
+    return None if found is None else torch.from_numpy(found[0])
+
+
 def tts_guides(
     dataset: Any,
     decode: Callable[[list[int]], list[str]],
@@ -172,16 +203,42 @@ def tts_guides(
     r: int,
     width: float,
     split: str,
+    frame_seconds: float,
 ) -> Guides:
-    """The guides of a TTS dataset (`aligner.data.datasets.TTSDataset`) from `records`."""
-    paths = {}
+    """The guides of a TTS dataset (`aligner.data.datasets.TTSDataset`) from `records`
+    (frames of ``frame_seconds`` each)."""
+    paths, unpaired = {}, []
     for index, item in enumerate(dataset.items):
         uid = str(item["id"])
         if uid not in records:
             continue
-        durations = tts_durations(records[uid], decode(dataset.tokens[index].tolist()), uid)
-        check_frames(durations, len(dataset.cache.get(item["audio"])), uid, "data.durations")
+        tokens = decode(dataset.tokens[index].tolist())
+        n_frames = len(dataset.cache.get(item["audio"]))
+        if "textgrid" in records[uid]:
+            durations = textgrid_durations(
+                records[uid]["textgrid"], tokens, n_frames, frame_seconds, uid
+            )
+            if durations is None:
+                unpaired.append(uid)
+                continue
+        else:
+            durations = tts_durations(records[uid], tokens, uid)
+            check_frames(durations, n_frames, uid, "data.durations")
         paths[uid] = duration_positions(durations)
+    if unpaired:
+        first = f"{unpaired[0]} ({records[unpaired[0]]['textgrid']})"
+        if not paths:
+            raise ConfigError(
+                f"data.durations: the phones of no {split} item's TextGrid are its tokens' "
+                f"sounds (first: {first}): give TextGrids of the phones data.tokenizer "
+                "spells (arpabet: CMUdict's, as MFA's english_us_arpa; phonemes: eSpeak NG's IPA)"
+            )
+        print(
+            f"note: {len(unpaired)} {split} item(s) have TextGrid phones that differ from their "
+            f"tokens in more than {MAX_EDITS:.0%} of the labels (first: {first}): they train "
+            "with the diagonal guide",
+            file=sys.stderr,
+        )
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)
 
@@ -203,6 +260,12 @@ def vc_guides(
         if uid not in source_records or uid not in target_records:
             continue
         src, tgt = source_records[uid], target_records[uid]
+        for side, record in (("source_durations", src), ("durations", tgt)):
+            if "textgrid" in record:
+                raise ConfigError(
+                    f"data.{side}: item {uid} has a TextGrid ({record['textgrid']}) and no "
+                    "durations record: a VC guide reads `aligner align`'s records of both voices"
+                )
         if list(src["tokens"]) != list(tgt["tokens"]):
             raise ConfigError(
                 f"item {uid}: the source's and the target's durations have other tokens; "

@@ -143,9 +143,10 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
     folders = guide_folders(loss_cfg, corpus.data.durations, data_dir, "durations")
     if folders:
         records = read_records(folders, corpus.mel_cfg, "durations")
-        width = loss_cfg.guided.width
+        width, r = loss_cfg.guided.width, tacotron_cfg.r
+        frame = corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
         parts = [
-            tts_guides(dataset, corpus.table.decode, records, tacotron_cfg.r, width, split)
+            tts_guides(dataset, corpus.table.decode, records, r, width, split, frame)
             for dataset, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
         ]
         task.guides = Guides({**parts[0].paths, **parts[1].paths}, tacotron_cfg.r, width)

@@ -134,6 +134,50 @@ def test_bad_durations_are_one_line_naming_the_item(tmp_path):
         build_task(_tts_cfg("ali", source="prior"), root)
 
 
+def _char_textgrid(
+    folder: Path, uid: str, text: str, tier: str = "phones", shift: str = ""
+) -> None:
+    """Another tool's TextGrid of a corpus item: a "phone" per character that is no space
+    (each 0.04 s; the spaces are pauses), in the MFA layout (a folder per speaker)."""
+    from aligner.alignment.intervals import Interval
+    from aligner.alignment.textgrid import write_textgrid
+
+    phones = [
+        Interval(0.04 * k, 0.04 * (k + 1), chr(ord(ch) + len(shift)))
+        for k, ch in enumerate(text)
+        if ch != " "
+    ]
+    (folder / "spk").mkdir(parents=True, exist_ok=True)
+    write_textgrid({tier: phones}, 0.04 * len(text), folder / "spk" / f"{uid}.TextGrid")
+
+
+def test_another_tools_textgrids_guide_as_the_alignment_models_records_do(tmp_path, capsys):
+    root = make_corpus(tmp_path / "c")
+    for i, text in enumerate(TEXTS[:5]):
+        _char_record(root / "ali", f"u{i}", text)
+        _char_textgrid(root / "tg", f"u{i}", text)
+    by_record = build_task(_tts_cfg("ali", width=0.0), root)
+    by_grid = build_task(_tts_cfg("tg", width=0.0), root)
+    for split in ("train_set", "valid_set"):
+        items = [getattr(by_record, split)[k] for k in range(len(getattr(by_record, split)))]
+        a, b = by_record.collate(items), by_grid.collate(items)
+        assert a["guided"].tolist() == b["guided"].tolist()
+        assert torch.equal(a["guide"], b["guide"])
+    # phones of another alphabet: an item that does not pair is counted, none is an error
+    _char_textgrid(root / "tg", "u0", TEXTS[0], shift="x")
+    capsys.readouterr()
+    build_task(_tts_cfg("tg"), root)
+    err = capsys.readouterr().err
+    assert "1 training item(s) have TextGrid phones that differ" in err and "u0" in err
+    for i, text in enumerate(TEXTS[:5]):
+        _char_textgrid(root / "tg", f"u{i}", text, shift="x")
+    with pytest.raises(ConfigError, match="the phones of no training item's TextGrid"):
+        build_task(_tts_cfg("tg"), root)
+    _char_textgrid(root / "words_only", "u0", TEXTS[0], tier="words")
+    with pytest.raises(ConfigError, match="has no phone tier"):
+        build_task(_tts_cfg("words_only"), root)
+
+
 def test_vc_guides_map_target_frames_to_source_encoder_positions(tmp_path):
     root = make_corpus(tmp_path / "c", parallel=True)
     import soundfile as sf
