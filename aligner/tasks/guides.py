@@ -2,9 +2,10 @@
 durations``): the alignment model's records (``ID.durations.json`` from `aligner align`)
 read from the folders ``data.durations`` names, matched to the task's items, and turned
 into per-batch guides (`aligner.attention.guides`). A TTS item may instead have another
-tool's ``ID.TextGrid`` there (the Montreal Forced Aligner's, Festival's, a corpus's own):
-its phones are paired with the item's tokens (`aligner.alignment.transfer`); an item whose
-phones are not its tokens' sounds trains with the diagonal guide and is counted.
+tool's ``ID.TextGrid`` there (the Montreal Forced Aligner's, Festival's, a corpus's own),
+and so may either voice of a VC pair: its phones are paired with the item's tokens (or
+with the other voice's phones; `aligner.alignment.transfer`); an item whose phones do not
+pair trains with the diagonal guide and is counted.
 
 TTS: the record's tokens must be the TTS's tokens (the same ``data.tokenizer``); the
 record's ``<s>`` and ``</s>`` frames (the silence at the edges) go to the TTS's own
@@ -178,22 +179,63 @@ def report(name: str, have: int, total: int) -> None:
         )
 
 
-def textgrid_durations(
-    path: Path, tokens: list[str], n_frames: int, frame_seconds: float, uid: str
-) -> torch.Tensor | None:
-    """The frames of each of the TTS item's `tokens` from the phones of another tool's
-    TextGrid (`transferred_frames`); None when they do not pair with the tokens."""
+def textgrid_phones(path: Path, uid: str, key: str) -> list[Any]:
+    """The timed phones of another tool's TextGrid (ConfigError when it has no phone tier
+    or cannot be read)."""
     try:
         phones = read_textgrid(path).get("phones")
     except ValueError as err:
-        raise ConfigError(f"data.durations: item {uid}: {err}") from None
+        raise ConfigError(f"data.{key}: item {uid}: {err}") from None
     if not phones:
         raise ConfigError(
-            f"data.durations: {path} has no phone tier (tiers named phones, phone, segments "
+            f"data.{key}: {path} has no phone tier (tiers named phones, phone, segments "
             "or MFA's 'speaker - phones' are read): the guide needs phone times"
         )
-    found = transferred_frames(phones, tokens, optional_tokens(tokens), n_frames, frame_seconds)
-    return None if found is None else torch.from_numpy(found[0])
+    return phones
+
+
+def side_frames(
+    record: dict[str, Any],
+    tokens: list[str],
+    n_frames: int,
+    frame_seconds: float,
+    uid: str,
+    key: str,
+) -> torch.Tensor | None:
+    """The frames of each of `tokens` in one recording: from `record`'s own (its tokens
+    must be `tokens`, its frames the recording's) or from the phones of its TextGrid
+    (`transferred_frames`; None when they do not pair with `tokens`)."""
+    if "textgrid" in record:
+        phones = textgrid_phones(record["textgrid"], uid, key)
+        found = transferred_frames(phones, tokens, optional_tokens(tokens), n_frames, frame_seconds)
+        return None if found is None else torch.from_numpy(found[0])
+    if list(record["tokens"]) != list(tokens):
+        raise ConfigError(
+            f"item {uid}: the source's and the target's durations have other tokens; "
+            "align both sides with one alignment model"
+        )
+    durations = torch.tensor(record["frames"])
+    check_frames(durations, n_frames, uid, f"data.{key}")
+    return durations
+
+
+def report_unpaired(unpaired: list[str], paired: int, split: str, where: str) -> None:
+    """One line on the items whose TextGrid phones did not pair with their tokens; a
+    ConfigError when no item of the split paired."""
+    if not unpaired:
+        return
+    if not paired:
+        raise ConfigError(
+            f"{where}: the phones of no {split} item's TextGrid pair with its tokens (first: "
+            f"{unpaired[0]}): give TextGrids of the phones data.tokenizer spells (arpabet: "
+            "CMUdict's, as MFA's english_us_arpa; phonemes: eSpeak NG's IPA)"
+        )
+    print(
+        f"note: {len(unpaired)} {split} item(s) have TextGrid phones that differ from their "
+        f"tokens in more than {MAX_EDITS:.0%} of the labels (first: {unpaired[0]}): they "
+        "train with the diagonal guide",
+        file=sys.stderr,
+    )
 
 
 def tts_guides(
@@ -215,9 +257,7 @@ def tts_guides(
         tokens = decode(dataset.tokens[index].tolist())
         n_frames = len(dataset.cache.get(item["audio"]))
         if "textgrid" in records[uid]:
-            durations = textgrid_durations(
-                records[uid]["textgrid"], tokens, n_frames, frame_seconds, uid
-            )
+            durations = side_frames(records[uid], tokens, n_frames, frame_seconds, uid, "durations")
             if durations is None:
                 unpaired.append(uid)
                 continue
@@ -225,22 +265,21 @@ def tts_guides(
             durations = tts_durations(records[uid], tokens, uid)
             check_frames(durations, n_frames, uid, "data.durations")
         paths[uid] = duration_positions(durations)
-    if unpaired:
-        first = f"{unpaired[0]} ({records[unpaired[0]]['textgrid']})"
-        if not paths:
-            raise ConfigError(
-                f"data.durations: the phones of no {split} item's TextGrid are its tokens' "
-                f"sounds (first: {first}): give TextGrids of the phones data.tokenizer "
-                "spells (arpabet: CMUdict's, as MFA's english_us_arpa; phonemes: eSpeak NG's IPA)"
-            )
-        print(
-            f"note: {len(unpaired)} {split} item(s) have TextGrid phones that differ from their "
-            f"tokens in more than {MAX_EDITS:.0%} of the labels (first: {first}): they train "
-            "with the diagonal guide",
-            file=sys.stderr,
-        )
+    report_unpaired(unpaired, len(paths), split, "data.durations")
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)
+
+
+def vc_tokens(source: dict[str, Any], target: dict[str, Any], uid: str) -> list[str]:
+    """The tokens both voices of a pair are timed over: a durations record's (the source's
+    first), else the source TextGrid's phones with a separator between each two (where
+    either voice may pause)."""
+    for record in (source, target):
+        if "tokens" in record:
+            return list(record["tokens"])
+    phones = textgrid_phones(source["textgrid"], uid, "source_durations")
+    spaced = [x for k, phone in enumerate(phones) for x in ([" "] if k else []) + [phone.label]]
+    return ["<s>", *spaced, "</s>"]
 
 
 def vc_guides(
@@ -251,29 +290,31 @@ def vc_guides(
     r: int,
     width: float,
     split: str,
+    frame_seconds: float,
 ) -> Guides:
     """The guides of a VC dataset (`aligner.data.datasets.VCDataset`): each pair's target
-    frames mapped to source encoder positions through the durations of both sides."""
-    paths = {}
+    frames mapped to source encoder positions through the durations of both sides (records
+    of one alignment model, or TextGrids whose phones pair)."""
+    paths, unpaired = {}, []
     for item in dataset.items:
         uid = str(item["id"])
         if uid not in source_records or uid not in target_records:
             continue
         src, tgt = source_records[uid], target_records[uid]
-        for side, record in (("source_durations", src), ("durations", tgt)):
-            if "textgrid" in record:
-                raise ConfigError(
-                    f"data.{side}: item {uid} has a TextGrid ({record['textgrid']}) and no "
-                    "durations record: a VC guide reads `aligner align`'s records of both voices"
-                )
-        if list(src["tokens"]) != list(tgt["tokens"]):
-            raise ConfigError(
-                f"item {uid}: the source's and the target's durations have other tokens; "
-                "align both sides with one alignment model"
+        tokens = vc_tokens(src, tgt, uid)
+        sides = [
+            side_frames(
+                record, tokens, len(dataset.cache.get(item[audio])), frame_seconds, uid, key
             )
-        src_d, tgt_d = torch.tensor(src["frames"]), torch.tensor(tgt["frames"])
-        check_frames(src_d, len(dataset.cache.get(item["audio"])), uid, "data.source_durations")
-        check_frames(tgt_d, len(dataset.cache.get(item["target_audio"])), uid, "data.durations")
-        paths[uid] = pair_positions(src_d, tgt_d, reduction)
+            for record, audio, key in (
+                (src, "audio", "source_durations"),
+                (tgt, "target_audio", "durations"),
+            )
+        ]
+        if sides[0] is None or sides[1] is None:
+            unpaired.append(uid)
+            continue
+        paths[uid] = pair_positions(sides[0], sides[1], reduction)
+    report_unpaired(unpaired, len(paths), split, "data.durations")
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)

@@ -118,8 +118,11 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
         source_records = read_records(sources, mel_cfg, "source_durations")
         reduction, r, width = tacotron_cfg.encoder.reduction, tacotron_cfg.r, loss_cfg.guided.width
         paths = {}
+        frame = mel_cfg.hop_length / mel_cfg.sample_rate
         for dataset, split in ((train_set, "training"), (valid_set, "validation")):
-            guides = vc_guides(dataset, source_records, target_records, reduction, r, width, split)
+            guides = vc_guides(
+                dataset, source_records, target_records, reduction, r, width, split, frame
+            )
             paths.update(guides.paths)
         task.guides = Guides(paths, r, width)
     return task

@@ -171,7 +171,7 @@ def test_another_tools_textgrids_guide_as_the_alignment_models_records_do(tmp_pa
     assert "1 training item(s) have TextGrid phones that differ" in err and "u0" in err
     for i, text in enumerate(TEXTS[:5]):
         _char_textgrid(root / "tg", f"u{i}", text, shift="x")
-    with pytest.raises(ConfigError, match="the phones of no training item's TextGrid"):
+    with pytest.raises(ConfigError, match="the phones of no training item.s TextGrid pair"):
         build_task(_tts_cfg("tg"), root)
     _char_textgrid(root / "words_only", "u0", TEXTS[0], tier="words")
     with pytest.raises(ConfigError, match="has no phone tier"):
@@ -217,6 +217,30 @@ def test_vc_guides_map_target_frames_to_source_encoder_positions(tmp_path):
     assert torch.allclose(batch["guide"][0, :steps, :n_enc], expected)
     loss, _ = task.loss(task.model, batch, step=0)
     assert torch.isfinite(loss)
+    # both voices' TextGrids (another tool's phones) time the same path where no voice pauses
+    from aligner.alignment.intervals import Interval
+    from aligner.alignment.textgrid import write_textgrid
+
+    for i, text in enumerate(TEXTS):
+        m = (n_frames["tgt", i] - 1) // len(text)
+        for folder, step in (("tg_src", FRAMES_PER_CHAR), ("tg_tgt", m)):
+            phones = [
+                Interval(0.01 * step * k, 0.01 * step * (k + 1), c) for k, c in enumerate(text)
+            ]
+            write_textgrid(
+                {"phones": phones}, 0.01 * step * len(text), root / folder / f"u{i}.TextGrid"
+            )
+    grids = ExperimentConfig.from_dict(
+        {
+            "task": "vc",
+            "data": {**data, "durations": "tg_tgt", "source_durations": "tg_src"},
+            "model": model,
+        }
+    )
+    by_grid = build_task(grids, root)
+    dab = [k for k, it in enumerate(task.train_set.items) if it["id"] == "u2"]
+    a, b = task.collate([task.train_set[dab[0]]]), by_grid.collate([by_grid.train_set[dab[0]]])
+    assert b["guided"].all() and torch.allclose(a["guide"], b["guide"])
     del data["source_durations"]
     with pytest.raises(ConfigError, match="needs data.source_durations"):
         build_task(ExperimentConfig.from_dict({"task": "vc", "data": data, "model": model}), root)
