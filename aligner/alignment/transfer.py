@@ -7,7 +7,8 @@ The phones are paired with the tokens of sounds (not separators, punctuation or 
 without case and stress (`label_key`: ``AH0``, ``ah`` and Festival's reduced ``ax`` alike),
 so that a lexicon's variants (another vowel, a dropped or an added phone) cost one edit
 each and the rest still pairs. A paired token holds its phone's
-frames (its start and end rounded to the nearest frame edge); the frames between two
+frames (its start and end at the nearest frame edge, `frame_edge`, so that the frames of a
+record written out as times come back as they were); the frames between two
 paired tokens (a pause, or a phone no token pairs with) go to a separator or punctuation
 mark between them when there is one, else half to each; the frames before the first and
 after the last go to ``<s>``/``</s>`` (or the edge token). A token no phone pairs with
@@ -22,9 +23,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from aligner.alignment.intervals import Interval
-from aligner.alignment.tiers import PUNCTUATION
+from aligner.alignment.tiers import FRAME_CENTRE, PUNCTUATION
+from aligner.text.metrics import edit_alignment
 
 MAX_EDITS = 0.25  # the share of edits beyond which the phones are not the tokens' sounds
+FIT_FRAMES = 2  # frames past the audio's end a phone may reach (rounding, a trailing pad)
 _STRESS = re.compile(r"[0-9ˈˌːˑ'\u0300-\u036f]")
 # TIMIT's and Festival's reduced ARPAbet vowels as CMUdict spells them (Lee and Hon's folding)
 _REDUCED = {"ax": "ah", "ax-h": "ah", "ix": "ih", "axr": "er", "ux": "uw"}
@@ -39,28 +42,17 @@ def label_key(label: str) -> str:
 
 def pair_labels(theirs: Sequence[str], mine: Sequence[str]) -> tuple[list[int | None], int]:
     """For each of `theirs`, the index of the label of `mine` it pairs with (None: none), by
-    the alignment with the fewest edits (substitution, insertion, deletion: one each) of
-    their `label_key`; and that number of edits."""
-    a, b = [label_key(x) for x in theirs], [label_key(x) for x in mine]
-    n, m = len(a), len(b)
-    cost = np.zeros((n + 1, m + 1), dtype=np.int64)
-    cost[:, 0], cost[0, :] = np.arange(n + 1), np.arange(m + 1)
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            cost[i, j] = min(
-                cost[i - 1, j - 1] + (a[i - 1] != b[j - 1]), cost[i - 1, j] + 1, cost[i, j - 1] + 1
-            )
-    paired: list[int | None] = [None] * n
-    i, j = n, m
-    while i > 0 and j > 0:
-        if cost[i, j] == cost[i - 1, j - 1] + (a[i - 1] != b[j - 1]):
-            paired[i - 1] = j - 1
-            i, j = i - 1, j - 1
-        elif cost[i, j] == cost[i - 1, j] + 1:
-            i -= 1
-        else:
-            j -= 1
-    return paired, int(cost[n, m])
+    the alignment of their `label_key`s with the fewest edits; and that number of edits."""
+    return edit_alignment([label_key(x) for x in theirs], [label_key(x) for x in mine])
+
+
+def frame_edge(seconds: float, frame_seconds: float) -> int:
+    """The frame edge whose boundary in time is nearest `seconds`: the boundary before frame
+    ``a`` lies half a frame before its centre (`aligner.alignment.tiers.frame_bounds`), at
+    ``(a - 1/2) * frame_seconds``, the first at 0; a time exactly between two goes to the
+    later edge."""
+    edge = int(np.floor(seconds / frame_seconds + FRAME_CENTRE + 0.5))
+    return 0 if edge == 1 and seconds < FRAME_CENTRE * frame_seconds / 2 else max(edge, 0)
 
 
 def _gap_token(tokens: Sequence[str], optional: np.ndarray, lo: int, hi: int) -> int | None:
@@ -92,8 +84,14 @@ def transferred_frames(
 ) -> tuple[np.ndarray, int] | None:
     """``(N,)`` frames of each of `tokens` (summing to `n_frames`) from timed `phones`
     (silences left out), and the edits of their pairing; None when more than `MAX_EDITS`
-    of the labels differ (the phones are not these tokens' sounds) or none pairs."""
+    of the labels differ (the phones are not these tokens' sounds), when none pairs, or when
+    the phones are not within the audio (a time before 0 or more than `FIT_FRAMES` frames
+    past its end: another recording's, or times in other units)."""
     optional = np.asarray(optional, bool)
+    if not phones or min(p.start for p in phones) < 0:
+        return None
+    if max(p.end for p in phones) > (n_frames + FIT_FRAMES) * frame_seconds:
+        return None
     sounds = [k for k in range(len(tokens)) if not optional[k]]
     paired, edits = pair_labels([p.label for p in phones], [tokens[k] for k in sounds])
     if not sounds or edits > MAX_EDITS * max(len(phones), len(sounds)):
@@ -103,8 +101,8 @@ def transferred_frames(
     for phone, j in zip(phones, paired):
         if j is None:
             continue
-        start = min(max(int(round(phone.start / frame_seconds)), last), n_frames)
-        end = min(max(int(round(phone.end / frame_seconds)), start), n_frames)
+        start = min(max(frame_edge(phone.start, frame_seconds), last), n_frames)
+        end = min(max(frame_edge(phone.end, frame_seconds), start), n_frames)
         spans[sounds[j]] = (start, end)
         last = end
     if not spans:

@@ -73,14 +73,22 @@ def guide_folders(loss_cfg: Any, value: Any, data_dir: Path, key: str) -> list[P
     return folders
 
 
-def read_records(folders: list[Path], mel_cfg: MelConfig, key: str) -> dict[str, dict[str, Any]]:
+TARGET_SUFFIX = "_target"  # a parallel corpus's TextGrid of the target voice: ID_target.TextGrid
+
+
+def read_records(
+    folders: list[Path], mel_cfg: MelConfig, key: str, target: bool = False
+) -> dict[str, dict[str, Any]]:
     """Every ``ID.durations.json`` in `folders` and their subfolders (e.g. ``durations/``
     holding ``train/`` and ``valid/``), by item id, and ``{"textgrid": path}`` for an item
-    with only an ``ID.TextGrid`` (read when used); ConfigError for a record of other mel
-    frames (hop or sample rate) than the task's."""
+    with an ``ID.TextGrid`` in a folder that holds no record (read when used; `target`: the
+    target voice of a VC pair, whose ``ID_target.TextGrid`` comes first, as `aligner
+    prepare` names them); ConfigError for a record of other mel frames (hop or sample rate)
+    than the task's."""
     records: dict[str, dict[str, Any]] = {}
     for folder in folders:
-        for path in sorted(folder.rglob(f"*{RECORD_SUFFIX}")):
+        found = sorted(folder.rglob(f"*{RECORD_SUFFIX}"))
+        for path in found:
             try:
                 record = read_record(path)
             except ValueError as err:
@@ -93,14 +101,27 @@ def read_records(folders: list[Path], mel_cfg: MelConfig, key: str) -> dict[str,
                     "align with an alignment model of the same data.mel"
                 )
             records[str(record.get("id", path.name[: -len(RECORD_SUFFIX)]))] = record
-    for folder in folders:
-        try:
-            grids = textgrid_files(folder)
-        except ValueError as err:
-            raise ConfigError(f"data.{key}: {err}") from None
-        for uid, path in grids.items():
-            records.setdefault(uid, {"textgrid": path})  # aligner align's record comes first
+        if not found:  # `aligner align`'s TextGrids say what its records say
+            for uid, path in folder_textgrids(folder, key, target).items():
+                records.setdefault(uid, {"textgrid": path})
     return records
+
+
+def folder_textgrids(folder: Path, key: str, target: bool) -> dict[str, Path]:
+    """Item id -> TextGrid of `folder` (`textgrid_files`). A folder with ``*_target``
+    TextGrids holds both voices of a parallel corpus: the `target` voice reads those, the
+    other voice the rest; any other folder is read as it is, by either voice."""
+    try:
+        grids = textgrid_files(folder)
+    except ValueError as err:
+        raise ConfigError(f"data.{key}: {err}") from None
+    if not any(stem.endswith(TARGET_SUFFIX) for stem in grids):
+        return grids
+    return {
+        stem[: -len(TARGET_SUFFIX)] if target else stem: path
+        for stem, path in grids.items()
+        if stem.endswith(TARGET_SUFFIX) == target
+    }
 
 
 def tts_durations(record: dict[str, Any], tokens: list[str], uid: str) -> torch.Tensor:
@@ -180,13 +201,13 @@ def report(name: str, have: int, total: int) -> None:
 
 
 def textgrid_phones(path: Path, uid: str, key: str) -> list[Any]:
-    """The timed phones of another tool's TextGrid (ConfigError when it has no phone tier
-    or cannot be read)."""
+    """The timed phones of another tool's TextGrid, silences left out (ConfigError when it
+    has no phone tier or cannot be read; an empty tier gives none)."""
     try:
         phones = read_textgrid(path).get("phones")
     except ValueError as err:
         raise ConfigError(f"data.{key}: item {uid}: {err}") from None
-    if not phones:
+    if phones is None:
         raise ConfigError(
             f"data.{key}: {path} has no phone tier (tiers named phones, phone, segments "
             "or MFA's 'speaker - phones' are read): the guide needs phone times"
@@ -219,21 +240,21 @@ def side_frames(
     return durations
 
 
-def report_unpaired(unpaired: list[str], paired: int, split: str, where: str) -> None:
+def report_unpaired(unpaired: list[str], paired: int, split: str, key: str) -> None:
     """One line on the items whose TextGrid phones did not pair with their tokens; a
-    ConfigError when no item of the split paired."""
+    ConfigError when no training item paired."""
     if not unpaired:
         return
-    if not paired:
+    if not paired and split == "training":
         raise ConfigError(
-            f"{where}: the phones of no {split} item's TextGrid pair with its tokens (first: "
+            f"data.{key}: the phones of no {split} item's TextGrid pair with its tokens (first: "
             f"{unpaired[0]}): give TextGrids of the phones data.tokenizer spells (arpabet: "
-            "CMUdict's, as MFA's english_us_arpa; phonemes: eSpeak NG's IPA)"
+            "CMUdict's, as MFA's english_us_arpa; phonemes: eSpeak NG's IPA) and of this audio"
         )
     print(
-        f"note: {len(unpaired)} {split} item(s) have TextGrid phones that differ from their "
-        f"tokens in more than {MAX_EDITS:.0%} of the labels (first: {unpaired[0]}): they "
-        "train with the diagonal guide",
+        f"note: {len(unpaired)} {split} item(s) have TextGrid phones that do not pair with their "
+        f"tokens (more than {MAX_EDITS:.0%} of the labels differ, or the times are not within "
+        f"the audio; first: {unpaired[0]}): they train with the diagonal guide",
         file=sys.stderr,
     )
 
@@ -259,13 +280,13 @@ def tts_guides(
         if "textgrid" in records[uid]:
             durations = side_frames(records[uid], tokens, n_frames, frame_seconds, uid, "durations")
             if durations is None:
-                unpaired.append(uid)
+                unpaired.append(f"{uid} ({records[uid]['textgrid']})")
                 continue
         else:
             durations = tts_durations(records[uid], tokens, uid)
             check_frames(durations, n_frames, uid, "data.durations")
         paths[uid] = duration_positions(durations)
-    report_unpaired(unpaired, len(paths), split, "data.durations")
+    report_unpaired(unpaired, len(paths), split, "durations")
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)
 
@@ -301,6 +322,12 @@ def vc_guides(
         if uid not in source_records or uid not in target_records:
             continue
         src, tgt = source_records[uid], target_records[uid]
+        if "textgrid" in src and src.get("textgrid") == tgt.get("textgrid"):
+            raise ConfigError(
+                f"item {uid}: data.source_durations and data.durations give one TextGrid "
+                f"({src['textgrid']}) for both voices: give each voice's (the target's as "
+                f"ID{TARGET_SUFFIX}.TextGrid, or in a folder of its own)"
+            )
         tokens = vc_tokens(src, tgt, uid)
         sides = [
             side_frames(
@@ -312,9 +339,9 @@ def vc_guides(
             )
         ]
         if sides[0] is None or sides[1] is None:
-            unpaired.append(uid)
+            unpaired.append(f"{uid} ({'source' if sides[0] is None else 'target'} voice)")
             continue
         paths[uid] = pair_positions(sides[0], sides[1], reduction)
-    report_unpaired(unpaired, len(paths), split, "data.durations")
+    report_unpaired(unpaired, len(paths), split, "durations")
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)

@@ -114,7 +114,7 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
     folders = guide_folders(loss_cfg, data.durations, data_dir, "durations")
     if folders:
         sources = guide_folders(loss_cfg, data.source_durations, data_dir, "source_durations")
-        target_records = read_records(folders, mel_cfg, "durations")
+        target_records = read_records(folders, mel_cfg, "durations", target=True)
         source_records = read_records(sources, mel_cfg, "source_durations")
         reduction, r, width = tacotron_cfg.encoder.reduction, tacotron_cfg.r, loss_cfg.guided.width
         paths = {}

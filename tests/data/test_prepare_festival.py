@@ -126,6 +126,8 @@ def test_a_parallel_corpus_has_both_voices_timed_and_skips_a_sentence_whole(tmp_
     assert summary["voices"] == {"kal_diphone": 3, "ked_diphone": 3}
     both = CliRunner().invoke(main, [*args, "--voices", "kal_diphone", "--force"])
     assert both.exit_code == 2 and "either --voices or --parallel" in both.output
+    same = CliRunner().invoke(main, [*args[:-2], "kal_diphone", "kal_diphone", "--force"])
+    assert same.exit_code == 1 and "two voices (source, target)" in same.output
 
 
 @pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")

@@ -134,6 +134,11 @@ def test_bad_durations_are_one_line_naming_the_item(tmp_path):
         build_task(_tts_cfg("ali", source="prior"), root)
 
 
+def _edge(frame: int) -> float:
+    """Seconds of the boundary before `frame` (`aligner.alignment.tiers.frame_bounds`)."""
+    return max(frame - 0.5, 0.0) * MEL["hop_length"] / MEL["sample_rate"]
+
+
 def _char_textgrid(
     folder: Path, uid: str, text: str, tier: str = "phones", shift: str = ""
 ) -> None:
@@ -142,8 +147,8 @@ def _char_textgrid(
     from aligner.alignment.intervals import Interval
     from aligner.alignment.textgrid import write_textgrid
 
-    phones = [
-        Interval(0.04 * k, 0.04 * (k + 1), chr(ord(ch) + len(shift)))
+    phones = [  # times as `aligner align` writes them: half a frame before each frame edge
+        Interval(_edge(4 * k), _edge(4 * (k + 1)), chr(ord(ch) + len(shift)))
         for k, ch in enumerate(text)
         if ch != " "
     ]
@@ -168,7 +173,14 @@ def test_another_tools_textgrids_guide_as_the_alignment_models_records_do(tmp_pa
     capsys.readouterr()
     build_task(_tts_cfg("tg"), root)
     err = capsys.readouterr().err
-    assert "1 training item(s) have TextGrid phones that differ" in err and "u0" in err
+    assert "1 training item(s) have TextGrid phones that do not pair" in err and "u0" in err
+    _char_textgrid(root / "tg", "u0", TEXTS[0])
+    _char_textgrid(root / "tg", "u4", TEXTS[4], shift="x")  # the only guided validation item
+    build_task(_tts_cfg("tg"), root)  # counted, not an error: training items pair
+    assert "1 validation item(s) have TextGrid phones that do not pair" in capsys.readouterr().err
+    _char_textgrid(root / "tg", "u4", " ")  # a phone tier with no phone in it: counted too
+    build_task(_tts_cfg("tg"), root)
+    assert "1 validation item(s)" in capsys.readouterr().err
     for i, text in enumerate(TEXTS[:5]):
         _char_textgrid(root / "tg", f"u{i}", text, shift="x")
     with pytest.raises(ConfigError, match="the phones of no training item.s TextGrid pair"):
@@ -221,26 +233,31 @@ def test_vc_guides_map_target_frames_to_source_encoder_positions(tmp_path):
     from aligner.alignment.intervals import Interval
     from aligner.alignment.textgrid import write_textgrid
 
+    # (one folder holds both, as `aligner prepare --parallel` writes them: ID_target.TextGrid)
     for i, text in enumerate(TEXTS):
         m = (n_frames["tgt", i] - 1) // len(text)
-        for folder, step in (("tg_src", FRAMES_PER_CHAR), ("tg_tgt", m)):
+        for name, step in ((f"u{i}", FRAMES_PER_CHAR), (f"u{i}_target", m)):
             phones = [
-                Interval(0.01 * step * k, 0.01 * step * (k + 1), c) for k, c in enumerate(text)
+                Interval(_edge(step * k), _edge(step * (k + 1)), c) for k, c in enumerate(text)
             ]
             write_textgrid(
-                {"phones": phones}, 0.01 * step * len(text), root / folder / f"u{i}.TextGrid"
+                {"phones": phones}, 0.01 * step * len(text), root / "grids" / f"{name}.TextGrid"
             )
-    grids = ExperimentConfig.from_dict(
-        {
-            "task": "vc",
-            "data": {**data, "durations": "tg_tgt", "source_durations": "tg_src"},
-            "model": model,
-        }
-    )
-    by_grid = build_task(grids, root)
+            if name == f"u{i}":
+                write_textgrid({"phones": phones}, 1.0, root / "one_voice" / f"{name}.TextGrid")
+
+    def vc(durations: str, sources: str):
+        both = {**data, "durations": durations, "source_durations": sources}
+        return build_task(
+            ExperimentConfig.from_dict({"task": "vc", "data": both, "model": model}), root
+        )
+
+    by_grid = vc("grids", "grids")
     dab = [k for k, it in enumerate(task.train_set.items) if it["id"] == "u2"]
     a, b = task.collate([task.train_set[dab[0]]]), by_grid.collate([by_grid.train_set[dab[0]]])
     assert b["guided"].all() and torch.allclose(a["guide"], b["guide"])
+    with pytest.raises(ConfigError, match="give one TextGrid .* for both voices"):
+        vc("one_voice", "one_voice")
     del data["source_durations"]
     with pytest.raises(ConfigError, match="needs data.source_durations"):
         build_task(ExperimentConfig.from_dict({"task": "vc", "data": data, "model": model}), root)

@@ -79,7 +79,7 @@ def prepare_festival(
     ``summary.json`` into `out_dir`."""
     if utterances < 1:
         raise ValueError(f"--utterances must be at least 1, got {utterances}")
-    if parallel is not None and len(parallel) != 2:
+    if parallel is not None and (len(parallel) != 2 or parallel[0] == parallel[1]):
         raise ValueError(f"--parallel takes two voices (source, target), got {list(parallel)}")
     voices = list(parallel) if parallel is not None else list(voices)
     if not voices:
@@ -123,11 +123,12 @@ def prepare_festival(
     summary.figures = _figures(kept, voices, languages, text_file, time.perf_counter() - start)
     if parallel:
         summary.figures["parallel"] = f"{voices[0]} -> {voices[1]}"
+    longest = {it["id"]: max(it["duration"], it.get("target_duration", 0.0)) for it in kept}
     summary.warnings += [
-        f"{it['id']}: {it['duration']:.0f} s of speech (a batch holds its longest item: split "
-        "long lines of the text into sentences)"
-        for it in kept
-        if max(it["duration"], it.get("target_duration", 0.0)) > LONG_SECONDS
+        f"{uid}: {seconds:.0f} s of speech (a batch holds its longest item: split long lines "
+        "of the text into sentences)"
+        for uid, seconds in longest.items()
+        if seconds > LONG_SECONDS
     ]
     splits = split_items(kept, seed=seed)
     if not splits.get("valid") or not splits.get("test"):
@@ -246,7 +247,7 @@ def _figures(
     text_file: Path | None,
     elapsed: float,
 ) -> dict[str, Any]:
-    seconds = [item["duration"] for item in items]
+    seconds = [item[key] for item in items for key in ("duration", "target_duration") if key in item]
     words = [len(text_words(item["text"])) for item in items]
     spoken_by = [(item["speaker"], item.get("target_speaker")) for item in items]
     per_voice = {v: sum(1 for pair in spoken_by if v in pair) for v in voices}
