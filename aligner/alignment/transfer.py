@@ -24,7 +24,6 @@ import numpy as np
 
 from aligner.alignment.intervals import Interval
 from aligner.alignment.tiers import FRAME_CENTRE, PUNCTUATION
-from aligner.text.metrics import edit_alignment
 
 MAX_EDITS = 0.25  # the share of edits beyond which the phones are not the tokens' sounds
 FIT_FRAMES = 2  # frames past the audio's end a phone may reach (rounding, a trailing pad)
@@ -38,6 +37,30 @@ def label_key(label: str) -> str:
     or combining diacritics, and ARPAbet's reduced vowels as CMUdict's (``ax`` as ``ah``)."""
     key = _STRESS.sub("", label).lower()
     return _REDUCED.get(key, key)
+
+
+def edit_alignment(a: Sequence[str], b: Sequence[str]) -> tuple[list[int | None], int]:
+    """For each of `a`, the index in `b` it is aligned with (None: deleted) on an alignment
+    with the fewest edits (substitution, insertion, deletion: one each), and that number
+    (`edit_distance`)."""
+    n, m = len(a), len(b)
+    cost = [[i + j if i == 0 or j == 0 else 0 for j in range(m + 1)] for i in range(n + 1)]
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i][j] = min(
+                cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]), cost[i - 1][j] + 1, cost[i][j - 1] + 1
+            )
+    paired: list[int | None] = [None] * n
+    i, j = n, m
+    while i > 0 and j > 0:
+        if cost[i][j] == cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]):
+            paired[i - 1] = j - 1
+            i, j = i - 1, j - 1
+        elif cost[i][j] == cost[i - 1][j] + 1:
+            i -= 1
+        else:
+            j -= 1
+    return paired, cost[n][m]
 
 
 def pair_labels(theirs: Sequence[str], mine: Sequence[str]) -> tuple[list[int | None], int]:

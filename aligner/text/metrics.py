@@ -16,30 +16,6 @@ def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
     return prev[-1]
 
 
-def edit_alignment(a: Sequence[str], b: Sequence[str]) -> tuple[list[int | None], int]:
-    """For each of `a`, the index in `b` it is aligned with (None: deleted) on an alignment
-    with the fewest edits (substitution, insertion, deletion: one each), and that number
-    (`edit_distance`)."""
-    n, m = len(a), len(b)
-    cost = [[i + j if i == 0 or j == 0 else 0 for j in range(m + 1)] for i in range(n + 1)]
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            cost[i][j] = min(
-                cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]), cost[i - 1][j] + 1, cost[i][j - 1] + 1
-            )
-    paired: list[int | None] = [None] * n
-    i, j = n, m
-    while i > 0 and j > 0:
-        if cost[i][j] == cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]):
-            paired[i - 1] = j - 1
-            i, j = i - 1, j - 1
-        elif cost[i][j] == cost[i - 1][j] + 1:
-            i -= 1
-        else:
-            j -= 1
-    return paired, cost[n][m]
-
-
 def g2p_error_rates(
     hypotheses: dict[str, list[str]], references: dict[str, list[list[str]]]
 ) -> tuple[float, float]:
