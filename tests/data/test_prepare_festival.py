@@ -199,3 +199,28 @@ def test_text_without_words_utf16_and_stale_items_of_a_forced_run(tmp_path):
     text.write_text("!!!\n")  # a forced run that fails leaves no manifest of the old audio
     assert runner.invoke(main, [*args, "--force"]).exit_code == 1
     assert not (out / "train.jsonl").exists() and not list((out / "wavs").glob("*.wav"))
+
+
+def test_a_parallel_sentence_the_target_voice_fails_on_is_left_out_whole(tmp_path, monkeypatch):
+    """The source voice spoke, the target's Festival failed: neither wav is kept, and the
+    report names the target's file and its voice."""
+    import numpy as np
+    import soundfile
+
+    from aligner.alignment.intervals import Interval, Timings
+    from aligner.audio.festival import FestivalJob
+    from aligner.data.prepare import festival
+    from aligner.data.report import BadItemReport
+
+    said = Timings([Interval(0.0, 0.5, "Hello")], [Interval(0.0, 0.5, "hh")], 0.5)
+    monkeypatch.setattr(festival, "festival_timings", lambda result, duration: said)
+    jobs = [
+        FestivalJob("Hello.", voice, str(tmp_path / f"festival_000000{suffix}.wav"), "english")
+        for voice, suffix in (("kal_diphone", ""), ("ked_diphone", "_target"))
+    ]
+    for job in jobs:
+        soundfile.write(job.path, np.zeros(8000, np.float32), 16000)
+    bad = BadItemReport()
+    item = festival._item(jobs, [object(), FestivalError("ked_diphone crashed")], tmp_path, bad)
+    assert item is None and not list(tmp_path.glob("*.wav"))
+    assert len(bad) == 1 and "festival_000000_target (ked_diphone" in str(bad.items[0])
