@@ -73,6 +73,14 @@ def _run(work: Callable[[], PrepareSummary]) -> None:
     click.echo("\n".join(summary.lines()))
 
 
+PARALLEL = click.option(
+    "--parallel",
+    nargs=2,
+    metavar="SRC_VOICE TGT_VOICE",
+    help="Speak every sentence with both voices (a VC pair: audio and target_audio).",
+)
+
+
 @prepare.command()
 @OUT
 @click.option("--utterances", default=1000, show_default=True, help="Number of sentences.")
@@ -83,12 +91,7 @@ def _run(work: Callable[[], PrepareSummary]) -> None:
     help="eSpeak NG voice NAME[,rate=..,pitch=..,range=..,gap=..], e.g. 'en-us+m3,rate=150'; "
     "repeat for several speakers (sentences cycle through them). Default en-us.",
 )
-@click.option(
-    "--parallel",
-    nargs=2,
-    metavar="SRC_VOICE TGT_VOICE",
-    help="Speak every sentence with both voices (a VC pair: audio and target_audio).",
-)
+@PARALLEL
 @click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
 @click.option(
     "--stops",
@@ -150,12 +153,7 @@ def espeak(
     help="Festival voice name, e.g. kal_diphone; repeat for several speakers (sentences "
     "cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone.",
 )
-@click.option(
-    "--parallel",
-    nargs=2,
-    metavar="SRC_VOICE TGT_VOICE",
-    help="Speak every sentence with both voices (a VC pair: audio and target_audio).",
-)
+@PARALLEL
 @click.option(
     "--text",
     "text_file",

@@ -28,12 +28,17 @@ import torch
 
 from aligner.alignment.reading import read_record
 from aligner.alignment.record import RECORD_SUFFIX
-from aligner.alignment.textgrid import read_textgrid, textgrid_files
-from aligner.alignment.tiers import SPECIALS, optional_tokens
-from aligner.alignment.transfer import MAX_EDITS, transferred_frames
+from aligner.alignment.tiers import SPECIALS
 from aligner.attention.guides import duration_positions, pair_positions, path_guide
 from aligner.audio.features import MelConfig
 from aligner.config import ConfigError
+from aligner.tasks.textgrid_guides import (
+    TARGET_SUFFIX,
+    folder_textgrids,
+    report_unpaired,
+    textgrid_frames,
+    textgrid_phones,
+)
 
 SPECIAL = SPECIALS - {"<unk>"}  # the markers; <unk> stands for a token of the text
 
@@ -73,9 +78,6 @@ def guide_folders(loss_cfg: Any, value: Any, data_dir: Path, key: str) -> list[P
     return folders
 
 
-TARGET_SUFFIX = "_target"  # a parallel corpus's TextGrid of the target voice: ID_target.TextGrid
-
-
 def read_records(
     folders: list[Path], mel_cfg: MelConfig, key: str, target: bool = False
 ) -> dict[str, dict[str, Any]]:
@@ -105,23 +107,6 @@ def read_records(
             for uid, path in folder_textgrids(folder, key, target).items():
                 records.setdefault(uid, {"textgrid": path})
     return records
-
-
-def folder_textgrids(folder: Path, key: str, target: bool) -> dict[str, Path]:
-    """Item id -> TextGrid of `folder` (`textgrid_files`). A folder with ``*_target``
-    TextGrids holds both voices of a parallel corpus: the `target` voice reads those, the
-    other voice the rest; any other folder is read as it is, by either voice."""
-    try:
-        grids = textgrid_files(folder)
-    except ValueError as err:
-        raise ConfigError(f"data.{key}: {err}") from None
-    if not any(stem.endswith(TARGET_SUFFIX) for stem in grids):
-        return grids
-    return {
-        stem[: -len(TARGET_SUFFIX)] if target else stem: path
-        for stem, path in grids.items()
-        if stem.endswith(TARGET_SUFFIX) == target
-    }
 
 
 def tts_durations(record: dict[str, Any], tokens: list[str], uid: str) -> torch.Tensor:
@@ -200,21 +185,6 @@ def report(name: str, have: int, total: int) -> None:
         )
 
 
-def textgrid_phones(path: Path, uid: str, key: str) -> list[Any]:
-    """The timed phones of another tool's TextGrid, silences left out (ConfigError when it
-    has no phone tier or cannot be read; an empty tier gives none)."""
-    try:
-        phones = read_textgrid(path).get("phones")
-    except ValueError as err:
-        raise ConfigError(f"data.{key}: item {uid}: {err}") from None
-    if phones is None:
-        raise ConfigError(
-            f"data.{key}: {path} has no phone tier (tiers named phones, phone, segments "
-            "or MFA's 'speaker - phones' are read): the guide needs phone times"
-        )
-    return phones
-
-
 def side_frames(
     record: dict[str, Any],
     tokens: list[str],
@@ -227,9 +197,7 @@ def side_frames(
     must be `tokens`, its frames the recording's) or from the phones of its TextGrid
     (`transferred_frames`; None when they do not pair with `tokens`)."""
     if "textgrid" in record:
-        phones = textgrid_phones(record["textgrid"], uid, key)
-        found = transferred_frames(phones, tokens, optional_tokens(tokens), n_frames, frame_seconds)
-        return None if found is None else torch.from_numpy(found[0])
+        return textgrid_frames(record["textgrid"], tokens, n_frames, frame_seconds, uid, key)
     if list(record["tokens"]) != list(tokens):
         raise ConfigError(
             f"item {uid}: the source's and the target's durations have other tokens; "
@@ -238,25 +206,6 @@ def side_frames(
     durations = torch.tensor(record["frames"])
     check_frames(durations, n_frames, uid, f"data.{key}")
     return durations
-
-
-def report_unpaired(unpaired: list[str], paired: int, split: str, key: str) -> None:
-    """One line on the items whose TextGrid phones did not pair with their tokens; a
-    ConfigError when no training item paired."""
-    if not unpaired:
-        return
-    if not paired and split == "training":
-        raise ConfigError(
-            f"data.{key}: the phones of no {split} item's TextGrid pair with its tokens (first: "
-            f"{unpaired[0]}): give TextGrids of the phones data.tokenizer spells (arpabet: "
-            "CMUdict's, as MFA's english_us_arpa; phonemes: eSpeak NG's IPA) and of this audio"
-        )
-    print(
-        f"note: {len(unpaired)} {split} item(s) have TextGrid phones that do not pair with their "
-        f"tokens (more than {MAX_EDITS:.0%} of the labels differ, or the times are not within "
-        f"the audio; first: {unpaired[0]}): they train with the diagonal guide",
-        file=sys.stderr,
-    )
 
 
 def tts_guides(
