@@ -10,11 +10,12 @@ commas, decoded free-running, each counted as a failure when it skips or repeats
 got, in decoder steps) or does not predict its end; and synthesis quality: the mel
 distortion of ``--quality`` test sentences synthesized free-running against their
 recordings (after DTW) and their length ratio. ``--seed`` names the prenet dropout's
-seeds (long-form decodes once per seed); ``--window BACK,FRONT`` decodes under the
-monotonic window that ``aligner synthesize --window`` sets.
+seeds (long-form decodes once per seed); ``--window BACK,FRONT`` (or ``none``) decodes
+under that monotonic window, as ``aligner synthesize --window`` does; by default under the
+recipe's (``model.decoder.window``), as ``aligner synthesize`` does.
 
     python scripts/eval_guide.py exp/dca_guided exp/dca_diagonal --data data [--last 5] \
-        [--long 12] [--quality 50] [--seed 0 1 2] [--window 0,2] [--no-boundaries] \
+        [--long 12] [--quality 50] [--seed 0 1 2] [--window 0,2|none] [--no-boundaries] \
         [--json table.json]
 """
 
@@ -82,11 +83,12 @@ def long_form(
     ckpt: Path,
     sentences: list[tuple[int, str]],
     seeds: Sequence[int] = (0,),
-    window: tuple[int, int] | None = None,
+    window: tuple[int, int] | str | None = "recipe",
 ) -> dict[str, float]:
     """Failures of free-running synthesis, the sentences decoded once per seed of the
-    prenet's dropout (under the monotonic `window` if one is given, as ``aligner synthesize
-    --window``): a skip, a repeat or no predicted end, counted over every decode."""
+    prenet's dropout (under the monotonic `window`, as ``aligner synthesize --window``;
+    ``"recipe"``: the recipe's): a skip, a repeat or no predicted end, counted over every
+    decode."""
     from aligner.alignment.tiers import optional_tokens
     from aligner.attention.metrics import alignment_metrics
     from aligner.inference.loading import load_speech_model
@@ -156,7 +158,7 @@ def synthesis_quality(
     manifest: Path,
     limit: int,
     seed: int = 0,
-    window: tuple[int, int] | None = None,
+    window: tuple[int, int] | str | None = "recipe",
 ) -> dict[str, float]:
     """Free-running synthesis of the manifest's first `limit` texts (the prenet's dropout
     on, as `aligner synthesize` runs, seeded) against their recordings: the mean mel
@@ -189,15 +191,18 @@ def synthesis_quality(
     }
 
 
-def window_arg(value: str) -> tuple[int, int]:
-    """``"back,front"`` -> (back, front), checked by the core's `check_window`."""
+def window_arg(value: str) -> tuple[int, int] | str | None:
+    """``"back,front"`` -> (back, front), checked by the core's `check_window`; ``"none"``
+    -> None; ``"recipe"`` stays (the checkpoint's recipe decides)."""
     from aligner.attention.base import check_window
 
+    if value.strip().lower() in ("none", "recipe"):
+        return None if value.strip().lower() == "none" else "recipe"
     try:
         return check_window(tuple(int(v) for v in value.split(",")))
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected BACK,FRONT, two whole numbers >= 0 (e.g. 0,2), got {value!r}"
+            f"expected BACK,FRONT, two whole numbers >= 0 (e.g. 0,2), or none, got {value!r}"
         ) from None
 
 
@@ -219,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--window",
         type=window_arg,
-        help="decode long-form and quality texts under the monotonic window BACK,FRONT",
+        default="recipe",
+        help="decode long-form and quality texts under the monotonic window BACK,FRONT, or "
+        "none (default: the recipe's, model.decoder.window)",
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)

@@ -42,14 +42,19 @@ def parse_device(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 
 def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
-    """``"back,front"`` -> (back, front) ints in [0, MAX_WINDOW]."""
+    """``"back,front"`` -> (back, front) ints in [0, MAX_WINDOW]; ``"none"`` -> None (no
+    window); not given -> ``RECIPE_WINDOW`` (the checkpoint's recipe decides)."""
+    from aligner.inference.speech import RECIPE_WINDOW
+
     if value is None:
+        return RECIPE_WINDOW
+    if value.strip().lower() == "none":
         return None
     try:
         back, front = (int(v) for v in value.split(","))
     except ValueError:
         raise click.BadParameter(
-            f"expected two integers BACK,FRONT (e.g. 1,3), got {value!r}"
+            f"expected two integers BACK,FRONT (e.g. 0,2) or none, got {value!r}"
         ) from None
     if not (0 <= back <= MAX_WINDOW and 0 <= front <= MAX_WINDOW):
         raise click.BadParameter(f"both must be between 0 and {MAX_WINDOW}, got {value!r}")

@@ -63,7 +63,8 @@ save_mel_option = click.option(
 @click.option(
     "--window",
     callback=parse_window,
-    help="Monotonic attention window BACK,FRONT around the last focus (e.g. 1,3).",
+    help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2), or none. "
+    "Default: the recipe's (model.decoder.window; the small forward-attention recipe: 0,2).",
 )
 @batch_size_option(
     default=16,
@@ -165,7 +166,12 @@ def synthesize(
 )
 @save_mel_option
 @max_length_ratio_option(default=3.0, per="output frames per source frame")
-@click.option("--window", callback=parse_window, help="Monotonic window BACK,FRONT (e.g. 1,3).")
+@click.option(
+    "--window",
+    callback=parse_window,
+    help="Monotonic window BACK,FRONT (e.g. 0,2), or none. Default: the recipe's "
+    "(model.decoder.window).",
+)
 @batch_size_option(default=16, what="Pieces of audio decoded at once.")
 @griffin_lim_option
 @vocoder_option

@@ -155,6 +155,9 @@ class TextInput:
         return self.encode_text(item["text"], where)
 
 
+RECIPE_WINDOW = "recipe"  # `generate`'s window: the one the model's recipe names
+
+
 class FreeRunning:
     """Free-running decoding, for the Tacotron families (TTS, VC)."""
 
@@ -164,11 +167,15 @@ class FreeRunning:
         sources: Sequence[torch.Tensor],
         batch_size: int = 8,
         max_length_ratio: float = 10.0,
-        window: tuple[int, int] | None = None,
+        window: tuple[int, int] | str | None = RECIPE_WINDOW,
         stop_threshold: float = 0.5,
     ) -> list[Generated]:
         """Free-running decoding of token ids (N,) or source mels (S, M), in length-sorted
-        batches; results in input order."""
+        batches; results in input order. ``window``: the monotonic window ``(back,
+        front)``, None for none, or ``RECIPE_WINDOW``: the one the model's recipe names for
+        synthesis (``model.decoder.window``; none where it names none)."""
+        if window == RECIPE_WINDOW:
+            window = self.model.decoder.synthesis_window
         out: list[Generated | None] = [None] * len(sources)
         for idx in length_batches([len(s) for s in sources], batch_size, longest_first=True):
             src, lengths, _ = pad([sources[i].to(self.device) for i in idx])

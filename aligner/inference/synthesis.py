@@ -15,21 +15,22 @@ import torch
 
 from aligner.inference.common import InferenceError
 from aligner.inference.loading import load_speech_model
-from aligner.inference.speech import Generated, TTSModel
+from aligner.inference.speech import RECIPE_WINDOW, Generated, TTSModel
 from aligner.inference.vocoders import load_vocoder
 
 
 @dataclass(frozen=True)
 class Decoding:
     """Free-running decoding options: sentences (or files) decoded at once, the length
-    limit in output frames per input step, the monotonic window (back, front), the
+    limit in output frames per input step, the monotonic window (back, front; None: none;
+    ``RECIPE_WINDOW``: the recipe's, `aligner.inference.speech.FreeRunning.generate`), the
     Griffin-Lim iterations, the vocoder (`aligner.models.vocoders`: None or
     ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``fp16``, ``int8``:
     `aligner.inference.precision`)."""
 
     batch_size: int = 16
     max_length_ratio: float = 10.0
-    window: tuple[int, int] | None = None
+    window: tuple[int, int] | str | None = RECIPE_WINDOW
     griffin_lim_iters: int = 60
     seed: int = 0
     vocoder: str | None = None

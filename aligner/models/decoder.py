@@ -17,6 +17,7 @@ prenet and the last frame's projection run inside the loop.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from aligner.attention import build_attention
+from aligner.attention.base import check_window
 from aligner.models.prenet import Prenet
 
 
@@ -93,6 +95,10 @@ class TacotronDecoder(nn.Module):
             decoder steps, drawn per item and step, fed the model's own prediction of the
             previous frame instead of the recording's (training only; 0: never). The
             decoder then learns from the inputs it meets free-running.
+        window: the monotonic window ``(back, front)`` that synthesis applies by default
+            (`synthesis_window`: read by ``aligner.inference``, which `generate` does not
+            apply itself; None: none). It does not change training or the free-running
+            validation, which measure the attention as it is.
     """
 
     def __init__(
@@ -110,6 +116,7 @@ class TacotronDecoder(nn.Module):
         dec_layers: int = 1,
         rnn_dropout: float = 0.1,
         feedback: float = 0.0,
+        window: Sequence[int] | None = None,
     ) -> None:
         super().__init__()
         if r < 1 or dec_layers < 1:
@@ -118,6 +125,13 @@ class TacotronDecoder(nn.Module):
             raise ValueError(f"model.decoder.feedback must be between 0 and 1, got {feedback}")
         self.n_mels, self.r, self.rnn_dropout = n_mels, r, rnn_dropout
         self.feedback = feedback
+        try:
+            self.synthesis_window = check_window(None if window is None else tuple(window))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"model.decoder.window must be [back, front], two whole numbers >= 0, or null; "
+                f"got {window!r}"
+            ) from None
         self.prenet = Prenet(n_mels, tuple(prenet_dims), prenet_dropout)
         self.attn_rnn = nn.LSTMCell(self.prenet.out_dim + memory_dim, attn_rnn_dim)
         self.attention = build_attention(

@@ -83,6 +83,7 @@ class DecoderConfig:
     dec_layers: int = 1
     rnn_dropout: float = 0.1
     feedback: float = 0.0  # share of steps fed the model's own previous frame (training)
+    window: list[int] | None = None  # monotonic window [back, front] synthesis applies
 
 
 # Where the attention settings sat before every model family spelled them as model.attention,

@@ -73,11 +73,14 @@ def write_corpus(root: Path, vc: bool) -> Path:
     return root
 
 
-def make_checkpoint(tmp: Path, task: str) -> Path:
+def make_checkpoint(tmp: Path, task: str, window: list[int] | None = None) -> Path:
     """A randomly initialised checkpoint of `task` written as the trainer writes it (the stop
-    logit biased to "never stop", so output lengths are known)."""
+    logit biased to "never stop", so output lengths are known); `window`: the recipe's
+    ``model.decoder.window``."""
     data = write_corpus(tmp / f"data_{task}", vc=task == "vc")
     model = dict(TINY_MODEL)
+    if window is not None:
+        model["decoder"] = {**TINY_MODEL["decoder"], "window": window}
     if task == "vc":
         model["encoder"] = {
             "kind": "mel",
@@ -97,7 +100,7 @@ def make_checkpoint(tmp: Path, task: str) -> Path:
         "config": cfg.to_dict(),
         "symbols": built.symbols,
     }
-    path = tmp / f"{task}.pt"
+    path = tmp / f"{task}{'' if window is None else '_window'}.pt"
     atomic_save(state, path)
     return path
 

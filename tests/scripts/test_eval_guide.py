@@ -34,7 +34,7 @@ def test_long_sentences_join_two_to_four_and_repeat_with_the_seed(tts, tmp_path)
         eval_guide.long_sentences(one, 2)
 
 
-@pytest.mark.parametrize("window", [None, (0, 2)])
+@pytest.mark.parametrize("window", [None, (0, 2), "recipe"])
 def test_long_form_counts_every_decode_of_every_seed(tts, window):
     ckpt, manifest = tts
     texts = eval_guide.long_sentences(manifest, 3)
@@ -79,6 +79,10 @@ def test_window_option_is_parsed_and_reaches_the_decodes(tts, monkeypatch, capsy
     args = [str(data), "--data", str(data), "--no-boundaries", "--quality", "0"]
     assert eval_guide.main(args + ["--long", "4", "--seed", "1", "2", "--window", "0,2"]) == 0
     assert seen == {"seeds": [1, 2], "window": (0, 2), "n": 4}
+    assert eval_guide.main(args + ["--long", "2", "--window", "none"]) == 0
+    assert seen["window"] is None
+    assert eval_guide.main(args + ["--long", "2"]) == 0  # as aligner synthesize: the recipe's
+    assert seen["window"] == "recipe"
 
 
 @pytest.mark.parametrize("bad", ["2", "a,b", "1,2,3", "-1,2"])
