@@ -7,7 +7,8 @@ For each experiment folder and each of its last ``--last`` checkpoints: `aligner
 long-form synthesis: ``--long`` sentences made of 2 to 4 training sentences joined with
 commas, decoded free-running, each counted as a failure when it skips or repeats a token
 (the core's metrics; each skipped token is listed with its neighbours and the weight it
-got, in decoder steps) or does not predict its end; and synthesis quality: the mel
+got, in decoder steps, and each stretch where the attention went back with how far, how
+long and how focused it was) or does not predict its end; and synthesis quality: the mel
 distortion of ``--quality`` test sentences synthesized free-running against their
 recordings (after DTW) and their length ratio. ``--seed`` names the prenet dropout's
 seeds (long-form decodes once per seed); ``--window BACK,FRONT`` (or ``none``) decodes
@@ -96,7 +97,7 @@ def long_form(
     speech = load_speech_model(ckpt, "tts")
     ids = [speech.encode_text(text) for _, text in sentences]
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
-    failed, passed_over = 0, []
+    failed, passed_over, went_back = 0, [], []
     tokens = [speech.symbols.decode(src.tolist()) for src in ids]
     sounds = [torch.from_numpy(~optional_tokens(t))[None] for t in tokens]  # must be attended
     for seed in seeds:
@@ -109,6 +110,8 @@ def long_form(
             bad = {"skip": float(m["skipped"][0]) > 0, "repeat": float(m["repeated"][0]) > 0}
             if bad["skip"]:
                 passed_over += skipped_detail(w[0], required[0], tokens[item], item, seed, speech.r)
+            if bad["repeat"]:
+                went_back += backward_moves(w[0], tokens[item], item, seed)
             bad["no_end"] = bool(result.hit_max)
             for k, v in bad.items():
                 failures[k] += int(v)
@@ -118,7 +121,43 @@ def long_form(
         "failed": failed,
         **failures,
         "skipped_tokens": passed_over,
+        "backward_moves": went_back,
     }
+
+
+def backward_moves(
+    weights: torch.Tensor, tokens: Sequence[str], sentence: int, seed: int
+) -> list[dict]:
+    """The stretches of one decode's ``weights (S, N)`` where the argmax path is behind the
+    furthest token it had reached (every repeat the core counts has one): for each, the
+    step it began, the furthest token and the earliest one it went back to (with the
+    tokens between), how many tokens back, how many steps it stayed behind, and the mean
+    top weight of those steps (near 1: a focused jump back, as when a word is said again;
+    0.2-0.4: an attention spread over several tokens whose argmax wavers)."""
+    path = weights.argmax(1).tolist()
+    out, furthest, t = [], path[0], 1
+    while t < len(path):
+        if path[t] >= furthest:
+            furthest, t = path[t], t + 1
+            continue
+        start = t
+        while t < len(path) and path[t] < furthest:
+            t += 1
+        lowest = min(path[start:t])
+        out.append(
+            {
+                "sentence": sentence,
+                "seed": seed,
+                "step": start,
+                "from": tokens[furthest],
+                "to": tokens[lowest],
+                "context": "".join(tokens[lowest : furthest + 1]),
+                "tokens_back": furthest - lowest,
+                "steps": t - start,
+                "top_weight": round(float(weights[start:t].max(1).values.mean()), 3),
+            }
+        )
+    return out
 
 
 def skipped_detail(
@@ -267,8 +306,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _counts(long: dict | None) -> dict | None:
-    """The long-form counts without the list of skipped tokens."""
-    return None if long is None else {k: v for k, v in long.items() if k != "skipped_tokens"}
+    """The long-form counts without the lists of skipped tokens and backward moves."""
+    lists = ("skipped_tokens", "backward_moves")
+    return None if long is None else {k: v for k, v in long.items() if k not in lists}
 
 
 if __name__ == "__main__":

@@ -91,3 +91,29 @@ def test_a_bad_window_is_one_line(bad, capsys):
         eval_guide.main(["x", "--data", "x", "--window", bad])
     assert err.value.code == 2
     assert "--window" in capsys.readouterr().err
+
+
+def test_backward_moves_of_a_hand_made_path():
+    steps = [0, 1, 2, 1, 0, 2, 3, 3, 2, 4]  # back two tokens for two steps, then one for one
+    weights = torch.full((len(steps), 5), 0.1)
+    weights[torch.arange(len(steps)), torch.tensor(steps)] = 0.6
+    moves = eval_guide.backward_moves(weights, list("abcde"), 2, 5)
+    assert [(m["step"], m["from"], m["to"], m["tokens_back"], m["steps"]) for m in moves] == [
+        (3, "c", "a", 2, 2),
+        (8, "d", "c", 1, 1),
+    ]
+    assert moves[0]["context"] == "abc" and moves[0]["top_weight"] == pytest.approx(0.6)
+    assert (moves[0]["sentence"], moves[0]["seed"]) == (2, 5)
+
+
+@given(st.integers(0, 2**31 - 1), st.integers(1, 12), st.integers(2, 9))
+@settings(max_examples=60, deadline=None)
+def test_every_repeat_the_core_counts_has_a_backward_move(seed, steps, n):
+    g = torch.Generator().manual_seed(seed)
+    weights = torch.softmax(torch.randn(steps, n, generator=g) * 3, 1)
+    lengths = torch.tensor([steps]), torch.tensor([n])
+    repeated = int(alignment_metrics(weights[None], *lengths)["repeated"][0])
+    moves = eval_guide.backward_moves(weights, [f"t{i}" for i in range(n)], 0, 0)
+    assert repeated == 0 or moves
+    assert all(m["tokens_back"] >= 1 and m["steps"] >= 1 for m in moves)
+    assert sum(m["steps"] for m in moves) <= steps - 1
