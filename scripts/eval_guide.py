@@ -32,6 +32,8 @@ from pathlib import Path
 
 import torch
 
+from aligner.inference.common import RECIPE_WINDOW
+
 
 def checkpoints(exp: Path, last: int) -> list[Path]:
     """The last `last` ``ckpt-STEP.pt`` of an experiment, oldest first."""
@@ -84,7 +86,7 @@ def long_form(
     ckpt: Path,
     sentences: list[tuple[int, str]],
     seeds: Sequence[int] = (0,),
-    window: tuple[int, int] | str | None = "recipe",
+    window: tuple[int, int] | str | None = RECIPE_WINDOW,
 ) -> dict[str, float]:
     """Failures of free-running synthesis, the sentences decoded once per seed of the
     prenet's dropout (under the monotonic `window`, as ``aligner synthesize --window``;
@@ -117,6 +119,7 @@ def long_form(
                 failures[k] += int(v)
             failed += int(any(bad.values()))
     return {
+        "window": speech.decoding_window(window),
         "sentences": len(sentences) * len(seeds),
         "failed": failed,
         **failures,
@@ -197,7 +200,7 @@ def synthesis_quality(
     manifest: Path,
     limit: int,
     seed: int = 0,
-    window: tuple[int, int] | str | None = "recipe",
+    window: tuple[int, int] | str | None = RECIPE_WINDOW,
 ) -> dict[str, float]:
     """Free-running synthesis of the manifest's first `limit` texts (the prenet's dropout
     on, as `aligner synthesize` runs, seeded) against their recordings: the mean mel
@@ -223,6 +226,7 @@ def synthesis_quality(
         mcd.append(mcd_dtw(log_mel_cepstra(result.mel.numpy()), log_mel_cepstra(ref)))
         ratio.append(len(result.mel) / len(ref))
     return {
+        "window": speech.decoding_window(window),
         "items": len(items),
         "mel_distortion_db": float(np.mean(mcd)),
         "length_ratio": float(np.mean(ratio)),
@@ -235,13 +239,13 @@ def window_arg(value: str) -> tuple[int, int] | str | None:
     -> None; ``"recipe"`` stays (the checkpoint's recipe decides)."""
     from aligner.attention.base import check_window
 
-    if value.strip().lower() in ("none", "recipe"):
-        return None if value.strip().lower() == "none" else "recipe"
+    if value.strip().lower() in ("none", RECIPE_WINDOW):
+        return None if value.strip().lower() == "none" else RECIPE_WINDOW
     try:
         return check_window(tuple(int(v) for v in value.split(",")))
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected BACK,FRONT, two whole numbers >= 0 (e.g. 0,2), or none, got {value!r}"
+            f"expected BACK,FRONT, two whole numbers >= 0 (e.g. 0,2), none or recipe, got {value!r}"
         ) from None
 
 
@@ -263,9 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--window",
         type=window_arg,
-        default="recipe",
-        help="decode long-form and quality texts under the monotonic window BACK,FRONT, or "
-        "none (default: the recipe's, model.decoder.window)",
+        default=RECIPE_WINDOW,
+        help="decode long-form and quality texts under the monotonic window BACK,FRONT, none, "
+        "or recipe: the one the checkpoint's recipe names (model.decoder.window; the default)",
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)

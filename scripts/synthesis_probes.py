@@ -5,7 +5,8 @@ mel distortion against the recordings after DTW (as ``eval_guide.py --quality``)
 free-running synthesis (over every frame, the frames where the recording is quiet, more
 than 26 dB below its loudest frame, and the rest), free-running with the prenet's dropout
 off, free-running with the attention replaced step by step by the model's own
-teacher-forced attention (one sentence at a time), and the teacher-forced output.
+teacher-forced attention (one sentence at a time), and the teacher-forced output. Every
+decode is without a monotonic window (whatever the recipe names): the attention as it is.
 
     python scripts/synthesis_probes.py exp/fwd_d exp/fwd_g --data data [--items 30]
 """
@@ -57,7 +58,9 @@ def forced_attention(speech, src: torch.Tensor, weights: torch.Tensor) -> np.nda
 
     attention.forward = forced
     try:
-        return speech.generate([src], batch_size=1, max_length_ratio=10.0)[0].mel.numpy()
+        return speech.generate([src], batch_size=1, max_length_ratio=10.0, window=None)[
+            0
+        ].mel.numpy()
     finally:
         del attention.forward  # the class's own method again
 
@@ -84,10 +87,16 @@ def probe(ckpt: Path, manifest: Path, items: int, seed: int = 0) -> dict[str, fl
             out[name + "_speech"] = float(scores[:, 2].mean())
 
     torch.manual_seed(seed)
-    add("free_running", [r.mel.numpy() for r in speech.generate(srcs, batch_size=16)], True)
+    add(
+        "free_running",
+        [r.mel.numpy() for r in speech.generate(srcs, batch_size=16, window=None)],
+        True,
+    )
     with speech.model.decoder.prenet.deterministic():
         torch.manual_seed(seed)
-        add("no_dropout", [r.mel.numpy() for r in speech.generate(srcs, batch_size=16)])
+        add(
+            "no_dropout", [r.mel.numpy() for r in speech.generate(srcs, batch_size=16, window=None)]
+        )
     targets = [speech.target_mel(w) for w in waves]
     attention = speech.teacher_force(srcs, targets)
     torch.manual_seed(seed)

@@ -54,12 +54,18 @@ def window_mask(position: Tensor, length: int, window: Window) -> Tensor:
     return (offset >= -back) & (offset <= front)
 
 
+MAX_WINDOW = 10_000  # tokens either side; wider is a mistake, not a window
+
+
 def check_window(window: Window | None) -> Window | None:
-    """Validate a ``(back, front)`` window; returns it as a tuple of two ints."""
+    """Validate a ``(back, front)`` window (both from 0 to ``MAX_WINDOW``); returns it as a
+    tuple of two ints."""
     if window is None:
         return None
-    if len(window) != 2 or min(int(window[0]), int(window[1])) < 0:
-        raise ValueError(f"window: expected (back, front) with both >= 0, got {window!r}")
+    if len(window) != 2 or not all(0 <= int(w) <= MAX_WINDOW for w in window):
+        raise ValueError(
+            f"window: expected (back, front), both from 0 to {MAX_WINDOW}, got {window!r}"
+        )
     return int(window[0]), int(window[1])
 
 

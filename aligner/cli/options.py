@@ -10,7 +10,6 @@ import click
 
 # Largest accepted values: beyond them an option asks for absurd memory or time.
 MAX_PAUSE_SECONDS = 10.0
-MAX_WINDOW = 10_000
 MAX_BATCH_SIZE = 4096
 MAX_GRIFFIN_LIM_ITERS = 10_000
 
@@ -44,7 +43,8 @@ def parse_device(ctx: click.Context, param: click.Parameter, value: str | None) 
 def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
     """``"back,front"`` -> (back, front) ints in [0, MAX_WINDOW]; ``"none"`` -> None (no
     window); not given -> ``RECIPE_WINDOW`` (the checkpoint's recipe decides)."""
-    from aligner.inference.speech import RECIPE_WINDOW
+    from aligner.attention.base import MAX_WINDOW
+    from aligner.inference.common import RECIPE_WINDOW
 
     if value is None:
         return RECIPE_WINDOW

@@ -64,7 +64,8 @@ save_mel_option = click.option(
     "--window",
     callback=parse_window,
     help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2), or none. "
-    "Default: the recipe's (model.decoder.window; the small forward-attention recipe: 0,2).",
+    "Default: the one the checkpoint's recipe names (model.decoder.window: 0,2 in the small "
+    "forward-attention recipe; none in checkpoints trained before recipes named one).",
 )
 @batch_size_option(
     default=16,
@@ -113,7 +114,7 @@ def synthesize(
           --out book.wav --save-mel mels/
     """
     from aligner.inference import synthesis
-    from aligner.inference.common import read_text_file
+    from aligner.inference.common import read_text_file, window_words
 
     if (text is None) == (text_file is None):
         raise click.ClickException("give the text with exactly one of --text or --in FILE")
@@ -139,7 +140,7 @@ def synthesize(
     report(
         result,
         f"wrote {out} ({result.frames} frames, {len(result.names)} sentence(s), "
-        f"{checkpoint} at step {result.step})",
+        f"{checkpoint} at step {result.step}, {window_words(result.window)})",
     )
 
 
@@ -169,8 +170,8 @@ def synthesize(
 @click.option(
     "--window",
     callback=parse_window,
-    help="Monotonic window BACK,FRONT (e.g. 0,2), or none. Default: the recipe's "
-    "(model.decoder.window).",
+    help="Monotonic window BACK,FRONT (e.g. 0,2), or none. Default: the one the "
+    "checkpoint's recipe names (model.decoder.window; the VC recipes name none).",
 )
 @batch_size_option(default=16, what="Pieces of audio decoded at once.")
 @griffin_lim_option
@@ -207,6 +208,7 @@ def convert(
       aligner convert --checkpoint exp/vc/checkpoints/best.pt --in data/test.jsonl --out conv/
     """
     from aligner.inference import conversion
+    from aligner.inference.common import window_words
     from aligner.inference.synthesis import Decoding
 
     decoding = Decoding(
@@ -217,7 +219,9 @@ def convert(
             checkpoint, src, out, alignment, decoding, device, force, save_mel=save_mel
         )
     report(
-        result, f"wrote {len(result.outputs)} file(s) to {out} ({checkpoint} at step {result.step})"
+        result,
+        f"wrote {len(result.outputs)} file(s) to {out} ({checkpoint} at step {result.step}, "
+        f"{window_words(result.window)})",
     )
 
 

@@ -1,9 +1,19 @@
-"""What every use of a trained model shares: the error a user can act on, and reading a
-manifest given on the command line."""
+"""What every use of a trained model shares: the error a user can act on, reading a
+manifest given on the command line, and the decoding window that the checkpoint's recipe
+names."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+# Free-running decoding's window: the one the checkpoint's recipe names for synthesis
+# (``model.decoder.window``; none where it names none). See `FreeRunning.generate`.
+RECIPE_WINDOW = "recipe"
+
+
+def window_words(window: tuple[int, int] | None) -> str:
+    """How a report names a monotonic window: ``window 0,2`` or ``no window``."""
+    return "no window" if window is None else f"window {window[0]},{window[1]}"
 
 
 class InferenceError(ValueError):

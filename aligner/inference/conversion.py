@@ -188,7 +188,8 @@ def convert(
         _write_batch_files(out, [items[p.index] for p in done], [p.path for p in done], bad)
     names = [str(items[p.index]["id"]) for p in done]
     warnings = length_warnings(names, done, decoding.max_length_ratio)
-    return SpeechRun([p.path for p in done], [], names, speech.step, warnings, bad=bad)
+    window = speech.decoding_window(decoding.window)
+    return SpeechRun([p.path for p in done], [], names, speech.step, warnings, bad, window)
 
 
 def _save_alignments(

@@ -23,7 +23,7 @@ import torch
 
 from aligner.audio.features import MelConfig, MelStats
 from aligner.data.collate import length_batches, pad
-from aligner.inference.common import InferenceError
+from aligner.inference.common import RECIPE_WINDOW, InferenceError
 from aligner.models.aligner import AlignmentModel
 from aligner.models.tacotron import Tacotron
 from aligner.text.symbols import SymbolTable
@@ -155,11 +155,16 @@ class TextInput:
         return self.encode_text(item["text"], where)
 
 
-RECIPE_WINDOW = "recipe"  # `generate`'s window: the one the model's recipe names
-
-
 class FreeRunning:
     """Free-running decoding, for the Tacotron families (TTS, VC)."""
+
+    def decoding_window(self, window: tuple[int, int] | str | None) -> tuple[int, int] | None:
+        """The window `generate` decodes under: `window`, or for ``RECIPE_WINDOW`` the one
+        the checkpoint's recipe names (None for checkpoints whose recipe names none, such
+        as every checkpoint trained before recipes could)."""
+        if window == RECIPE_WINDOW:
+            return self.model.decoder.synthesis_window
+        return None if window is None else (int(window[0]), int(window[1]))
 
     @torch.no_grad()
     def generate(
@@ -174,8 +179,7 @@ class FreeRunning:
         batches; results in input order. ``window``: the monotonic window ``(back,
         front)``, None for none, or ``RECIPE_WINDOW``: the one the model's recipe names for
         synthesis (``model.decoder.window``; none where it names none)."""
-        if window == RECIPE_WINDOW:
-            window = self.model.decoder.synthesis_window
+        window = self.decoding_window(window)
         out: list[Generated | None] = [None] * len(sources)
         for idx in length_batches([len(s) for s in sources], batch_size, longest_first=True):
             src, lengths, _ = pad([sources[i].to(self.device) for i in idx])

@@ -15,7 +15,8 @@ import torch
 
 from aligner.inference.common import InferenceError
 from aligner.inference.loading import load_speech_model
-from aligner.inference.speech import RECIPE_WINDOW, Generated, TTSModel
+from aligner.inference.common import RECIPE_WINDOW
+from aligner.inference.speech import Generated, TTSModel
 from aligner.inference.vocoders import load_vocoder
 
 
@@ -40,7 +41,8 @@ class Decoding:
 @dataclass
 class SpeechRun:
     """What `synthesize` / `convert` produced: the output files, the names (sentences or
-    ids) whose decoding reached the length limit, and the decoded utterances."""
+    ids) whose decoding reached the length limit, the decoded utterances, and the
+    monotonic window they were decoded under (None: none)."""
 
     outputs: list[Path]
     results: list[Generated]
@@ -48,6 +50,7 @@ class SpeechRun:
     step: int
     warnings: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
+    window: tuple[int, int] | None = None
 
     @property
     def frames(self) -> int:
@@ -174,7 +177,8 @@ def synthesize(
     if mels:
         save_mel_config(mels[-1].parent, speech)
     warnings = length_warnings(sentences, results, decoding.max_length_ratio)
-    return SpeechRun([out], results, sentences, speech.step, warnings)
+    window = speech.decoding_window(decoding.window)
+    return SpeechRun([out], results, sentences, speech.step, warnings, window=window)
 
 
 def _save_panels(

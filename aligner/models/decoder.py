@@ -26,7 +26,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from aligner.attention import build_attention
-from aligner.attention.base import check_window
+from aligner.attention.base import MAX_WINDOW, check_window
 from aligner.models.prenet import Prenet
 
 
@@ -129,8 +129,8 @@ class TacotronDecoder(nn.Module):
             self.synthesis_window = check_window(None if window is None else tuple(window))
         except (TypeError, ValueError):
             raise ValueError(
-                f"model.decoder.window must be [back, front], two whole numbers >= 0, or null; "
-                f"got {window!r}"
+                f"model.decoder.window must be [back, front], two whole numbers from 0 to "
+                f"{MAX_WINDOW}, or null for none; got {window!r}"
             ) from None
         self.prenet = Prenet(n_mels, tuple(prenet_dims), prenet_dropout)
         self.attn_rnn = nn.LSTMCell(self.prenet.out_dim + memory_dim, attn_rnn_dim)

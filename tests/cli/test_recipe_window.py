@@ -1,6 +1,7 @@
 """The monotonic window a recipe names for synthesis (``model.decoder.window``): applied by
 `aligner synthesize`, `aligner convert` and the Python API unless ``--window`` says
-otherwise (``none``: no window), never by training or the free-running validation."""
+otherwise (``none``: no window); the report names the window used. The free-running
+validation never applies it (tests/tasks/test_free_running.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torch
 
 from aligner.attention.base import window_mask
 from aligner.inference.loading import load_speech_model
-from aligner.inference.speech import RECIPE_WINDOW
+from aligner.inference.common import RECIPE_WINDOW
 from aligner.models.decoder import TacotronDecoder
 from tests.cli.test_speech_cli import invoke, make_checkpoint
 
@@ -18,7 +19,12 @@ from tests.cli.test_speech_cli import invoke, make_checkpoint
 @pytest.fixture(scope="module")
 def windowed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("window")
-    return {"tts": make_checkpoint(tmp, "tts", window=[0, 1]), "plain": make_checkpoint(tmp, "tts")}
+    return {
+        "tts": make_checkpoint(tmp, "tts", window=[0, 1]),
+        "plain": make_checkpoint(tmp, "tts"),
+        "vc": make_checkpoint(tmp, "vc", window=[0, 1]),
+        "root": tmp,
+    }
 
 
 def decode(ckpt, window, texts=("hello world, a good day", "the cat sat")):
@@ -60,6 +66,7 @@ def test_a_recipe_without_a_window_decodes_without_one(windowed):
 
 
 def synthesize_mel(ckpt, folder, *window: str) -> np.ndarray:
+    """The mel `aligner synthesize` writes, after checking the report names the window."""
     r = invoke(
         "synthesize",
         "--checkpoint",
@@ -77,6 +84,8 @@ def synthesize_mel(ckpt, folder, *window: str) -> np.ndarray:
         *window,
     )
     assert r.exit_code == 0, r.output
+    said = {(): "window 0,1", ("--window", "0,1"): "window 0,1", ("--window", "none"): "no window"}
+    assert said[window] in r.output
     (mel,) = [np.load(p) for p in folder.glob("*.npy")]
     return mel
 
@@ -91,21 +100,25 @@ def test_synthesize_takes_the_recipes_window_unless_told(windowed, tmp_path):
     assert off.shape == default.shape and not np.array_equal(off, default)
 
 
-@pytest.mark.parametrize("bad", [[1], [0, -1], "0,2", [0, 1, 2]])
+def convert_mel(ckpt, src, folder, *window: str) -> np.ndarray:
+    args = ["convert", "--checkpoint", ckpt, "--in", src, "--out", folder / "c.wav"]
+    r = invoke(*args, "--save-mel", folder, "--griffin-lim-iters", "2", *window)
+    assert r.exit_code == 0, r.output
+    assert ("no window" if window else "window 0,1") in r.output
+    (mel,) = [np.load(p) for p in folder.glob("*.npy")]
+    return mel
+
+
+def test_convert_takes_the_recipes_window_unless_told(windowed, tmp_path):
+    ckpt, src = windowed["vc"], windowed["root"] / "data_vc" / "u1.wav"
+    default = convert_mel(ckpt, src, tmp_path / "default")
+    speech = load_speech_model(ckpt, "vc")
+    assert speech.decoding_window(RECIPE_WINDOW) == (0, 1)
+    off = convert_mel(ckpt, src, tmp_path / "off", "--window", "none")
+    assert off.shape == default.shape and not np.array_equal(off, default)
+
+
+@pytest.mark.parametrize("bad", [[1], [0, -1], "0,2", [0, 1, 2], [10_001, 0]])
 def test_a_bad_recipe_window_names_the_key(bad):
     with pytest.raises(ValueError, match=r"model\.decoder\.window"):
         TacotronDecoder(n_mels=4, memory_dim=8, prenet_dims=(8,), attn_rnn_dim=8, window=bad)
-
-
-def test_training_and_validation_decode_without_the_recipes_window(windowed):
-    """The free-running validation measures the attention as it is: the model's own
-    `generate` applies no window unless given one."""
-    speech = load_speech_model(windowed["tts"], "tts")
-    ids = speech.encode_text("hello world, a good day")[None]
-    lengths = torch.tensor([ids.size(1)])
-    torch.manual_seed(3)
-    _, out = speech.model.generate(ids, lengths, max_length_ratio=2.0)
-    torch.manual_seed(3)
-    _, plain = speech.model.generate(ids, lengths, max_length_ratio=2.0, window=None)
-    torch.testing.assert_close(out.alignments, plain.alignments)
-    assert speech.model.decoder.attention.window is None

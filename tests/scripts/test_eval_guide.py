@@ -17,7 +17,7 @@ from tests.cli.test_speech_cli import make_checkpoint
 @pytest.fixture(scope="module")
 def tts(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("guide")
-    ckpt = make_checkpoint(tmp, "tts")
+    ckpt = make_checkpoint(tmp, "tts", window=[0, 1])
     return ckpt, tmp / "data_tts" / "test.jsonl"
 
 
@@ -34,11 +34,16 @@ def test_long_sentences_join_two_to_four_and_repeat_with_the_seed(tts, tmp_path)
         eval_guide.long_sentences(one, 2)
 
 
-@pytest.mark.parametrize("window", [None, (0, 2), "recipe"])
-def test_long_form_counts_every_decode_of_every_seed(tts, window):
+@pytest.mark.parametrize(
+    "window, used", [(None, None), ((0, 2), (0, 2)), ("recipe", (0, 1))]
+)  # the checkpoint's recipe names [0, 1]
+def test_long_form_counts_every_decode_of_every_seed(tts, window, used):
     ckpt, manifest = tts
     texts = eval_guide.long_sentences(manifest, 3)
     out = eval_guide.long_form(ckpt, texts, seeds=(0, 1), window=window)
+    assert out["window"] == used
+    if used is not None:
+        assert not out["backward_moves"] and not out["repeat"]  # the window allows none
     assert out["sentences"] == 6
     assert out["no_end"] == 6 and out["failed"] == 6  # never stops: each decode fails
     assert 0 <= out["skip"] <= 6 and 0 <= out["repeat"] <= 6

@@ -70,3 +70,26 @@ def test_vc_free_running_converts_validation_items(corpus: Path) -> None:
     task.model.eval()
     metrics = task.validate(task.model, [task.collate([task.valid_set[0]])], 1, None)
     assert 0 <= metrics["infer/stopped"] <= 1
+
+
+def test_the_validation_decodes_without_the_recipes_synthesis_window(corpus, monkeypatch):
+    """The infer/ curves measure the attention as it is: a window the recipe names for
+    synthesis (``model.decoder.window``) is not applied, and would change them if it were."""
+    import torch
+
+    from aligner.tasks.free_running import log_free_running
+
+    task = build_task(_cfg(infer_texts=["a dead bee", "bead a face"]), corpus)
+    task.model.eval()
+    decoder = task.model.decoder
+
+    def metrics() -> dict[str, float]:
+        torch.manual_seed(0)  # the prenet's dropout stays on when decoding
+        return log_free_running(task, task.model, 1, None)
+
+    plain = metrics()
+    decoder.synthesis_window = (0, 1)  # as built from a recipe naming [0, 1]
+    assert metrics() == plain
+    generate = decoder.generate
+    monkeypatch.setattr(decoder, "generate", lambda *a, **k: generate(*a, **k, window=(0, 1)))
+    assert metrics() != plain  # the same decode under the window
