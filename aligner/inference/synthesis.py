@@ -13,9 +13,8 @@ from pathlib import Path
 
 import torch
 
-from aligner.inference.common import InferenceError
+from aligner.inference.common import RECIPE_WINDOW, InferenceError
 from aligner.inference.loading import load_speech_model
-from aligner.inference.common import RECIPE_WINDOW
 from aligner.inference.speech import Generated, TTSModel
 from aligner.inference.vocoders import load_vocoder
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from aligner.attention.base import window_mask
-from aligner.inference.loading import load_speech_model
 from aligner.inference.common import RECIPE_WINDOW
+from aligner.inference.loading import load_speech_model
 from aligner.models.decoder import TacotronDecoder
 from tests.cli.test_speech_cli import invoke, make_checkpoint
 
