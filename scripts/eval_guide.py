@@ -235,18 +235,13 @@ def synthesis_quality(
 
 
 def window_arg(value: str) -> tuple[int, int] | str | None:
-    """``"back,front"`` -> (back, front), checked by the core's `check_window`; ``"none"``
-    -> None; ``"recipe"`` stays (the checkpoint's recipe decides)."""
-    from aligner.attention.base import check_window
+    """`aligner.inference.common.parse_window` for argparse."""
+    from aligner.inference.common import parse_window
 
-    if value.strip().lower() in ("none", RECIPE_WINDOW):
-        return None if value.strip().lower() == "none" else RECIPE_WINDOW
     try:
-        return check_window(tuple(int(v) for v in value.split(",")))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected BACK,FRONT, two whole numbers >= 0 (e.g. 0,2), none or recipe, got {value!r}"
-        ) from None
+        return parse_window(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,24 +41,16 @@ def parse_device(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 
 def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
-    """``"back,front"`` -> (back, front) ints in [0, MAX_WINDOW]; ``"none"`` -> None (no
-    window); not given -> ``RECIPE_WINDOW`` (the checkpoint's recipe decides)."""
-    from aligner.attention.base import MAX_WINDOW
-    from aligner.inference.common import RECIPE_WINDOW
+    """`aligner.inference.common.parse_window`; not given -> ``RECIPE_WINDOW`` (the
+    checkpoint's recipe decides)."""
+    from aligner.inference import common
 
     if value is None:
-        return RECIPE_WINDOW
-    if value.strip().lower() == "none":
-        return None
+        return common.RECIPE_WINDOW
     try:
-        back, front = (int(v) for v in value.split(","))
-    except ValueError:
-        raise click.BadParameter(
-            f"expected two integers BACK,FRONT (e.g. 0,2) or none, got {value!r}"
-        ) from None
-    if not (0 <= back <= MAX_WINDOW and 0 <= front <= MAX_WINDOW):
-        raise click.BadParameter(f"both must be between 0 and {MAX_WINDOW}, got {value!r}")
-    return back, front
+        return common.parse_window(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
 
 
 def resolve_checkpoint(ctx: click.Context, param: click.Parameter, value):

@@ -11,6 +11,24 @@ from pathlib import Path
 RECIPE_WINDOW = "recipe"
 
 
+def parse_window(text: str) -> tuple[int, int] | str | None:
+    """A window as the command line and scripts spell it: ``"BACK,FRONT"`` -> (back, front)
+    (the core's `check_window`: whole numbers from 0 to ``MAX_WINDOW``), ``"none"`` -> None,
+    ``"recipe"`` -> ``RECIPE_WINDOW``. ValueError naming what to write otherwise."""
+    from aligner.attention.base import MAX_WINDOW, check_window
+
+    word = text.strip().lower()
+    if word in ("none", RECIPE_WINDOW):
+        return None if word == "none" else RECIPE_WINDOW
+    try:
+        return check_window(tuple(int(v) for v in text.split(",")))
+    except ValueError:
+        raise ValueError(
+            f"expected BACK,FRONT, two whole numbers from 0 to {MAX_WINDOW} (e.g. 0,2), none "
+            f"or recipe, got {text!r}"
+        ) from None
+
+
 def window_words(window: tuple[int, int] | None) -> str:
     """How a report names a monotonic window: ``window 0,2`` or ``no window``."""
     return "no window" if window is None else f"window {window[0]},{window[1]}"
