@@ -20,6 +20,16 @@ SKIP_BAD = click.option(
 SEED = click.option("--seed", default=0, show_default=True, help="Seed of the split (and text).")
 
 
+UTTERANCES = click.option(
+    "--utterances", default=1000, show_default=True, help="Number of sentences."
+)
+
+
+def voices_option(help: str):
+    """``--voices VOICE`` (repeatable) of a synthesized corpus, with the synthesizer's own help."""
+    return click.option("--voices", multiple=True, metavar="VOICE", help=help)
+
+
 PARALLEL = click.option(
     "--parallel",
     nargs=2,

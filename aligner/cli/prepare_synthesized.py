@@ -8,19 +8,25 @@ from pathlib import Path
 
 import click
 
-from aligner.cli.prepare_common import FORCE, OUT, PARALLEL, SEED, progress_bar, run_preparation
+from aligner.cli.prepare_common import (
+    FORCE,
+    OUT,
+    PARALLEL,
+    SEED,
+    UTTERANCES,
+    progress_bar,
+    run_preparation,
+    voices_option,
+)
 from aligner.data.prepare.common import PrepareSummary
 
 
 @click.command()
 @OUT
-@click.option("--utterances", default=1000, show_default=True, help="Number of sentences.")
-@click.option(
-    "--voices",
-    multiple=True,
-    metavar="VOICE",
-    help="eSpeak NG voice NAME[,rate=..,pitch=..,range=..,gap=..], e.g. 'en-us+m3,rate=150'; "
-    "repeat for several speakers (sentences cycle through them). Default en-us.",
+@UTTERANCES
+@voices_option(
+    "eSpeak NG voice NAME[,rate=..,pitch=..,range=..,gap=..], e.g. 'en-us+m3,rate=150'; "
+    "repeat for several speakers (sentences cycle through them). Default en-us."
 )
 @PARALLEL
 @click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
@@ -76,13 +82,10 @@ def espeak(
 
 @click.command()
 @OUT
-@click.option("--utterances", default=1000, show_default=True, help="Number of sentences.")
-@click.option(
-    "--voices",
-    multiple=True,
-    metavar="VOICE",
-    help="Festival voice name, e.g. kal_diphone; repeat for several speakers (sentences "
-    "cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone.",
+@UTTERANCES
+@voices_option(
+    "Festival voice name, e.g. kal_diphone; repeat for several speakers (sentences "
+    "cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone."
 )
 @PARALLEL
 @click.option(
