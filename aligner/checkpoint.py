@@ -1,4 +1,7 @@
-"""Checkpoint files: read, write atomically, validate and average (the bottom floor).
+"""Checkpoint files, their one owner: which file a path means (`checkpoint_file`: a file,
+or an experiment folder: best, else latest), reading one (`read_checkpoint`), the family
+and task that trained it (`checkpoint_family`), writing atomically, averaging; and the
+weights file of a public release (`load_weights`). Nothing else opens a checkpoint.
 
 A checkpoint is a dict saved with `torch.save` holding at least ``model``, ``step`` and
 ``config``; `aligner train` adds ``optimizer``, ``scheduler``, ``scaler``, ``epoch``,
@@ -15,6 +18,7 @@ from typing import Any
 
 import torch
 
+from aligner.families import FamilyError, family_name, role
 from aligner.files import atomic_write
 
 REQUIRED_KEYS = ("model", "step", "config")
@@ -39,16 +43,22 @@ def checkpoint_file(path: str | Path) -> Path:
     says what is wrong with it); an experiment folder (or its ``checkpoints/``) means its
     ``best.pt`` (the lowest validation loss), else its latest ``ckpt-STEP.pt``.
     CheckpointError (one line) for a folder without checkpoints. The one resolver of
-    checkpoint paths (`aligner.inference.loading.resolve_checkpoint` is its face)."""
+    checkpoint paths: the command line, the demo, the egs and Python users all call it."""
+    return checkpoint_choice(path)[0]
+
+
+def checkpoint_choice(path: str | Path) -> tuple[Path, str]:
+    """`checkpoint_file` and why it was chosen: ``given`` (a file), ``best`` (best.pt) or
+    ``latest`` (no validation yet)."""
     path = Path(path)
     if not path.is_dir():
-        return path
+        return path, "given"
     folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
     if (folder / "best.pt").is_file():
-        return folder / "best.pt"
+        return folder / "best.pt", "best"
     found = list_checkpoints(folder)
     if found:
-        return found[-1]
+        return found[-1], "latest"
     others = sorted(p.name for p in folder.glob("*.pt"))
     held = f"it holds {', '.join(others[-5:])}" if others else "it holds no .pt file"
     raise CheckpointError(
@@ -101,6 +111,42 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
         raise CheckpointError(
             f"{path} is not an aligner checkpoint (needs keys {', '.join(REQUIRED_KEYS)})"
         )
+    return state
+
+
+def read_checkpoint(path: str | Path) -> tuple[Path, dict]:
+    """The checkpoint file `path` names (`checkpoint_file`) and its dict, on the CPU;
+    CheckpointError (one line, naming the file) for a missing, corrupt or foreign one."""
+    file = checkpoint_file(path)
+    return file, load_checkpoint(file, map_location="cpu")
+
+
+def checkpoint_family(state: dict, file: str | Path = "checkpoint") -> tuple[str, str]:
+    """``(family, task)`` of a checkpoint's dict (`aligner.families`): what its config and
+    symbols name; a checkpoint written before recipes named a family takes its task's
+    default. CheckpointError (one line) for a task no family serves."""
+    config = {**(state.get("config") or {})}
+    config["task"] = (state.get("symbols") or {}).get("task") or config.get("task")
+    if not config.get("family") and config["task"] == "vocoder":
+        config["model"] = (state.get("symbols") or {}).get("model") or config.get("model")
+    family, task = family_name(config), str(config["task"])
+    try:
+        role(family, task)
+    except FamilyError as err:
+        raise CheckpointError(f"{file}: a {task!r} checkpoint no family loads ({err})") from None
+    return family, task
+
+
+def load_weights(path: str | Path) -> dict:
+    """The tensors of a weights file that is not an aligner checkpoint (a public release's
+    generator file), read as plain data; CheckpointError (one line) otherwise."""
+    path = Path(path)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many types for a truncated or foreign file
+        raise CheckpointError(f"weights file {path} {_unreadable(path, err)}") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path} holds no dict of weights")
     return state
 
 

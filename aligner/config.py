@@ -2,7 +2,8 @@
 
 A recipe is a YAML file with four top-level keys::
 
-    task: tts                 # tts | vc | g2p | nmt
+    task: tts                 # tts | vc | align | vocoder | g2p | nmt
+    family: tacotron          # the architecture (`aligner.families`); default: the task's
     data: {...}               # task-specific, converted by the task (see `from_dict`)
     model: {...}              # task-specific, converted by the task
     train: {...}              # `TrainConfig`
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
+
+from aligner.families import FamilyError, family_name, role
 
 T = TypeVar("T")
 
@@ -82,12 +85,30 @@ class TrainConfig:
 
 @dataclass
 class ExperimentConfig:
-    """A whole recipe: the task name, its data and model sections, and `TrainConfig`."""
+    """A whole recipe: the task name, the model family, its data and model sections, and
+    `TrainConfig`. ``family`` defaults to the task's (`aligner.families.family_name`: a
+    vocoder recipe's ``model.kind`` names it, as written before recipes named families)."""
 
     task: str
+    family: str = ""
     data: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     train: TrainConfig = field(default_factory=TrainConfig)
+
+    def __post_init__(self) -> None:
+        self.family = family_name({"task": self.task, "family": self.family, "model": self.model})
+        if self.task == "vocoder" and "kind" in self.model:
+            if self.model["kind"] != self.family:
+                raise ConfigError(
+                    f"model.kind {self.model['kind']!r} and family {self.family!r} differ; "
+                    "name the vocoder by family alone"
+                )
+            self.model = {k: v for k, v in self.model.items() if k != "kind"}
+        if self.family:
+            try:
+                role(self.family, self.task)
+            except FamilyError as err:
+                raise ConfigError(str(err)) from None
 
     def to_dict(self) -> dict[str, Any]:
         """A plain, YAML/JSON-able dict; `ExperimentConfig.from_dict(c.to_dict()) == c`."""

@@ -23,7 +23,7 @@ import time
 import torch
 
 from aligner.decode.beam import beam_search
-from aligner.models.seq2seq import build_seq2seq
+from aligner.models.seq2seq.model import build_seq2seq
 
 
 def model_for(args: argparse.Namespace) -> torch.nn.Module:

@@ -3,7 +3,7 @@
 `fast_rows` runs those the options ask for:
 
 * ``--fast``: the decoders ``aligner synthesize`` runs on a CPU (fused fp32 cells, fp16,
-  int8: `aligner.inference.precision.prepare_decoder`) against torchaudio's fp32
+  int8: `aligner.models.tacotron.precision.prepare_decoder`) against torchaudio's fp32
   Tacotron2 at batch 1 (rows of the table), and their output against aligner's plain fp32
   model (`output_difference`: prenet dropout off on both, so that the two decode the same
   thing): mean and max absolute mel difference, the steps whose attention argmax moved.
@@ -11,7 +11,7 @@
   weights a step reads, the GB/s it achieves, and this machine's memory bandwidth measured
   in the same run (reading and copying buffers far larger than the caches); the ratio of
   the step's time to the time its weights take to read at that bandwidth.
-* ``--static``: aligner's fixed-shape decoding (`aligner.models.static_decoding`: a CUDA graph
+* ``--static``: aligner's fixed-shape decoding (`aligner.models.tacotron.static_decoding`: a CUDA graph
   per step on a GPU, the stop flags read every 16 steps) at batch 1 and 4 against
   torchaudio, and its output against the plain decode (under bf16 autocast without the
   weight cast cache, as CUDA graphs need).
@@ -44,14 +44,14 @@ def infer_fn(model: nn.Module, tokens, lengths, steps: int) -> Callable[[], int]
     return run
 
 
-# the fast paths: row label -> precision (`aligner.inference.precision.prepare_decoder`)
+# the fast paths: row label -> precision (`aligner.models.tacotron.precision.prepare_decoder`)
 FAST = {"fp32 fused": "fp32", "fp16": "fp16", "int8": "int8"}
 
 
 def fast_copy(model: nn.Module, precision: str) -> nn.Module:
     """A copy of an fp32 aligner Tacotron prepared as ``aligner synthesize`` does on a
     CPU: fused LSTM cells in fp32, or its decoder in fp16 / int8 (eval mode)."""
-    from aligner.inference.precision import prepare_decoder
+    from aligner.models.tacotron.precision import prepare_decoder
 
     return prepare_decoder(copy.deepcopy(model).eval(), precision)
 
@@ -142,7 +142,7 @@ def limit_rows(decoder: nn.Module, fps: dict[str, float], mbytes: int) -> list[s
     decoder weights a step reads (`decoder` in fp32, counted as stored in that path's
     precision), the GB/s achieved, and the ratio of the step's time to the time of reading
     those bytes at the measured bandwidth."""
-    from aligner.inference.precision import weight_bytes
+    from aligner.models.tacotron.precision import weight_bytes
 
     read_gbs, copy_gbs = read_bandwidth(mbytes)
     lines = [

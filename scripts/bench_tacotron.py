@@ -51,7 +51,7 @@ N_SYMBOLS = 148
 
 def build_aligner(n_mels: int = 80) -> nn.Module:
     """aligner's TTS Tacotron in torchaudio's Tacotron2 configuration."""
-    from aligner.models.tacotron import (
+    from aligner.models.tacotron.model import (
         DecoderConfig,
         PostnetConfig,
         Tacotron,

@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from aligner.config import load_config
-from aligner.models.tacotron import Tacotron
+from aligner.models.tacotron.model import Tacotron
 from aligner.tasks.speech import model_config
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aligner.inference.alignment_score import predicted_timings, reference_timings
+from aligner.evaluation.alignment import predicted_timings, reference_timings
 
 STRESS = "ˈˌ"
 

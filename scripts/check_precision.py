@@ -1,5 +1,5 @@
 """How far a trained Tacotron's fast precisions move its output: fp16 and int8 decoders
-(`aligner.inference.precision`) against fp32 on a manifest's sentences, with the stop on.
+(`aligner.models.tacotron.precision`) against fp32 on a manifest's sentences, with the stop on.
 
 For each sentence, decoded free-running with the prenet's dropout off (so that the only
 difference is the weights): whether it stops at the same step, whether its attention
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = [str(item["text"]) for item in read_manifest(args.manifest)][: args.limit]
     rows, reference = {}, None
     for precision in ("fp32", "fp16", "int8"):
-        speech = load_speech_model(args.checkpoint, "tts", "cpu", precision)
+        speech = load_speech_model(args.checkpoint, "synthesize", "cpu", precision)
         ids = [speech.encode_text(t, f"sentence {i + 1}") for i, t in enumerate(texts)]
         decode(speech, ids[:1], 1)  # warm-up
         results, one = decode(speech, ids, 1)

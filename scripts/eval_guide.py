@@ -47,8 +47,8 @@ def checkpoints(exp: Path, last: int) -> list[Path]:
 
 def boundary_errors(ckpt: Path, manifest: Path) -> dict[str, float]:
     """Mean word and phone boundary errors (ms) and the words within 20 ms (%)."""
+    from aligner.evaluation.alignment import score_alignments
     from aligner.inference.align import align_manifest
-    from aligner.inference.alignment_score import score_alignments
 
     with tempfile.TemporaryDirectory() as tmp:
         align_manifest(ckpt, manifest, Path(tmp) / "a", png=False, force=True)
@@ -96,7 +96,7 @@ def long_form(
     from aligner.attention.metrics import alignment_metrics
     from aligner.inference.loading import load_speech_model
 
-    speech = load_speech_model(ckpt, "tts")
+    speech = load_speech_model(ckpt, "synthesize")
     ids = [speech.encode_text(text) for _, text in sentences]
     failures = {"skip": 0, "repeat": 0, "no_end": 0}
     failed, passed_over, went_back = 0, [], []
@@ -214,7 +214,7 @@ def synthesis_quality(
     from aligner.data.manifest import read_manifest
     from aligner.inference.loading import load_speech_model
 
-    speech = load_speech_model(ckpt, "tts")
+    speech = load_speech_model(ckpt, "synthesize")
     items = list(read_manifest(manifest))[:limit]
     torch.manual_seed(seed)
     ids = [speech.encode_text(it["text"]) for it in items]

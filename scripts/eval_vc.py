@@ -1,5 +1,5 @@
 """Voice conversion scored as VC papers score it, for the source itself (no conversion)
-and each converted system, against the target voice (`aligner.inference.vc_eval`):
+and each converted system, against the target voice (`aligner.evaluation.vc`):
 
 - MCD (dB): SPTK mel-cepstra of WORLD spectral envelopes (pyworld + pysptk, order 24,
   all-pass constant 0.455 at 22,050 Hz, c0 excluded, 5 ms frames), silent frames
@@ -67,8 +67,8 @@ def _progress(done: int, total: int) -> None:
 )
 def main(systems, alignments, limit: int, verbose: bool, json_out: Path | None) -> None:
     """Print MCD, F0 and duration scores of the source and each system (Markdown table)."""
+    from aligner.evaluation.vc import markdown, score_systems, set_mapping
     from aligner.inference.common import InferenceError
-    from aligner.inference.vc_eval import markdown, score_systems, set_mapping
 
     manifests = {name: Path(path) for name, path in _pairs(systems, "--system").items()}
     if "source" in manifests:

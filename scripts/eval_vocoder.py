@@ -25,7 +25,7 @@ from aligner.audio.features import MelConfig, log_mel
 from aligner.audio.io import load_audio
 from aligner.audio.world import analyze, modules
 from aligner.data.manifest import read_manifest
-from aligner.models.vocoders import (
+from aligner.models.vocoders.base import (
     GriffinLimVocoder,
     ToolkitVocoder,
     VocoderError,

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from aligner.alignment.scoring import boundary_errors
-from aligner.inference.alignment_score import predicted_timings, reference_timings
-from aligner.inference.common import manifest_items
+from aligner.data.manifest import manifest_items
+from aligner.evaluation.alignment import predicted_timings, reference_timings
 
 GROSS_MS = 60.0
 

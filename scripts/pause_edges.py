@@ -33,8 +33,9 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from aligner.inference.alignment_score import predicted_timings, reference_timings
-from aligner.inference.common import InferenceError, manifest_items
+from aligner.data.manifest import manifest_items
+from aligner.evaluation.alignment import predicted_timings, reference_timings
+from aligner.inference.common import InferenceError
 
 WINDOW = 0.002  # seconds per level window
 REACH = 0.03  # seconds past the reference boundary the search for the event starts

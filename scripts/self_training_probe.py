@@ -31,7 +31,7 @@ from aligner.alignment.tiers import optional_tokens
 from aligner.audio.io import load_audio
 from aligner.data.manifest import read_manifest
 from aligner.inference.loading import load_speech_model
-from aligner.models.aligner import utterance_normalize
+from aligner.models.alignment import utterance_normalize
 
 
 class FrameClassifier(nn.Module):

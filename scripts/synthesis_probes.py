@@ -72,7 +72,7 @@ def probe(ckpt: Path, manifest: Path, items: int, seed: int = 0) -> dict[str, fl
     from aligner.data.manifest import read_manifest
     from aligner.inference.loading import load_speech_model
 
-    speech = load_speech_model(ckpt, "tts")
+    speech = load_speech_model(ckpt, "synthesize")
     rows = list(read_manifest(manifest))[:items]
     srcs = [speech.encode_text(it["text"]) for it in rows]
     waves = [load_audio(it["audio"], speech.mel_cfg.sample_rate)[0] for it in rows]

@@ -31,7 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from aligner.inference.common import InferenceError, manifest_items, output_names
+from aligner.data.manifest import manifest_items
+from aligner.inference.common import InferenceError, output_names
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ LEVELS = {
     "text": 0,
     "checkpoint": 0,
     "config": 0,
+    "families": 0,
     "files": 0,
     "__init__": 0,
     "data": 1,
@@ -26,9 +27,10 @@ LEVELS = {
     "decode": 3,
     "tasks": 4,
     "train": 5,
-    "inference": 6,
-    "pipeline": 7,
-    "cli": 8,
+    "evaluation": 6,
+    "inference": 7,
+    "pipeline": 8,
+    "cli": 9,
 }
 MODULES = sorted(PACKAGE.rglob("*.py"))
 

@@ -223,14 +223,6 @@ def alignment_metrics(
     }
 
 
-def skips_are_suspect(task: str) -> bool:
-    """Whether a skipped memory position makes an alignment of task `task` (``tts``, ``vc``,
-    ...) suspect: not for VC, whose decoder rightly passes over source frames where the
-    source is slower than the target or pauses longer. The one rule that training
-    (`summarize`) and ``aligner align`` both follow."""
-    return task != "vc"
-
-
 def suspect(
     metrics: dict[str, Tensor],
     min_focus: float = 0.4,

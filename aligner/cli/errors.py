@@ -29,11 +29,20 @@ def user_errors() -> Iterator[None]:
     """Turn the library's user-facing errors into one-line click errors."""
     from aligner.audio.io import AudioError
     from aligner.data.manifest import ManifestError
+    from aligner.checkpoint import CheckpointError
+    from aligner.evaluation import EvaluationError
     from aligner.inference.common import InferenceError
 
     try:
         yield
-    except (InferenceError, AudioError, ManifestError, FileExistsError) as err:
+    except (
+        InferenceError,
+        EvaluationError,
+        CheckpointError,
+        AudioError,
+        ManifestError,
+        FileExistsError,
+    ) as err:
         raise click.ClickException(str(err)) from None
 
 

@@ -55,16 +55,15 @@ def parse_window(ctx: click.Context, param: click.Parameter, value: str | None):
 
 def resolve_checkpoint(ctx: click.Context, param: click.Parameter, value):
     """A checkpoint file, or an experiment folder (or its ``checkpoints/``): its
-    ``best.pt``, else its latest checkpoint (`aligner.inference.loading.resolve_checkpoint`)."""
-    from aligner.inference.common import InferenceError
-    from aligner.inference.loading import resolve_checkpoint as resolve
+    ``best.pt``, else its latest checkpoint (`aligner.checkpoint.checkpoint_file`)."""
+    from aligner.checkpoint import CheckpointError, checkpoint_file
 
     if value is None:
         return None
     values = value if isinstance(value, tuple) else (value,)
     try:
-        resolved = tuple(resolve(v) for v in values)
-    except InferenceError as err:
+        resolved = tuple(checkpoint_file(v) for v in values)
+    except CheckpointError as err:
         raise click.BadParameter(str(err)) from None
     return resolved if isinstance(value, tuple) else resolved[0]
 

@@ -50,8 +50,9 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
       aligner score --task g2p --hyp test.txt --ref data/test.jsonl
       aligner score --task vc --hyp exp/vc/converted/manifest.jsonl
     """
-    from aligner.inference.common import InferenceError
-    from aligner.inference.scoring import score_g2p, score_nmt, score_vc
+    from aligner.data.manifest import ManifestError
+    from aligner.evaluation import EvaluationError
+    from aligner.evaluation.text import score_g2p, score_nmt, score_vc
 
     if task != "vc" and ref is None:
         raise click.ClickException(f"--task {task} needs --ref MANIFEST (the references)")
@@ -60,7 +61,7 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
             scores = score_vc(hyp)
         else:
             scores = score_g2p(hyp, ref) if task == "g2p" else score_nmt(hyp, ref, lowercase)
-    except InferenceError as err:
+    except (EvaluationError, ManifestError) as err:
         raise click.ClickException(str(err)) from None
     if as_json:
         click.echo(json.dumps({k: round(v, 4) for k, v in scores.items()}))
@@ -123,12 +124,13 @@ def score_alignment(
       aligner score-alignment --reference data/valid.jsonl --predicted mfa_output/
       aligner score-alignment --reference data/festival/test.jsonl --predicted ali --by-speaker
     """
-    from aligner.inference.alignment_score import score_alignments, table
-    from aligner.inference.common import InferenceError
+    from aligner.data.manifest import ManifestError
+    from aligner.evaluation import EvaluationError
+    from aligner.evaluation.alignment import score_alignments, table
 
     try:
         result = score_alignments(reference, predicted, by_speaker=by_speaker, out=out, force=force)
-    except InferenceError as err:
+    except (EvaluationError, ManifestError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(table(result))
     if out is not None:

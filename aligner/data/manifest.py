@@ -138,3 +138,25 @@ def _relative_paths(item: Mapping[str, Any], root: Path) -> dict[str, Any]:
         if key in out:
             out[key] = os.path.relpath(Path(out[key]).resolve(), root)
     return out
+
+
+def manifest_items(
+    path: Path, option: str, keys: tuple[str, ...] = (), hint: str = ""
+) -> list[dict]:
+    """The items of the manifest `path` given as `option` (e.g. ``--ref``), each holding
+    every key of `keys` (a non-empty value); `ManifestError` (one line, naming the file,
+    the items and `hint`) otherwise."""
+    if not path.is_file():
+        raise ManifestError(f"{option} {path} does not exist{'; ' + hint if hint else ''}")
+    try:
+        items = read_manifest(path)
+    except ManifestError:
+        raise
+    except ValueError as err:
+        raise ManifestError(str(err).splitlines()[0]) from None
+    for key in keys:
+        bad = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get(key)]
+        if bad:
+            more = f"; {hint}" if hint else ""
+            raise ManifestError(f"{path}: items without '{key}': {', '.join(bad[:5])}{more}")
+    return items

@@ -3,7 +3,7 @@
 Works on any model offering `encode(src, src_lengths) -> Encoded`, `start(enc) -> state`,
 `step(prev (B,), state) -> (log_probs (B, V), weights (B, T), state)` with
 `state.index_select(index)`, and the ids `pad_id`, `bos_id`, `eos_id`
-(see `aligner.models.seq2seq.Seq2Seq`).
+(see `aligner.models.seq2seq.model.Seq2Seq`).
 
 The whole batch is searched at once: the `K` hypotheses of the `B` items live in
 tensors of shape `(B*K, ...)`. Their histories are back-pointers, followed once at the

@@ -17,7 +17,7 @@ Text (`aligner.inference.text`, `.text_io`)::
 from aligner.inference.align import align_manifest
 from aligner.inference.common import InferenceError
 from aligner.inference.conversion import convert
-from aligner.inference.loading import load_model, load_speech_model, resolve_checkpoint
+from aligner.inference.loading import load_model, load_speech_model
 from aligner.inference.speech import AlignModel, Generated, SpeechModel, TTSModel, VCModel
 from aligner.inference.synthesis import Decoding, synthesize, synthesize_text
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
@@ -40,7 +40,6 @@ __all__ = [
     "load_reverse_model",
     "load_speech_model",
     "load_text_model",
-    "resolve_checkpoint",
     "synthesize",
     "synthesize_text",
 ]

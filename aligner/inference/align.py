@@ -12,8 +12,8 @@ import torch
 
 from aligner.alignment.record import UtteranceAlignment
 from aligner.alignment.tiers import optional_tokens
-from aligner.attention.metrics import skips_are_suspect
 from aligner.audio.trim import PauseRule
+from aligner.data.manifest import manifest_items
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
     Summary,
@@ -24,7 +24,6 @@ from aligner.inference.alignment_files import (
 from aligner.inference.common import (
     InferenceError,
     check_output_folder,
-    manifest_items,
     output_names,
 )
 from aligner.inference.loading import load_speech_model
@@ -92,8 +91,8 @@ def _utterance(
         method,
         item.get("text") if kind != "positions" else None,
         pauses,
-        speech.task == "align",
-        speech.task == "align",
+        speech.role.hard_alignment,
+        speech.role.hard_alignment,
     )
 
 
@@ -102,7 +101,7 @@ def _mapping_ms(speech: SpeechModel, item: dict[str, Any], frames: list[int]) ->
     source-to-target mapping the alignment implies at the phone boundaries (the word
     boundaries when the two voices' phones differ in number): ``mapping_ms``, and
     ``mapping_tier``. Empty for TTS or without timings."""
-    if speech.task != "vc" or not (item.get("timings") and item.get("target_timings")):
+    if speech.has_text or not (item.get("timings") and item.get("target_timings")):
         return {}
     from aligner.alignment.intervals import Timings, mapping_errors
 
@@ -160,11 +159,10 @@ def align_manifest(
     if audio_key != "audio":  # the other recording stands in for the item's audio
         items = [{**it, "audio": it.get(audio_key)} for it in items]
     names = output_names([it["id"] for it in items], str(manifest))
-    speech = load_speech_model(checkpoint, None, device)
+    speech = load_speech_model(checkpoint, "align", device)
     out.mkdir(parents=True, exist_ok=True)
-    # the aligner's frame-level argmax flickers at boundaries: no suspect repeats
-    repeats = None if speech.task == "align" else 0
-    skips = 0 if skips_are_suspect(speech.task) else None
+    repeats = 0 if speech.role.repeats_suspect else None
+    skips = 0 if speech.role.skips_suspect else None
     summary = Summary(SuspectThresholds(min_focus, max_skips=skips, max_repeats=repeats))
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):

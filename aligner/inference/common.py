@@ -38,28 +38,6 @@ class InferenceError(ValueError):
     """A checkpoint or an input cannot be used; the message says what to do."""
 
 
-def manifest_items(
-    path: Path, option: str, keys: tuple[str, ...] = (), hint: str = ""
-) -> list[dict]:
-    """The items of the manifest `path` given as `option` (e.g. ``--ref``), each holding
-    every key of `keys` (a non-empty value); `InferenceError` (one line, naming the file,
-    the items and `hint`) otherwise."""
-    from aligner.data.manifest import ManifestError, read_manifest
-
-    if not path.is_file():
-        raise InferenceError(f"{option} {path} does not exist{'; ' + hint if hint else ''}")
-    try:
-        items = read_manifest(path)
-    except (ManifestError, ValueError) as err:
-        raise InferenceError(str(err).splitlines()[0]) from None
-    for key in keys:
-        bad = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get(key)]
-        if bad:
-            more = f"; {hint}" if hint else ""
-            raise InferenceError(f"{path}: items without '{key}': {', '.join(bad[:5])}{more}")
-    return items
-
-
 def safe_name(item_id: object) -> str:
     """A file name for an item id that stays inside the output folder: every character
     but letters, digits, ``-``, ``_`` and ``.`` becomes ``_`` (so ``../x`` and ``/abs/x``

@@ -163,7 +163,7 @@ def convert(
     mels = mel_paths(save_mel, [p.stem for p in outs])
     refuse_existing([*outs, alignment, *extra, *mels], force)
     torch.manual_seed(decoding.seed)
-    speech = load_speech_model(checkpoint, "vc", device, decoding.precision)
+    speech = load_speech_model(checkpoint, "convert", device, decoding.precision)
     converter, bad = _Converter(speech, decoding, alignment is not None), []
     for index, (item, path) in enumerate(zip(items, outs)):
         mel_path = mels[index] if mels else None

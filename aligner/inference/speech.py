@@ -1,15 +1,16 @@
-"""Trained speech models ready for use, one class per model family.
+"""Trained speech models ready for use: the runtime class of each speech family's role
+(`aligner.families`).
 
 - :class:`TTSModel`: a Tacotron reading text (``aligner synthesize``, and its alignments);
 - :class:`VCModel`: a Tacotron reading a source speaker's mel (``aligner convert``);
-- :class:`AlignModel`: the alignment model (``task: align``), which only aligns.
+- :class:`AlignModel`: the alignment model (family ``forward_sum``), which only aligns.
 
 Each holds the model in eval mode and its front end (tokenizer and symbol table, mel
 settings, normalization statistics), and offers what its callers need: the source of a
 manifest item (`source`), teacher forcing (`teacher_force`), free-running generation
 (TTS, VC: `generate`), frames per alignment row (`r`). They are built from a checkpoint
-by `aligner.inference.loading` (``load_model``, ``load_speech_model``), always decoding
-in length-sorted batches.
+by `from_checkpoint` (what `aligner.inference.loading.load_model` calls), always decoding
+in length-sorted batches; what each can do is its ``role``.
 """
 
 from __future__ import annotations
@@ -20,14 +21,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
+from torch import nn
 
 from aligner.audio.features import MelConfig, MelStats
+from aligner.config import ConfigError
 from aligner.data.collate import length_batches, pad
+from aligner.families import Role
 from aligner.inference.common import RECIPE_WINDOW, InferenceError
-from aligner.models.aligner import AlignmentModel
-from aligner.models.tacotron import Tacotron
+from aligner.models.alignment import AlignmentModel
+from aligner.models.tacotron.model import Tacotron
+from aligner.models.tacotron.precision import PrecisionError, check_precision, prepare_decoder
 from aligner.text.symbols import SymbolTable
-from aligner.text.tokenizers import Tokenizer
+from aligner.text.tokenizers import Tokenizer, tokenizer_from_dict
 
 
 @dataclass
@@ -49,19 +54,60 @@ class SpeechModel:
     """What every speech family shares: the model in eval mode, the mel settings, the
     (de)normalization of the target mels ``stats``, the training step and the file.
 
-    Subclasses name their ``task``, the manifest fields an item ``needs``, and how an
-    item becomes the model's source (`source`)."""
+    Subclasses name their ``network``, the manifest fields an item ``needs``, and how an
+    item becomes the model's source (`source`); ``role`` says what the model can do."""
 
     model: Any
     mel_cfg: MelConfig
     stats: MelStats | None
     step: int
     path: Path
+    role: Role
 
-    task: ClassVar[str] = ""
+    network: ClassVar[type] = nn.Module
     needs: ClassVar[tuple[str, ...]] = ()  # the manifest fields an item must have
     target_key: ClassVar[str] = "audio"  # the field of the recording teacher forcing reads
-    verb: ClassVar[str] = ""
+
+    @classmethod
+    def from_checkpoint(
+        cls, ckpt: dict[str, Any], path: Path, role: Role, device: str | torch.device = "cpu"
+    ) -> SpeechModel:
+        """The model of checkpoint dict `ckpt` (read from `path`) in eval mode on `device`,
+        its network and front end rebuilt from the checkpoint's ``symbols`` (written by the
+        tasks: ``model``, ``mel``, ``stats``, ...); InferenceError naming the file."""
+        symbols = ckpt.get("symbols") or {}
+        try:
+            front = cls.front_end(symbols)
+        except (KeyError, TypeError, ValueError) as err:
+            raise InferenceError(
+                f"{path}: its symbols/feature settings are incomplete ({err!r}); "
+                "was it written by `aligner train`?"
+            ) from None
+        try:
+            model = cls.network.from_symbols(symbols, ckpt["model"])
+        except (KeyError, ConfigError, RuntimeError, ValueError) as err:
+            first = str(err).splitlines()[0]
+            raise InferenceError(
+                f"{path}: weights do not match its model config ({first})"
+            ) from None
+        model.eval().to(device)
+        return cls(model=model, step=int(ckpt.get("step", 0)), path=path, role=role, **front)
+
+    @classmethod
+    def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
+        """The checkpoint's ``symbols`` -> this class's keyword arguments (mel settings and
+        the statistics of the target mels)."""
+        stats = symbols.get("stats")
+        return {
+            "mel_cfg": MelConfig.from_dict(symbols["mel"]),
+            "stats": MelStats.from_dict(stats) if stats else None,
+        }
+
+    def prepare(self, precision: str) -> None:
+        """Ready the model for decoding in `precision`; only ``fp32`` here (the decoders
+        that run free offer more)."""
+        if precision != "fp32":
+            raise InferenceError(f"{self.path}: --precision {precision} is for TTS and VC decoders")
 
     @property
     def device(self) -> torch.device:
@@ -118,8 +164,8 @@ class SpeechModel:
 
     def vocode(self, mel: torch.Tensor, n_iter: int = 60) -> torch.Tensor:
         """Griffin-Lim: log-mel (T, M) -> waveform (L,) at ``mel_cfg.sample_rate``
-        (`aligner.models.vocoders.GriffinLimVocoder`; other vocoders: `load_vocoder`)."""
-        from aligner.models.vocoders import GriffinLimVocoder
+        (`aligner.models.vocoders.base.GriffinLimVocoder`; other vocoders: `load_vocoder`)."""
+        from aligner.models.vocoders.base import GriffinLimVocoder
 
         return GriffinLimVocoder(self.mel_cfg, n_iter, self.device)(mel)
 
@@ -154,9 +200,33 @@ class TextInput:
     def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
         return self.encode_text(item["text"], where)
 
+    @classmethod
+    def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **super().front_end(symbols),  # type: ignore[misc]
+            "symbols": SymbolTable.from_dict(symbols["symbols"]),
+            "tokenizer": tokenizer_from_dict(symbols["tokenizer"]),
+            "add_eos": bool(symbols.get("add_eos", False)),
+            "add_bos": bool(symbols.get("add_bos", False)),
+        }
+
 
 class FreeRunning:
-    """Free-running decoding, for the Tacotron families (TTS, VC)."""
+    """Free-running decoding, for the Tacotron family (TTS, VC)."""
+
+    network: ClassVar[type] = Tacotron
+
+    def prepare(self, precision: str) -> None:
+        """On a CPU, the decoder prepared for `precision`
+        (`aligner.models.tacotron.precision.prepare_decoder`: fused LSTM cells in fp32,
+        whose state_dict then names ``gates`` layers, not a checkpoint's cells; ``fp16``
+        or ``int8`` weights)."""
+        try:
+            check_precision(precision, self.device)
+        except PrecisionError as err:
+            raise InferenceError(str(err)) from None
+        if self.device.type == "cpu":
+            prepare_decoder(self.model, precision)
 
     def decoding_window(self, window: tuple[int, int] | str | None) -> tuple[int, int] | None:
         """The window `generate` decodes under: `window`, or for ``RECIPE_WINDOW`` the one
@@ -225,9 +295,6 @@ class TextSpeechModel(TextInput, SpeechModel):
 class TTSModel(FreeRunning, TextSpeechModel):
     """A trained Tacotron TTS: text -> mel (`generate`), and its alignments of recordings."""
 
-    task: ClassVar[str] = "tts"
-    verb: ClassVar[str] = "aligner synthesize"
-
 
 @dataclass
 class VCModel(FreeRunning, SpeechModel):
@@ -236,10 +303,13 @@ class VCModel(FreeRunning, SpeechModel):
 
     src_stats: MelStats | None = None
 
-    task: ClassVar[str] = "vc"
     needs: ClassVar[tuple[str, ...]] = ("audio", "target_audio")
     target_key: ClassVar[str] = "target_audio"
-    verb: ClassVar[str] = "aligner convert"
+
+    @classmethod
+    def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
+        stats = symbols.get("stats_src")
+        return {**super().front_end(symbols), "src_stats": MelStats.from_dict(stats) if stats else None}
 
     def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
         """Waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""
@@ -256,16 +326,11 @@ class VCModel(FreeRunning, SpeechModel):
 
 @dataclass
 class AlignModel(TextSpeechModel):
-    """A trained alignment model (``task: align``): text and a recording -> alignment; its
-    prior spans the frames with sound (`AlignmentModel.prepare`)."""
+    """A trained alignment model (family ``forward_sum``): text and a recording ->
+    alignment; its prior spans the frames with sound (`AlignmentModel.prepare`)."""
 
-    task: ClassVar[str] = "align"
-    verb: ClassVar[str] = "aligner align"
+    network: ClassVar[type] = AlignmentModel
 
     def _forward(self, src, src_len, mel, mel_len):
         mel, spans = self.model.prepare(self.denormalize(mel), mel, mel_len, self.mel_cfg.power)
         return self.model(src, src_len, mel, mel_len, spans=spans)
-
-
-FAMILIES: dict[str, type[SpeechModel]] = {"tts": TTSModel, "vc": VCModel, "align": AlignModel}
-NETWORKS: dict[str, type] = {"tts": Tacotron, "vc": Tacotron, "align": AlignmentModel}

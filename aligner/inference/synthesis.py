@@ -1,7 +1,7 @@
 """`aligner synthesize` as a library call: text in, a WAV file (and an alignment heatmap)
 out; what it shares with `aligner convert` (`aligner.inference.conversion`).
 
-    speech = load_speech_model("exp/tts/checkpoints/best.pt", "tts")
+    speech = load_speech_model("exp/tts/checkpoints/best.pt", "synthesize")
     wave, results = synthesize_text(speech, "Hello there. How are you?")
 """
 
@@ -24,9 +24,9 @@ class Decoding:
     """Free-running decoding options: sentences (or files) decoded at once, the length
     limit in output frames per input step, the monotonic window (back, front; None: none;
     ``RECIPE_WINDOW``: the recipe's, `aligner.inference.speech.FreeRunning.generate`), the
-    Griffin-Lim iterations, the vocoder (`aligner.models.vocoders`: None or
+    Griffin-Lim iterations, the vocoder (`aligner.models.vocoders.base`: None or
     ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``fp16``, ``int8``:
-    `aligner.inference.precision`)."""
+    `aligner.models.tacotron.precision`)."""
 
     batch_size: int = 16
     max_length_ratio: float = 10.0
@@ -162,7 +162,7 @@ def synthesize(
 
     refuse_existing([out], force)
     torch.manual_seed(decoding.seed)  # the prenet keeps dropout on at inference
-    speech = load_speech_model(checkpoint, "tts", device, decoding.precision)
+    speech = load_speech_model(checkpoint, "synthesize", device, decoding.precision)
     sentences = split_text(speech, text)
     mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
     pngs = panel_paths(alignment, len(sentences)) if alignment is not None else []

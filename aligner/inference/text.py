@@ -42,6 +42,13 @@ class TextModel:
     tgt: SymbolTable
     symbols: dict[str, Any]
 
+    @classmethod
+    def from_checkpoint(cls, ckpt: dict[str, Any], file: Path, role: Any, device: Any = "cpu"):
+        """The model of a checkpoint read from `file` (`aligner.checkpoint`); text models
+        decode on the CPU."""
+        task = (ckpt.get("symbols") or {}).get("task") or ckpt["config"]["task"]
+        return load_text_model([file], task)
+
     @property
     def data(self) -> dict[str, Any]:
         return self.symbols["data"]

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from aligner.data.manifest import manifest_items
 from aligner.decode.beam import Hypothesis
-from aligner.inference.common import InferenceError, manifest_items
+from aligner.inference.common import InferenceError
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 
 

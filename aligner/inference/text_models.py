@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from aligner.checkpoint import CheckpointError, load_checkpoint
+from aligner.checkpoint import CheckpointError, read_checkpoint
 from aligner.decode.ensemble import Ensemble
 from aligner.inference.common import InferenceError
-from aligner.models.seq2seq import Seq2Seq
-from aligner.models.text_model import from_checkpoint_config
+from aligner.models.seq2seq.config import from_checkpoint_config
+from aligner.models.seq2seq.model import Seq2Seq
 from aligner.text.splitting import SPACE_MARK
 from aligner.text.symbols import SPECIALS, SymbolTable
 
@@ -59,7 +59,7 @@ def _check_space_marks(path, src: SymbolTable, tgt: SymbolTable, symbols: dict) 
 
 def load_checkpoints(paths: Sequence[str | Path], task: str):
     """One model, or an `Ensemble` of several, from the checkpoint files (or experiment
-    folders: `aligner.inference.loading.resolve_checkpoint`) `paths` of a `task` (g2p |
+    folders: `aligner.checkpoint.checkpoint_file`) `paths` of a `task` (g2p |
     nmt) run.
 
     Returns `(model, src_table, tgt_table, symbols)` as `load_model` does. Raises a
@@ -68,12 +68,10 @@ def load_checkpoints(paths: Sequence[str | Path], task: str):
     """
     if not paths:
         raise InferenceError("no checkpoint given")
-    from aligner.inference.loading import resolve_checkpoint
-
     loaded = []
-    for path in map(resolve_checkpoint, paths):
+    for given in paths:
         try:
-            state = load_checkpoint(path)
+            path, state = read_checkpoint(given)
         except CheckpointError as err:
             raise InferenceError(str(err)) from None
         found = (state.get("config") or {}).get("task")

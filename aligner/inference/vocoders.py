@@ -1,5 +1,5 @@
 """The vocoder a command names (``--vocoder``), its errors as one-line InferenceErrors; the
-vocoders themselves are `aligner.models.vocoders`'."""
+vocoders themselves are `aligner.models.vocoders.base`'."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import torch
 
 from aligner.audio.features import MelConfig
 from aligner.inference.common import InferenceError
-from aligner.models.vocoders import Vocoder, VocoderError
-from aligner.models.vocoders import load_vocoder as _load
+from aligner.models.vocoders.base import Vocoder, VocoderError
+from aligner.models.vocoders.base import load_vocoder as _load
 
 
 def load_vocoder(
@@ -17,7 +17,7 @@ def load_vocoder(
     griffin_lim_iters: int = 60,
     device: str | torch.device = "cpu",
 ) -> Vocoder:
-    """`aligner.models.vocoders.load_vocoder`, raising InferenceError."""
+    """`aligner.models.vocoders.base.load_vocoder`, raising InferenceError."""
     try:
         return _load(spec, cfg, griffin_lim_iters, device)
     except VocoderError as err:

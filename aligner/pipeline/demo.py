@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aligner.checkpoint import CheckpointError, checkpoint_choice, list_checkpoints, read_checkpoint
 from aligner.config import find_recipe
 
 DEFAULT_RECIPE = Path("recipes/tts/tacotron_forward_small.yaml")
@@ -191,22 +192,16 @@ def _vocoder(plan: DemoPlan, data: Path, exp: Path, say) -> str:
 
 
 def chosen_checkpoint(exp: Path, say: Callable[[str], object] = print) -> Path:
-    """The run's checkpoint (`aligner.inference.loading.resolve_checkpoint`: best.pt, the
-    lowest validation loss, else the latest), saying which and why."""
-    from aligner.checkpoint import list_checkpoints, load_checkpoint
-    from aligner.inference.common import InferenceError
-    from aligner.inference.loading import resolve_checkpoint
-
+    """The run's checkpoint (`aligner.checkpoint.checkpoint_choice`: best.pt, the lowest
+    validation loss, else the latest), saying which and why."""
     folder = exp / "checkpoints"
     try:
-        path = resolve_checkpoint(folder)
-    except InferenceError:
-        path = folder
-    if not path.is_file():
-        raise DemoError(f"no checkpoint in {folder}; delete {exp} and re-run")
-    ckpts = list_checkpoints(folder)
-    if path not in ckpts:  # best.pt
-        step = load_checkpoint(path)["step"]
+        path, why = checkpoint_choice(folder)
+        step = read_checkpoint(path)[1]["step"]
+    except CheckpointError:
+        raise DemoError(f"no usable checkpoint in {folder}; delete {exp} and re-run") from None
+    if why == "best":
+        ckpts = list_checkpoints(folder)
         last = f" (the last is step {int(ckpts[-1].stem.split('-')[1])})" if ckpts else ""
         say(f"using {path}: the lowest validation loss, at step {step}{last}")
     else:
@@ -261,8 +256,8 @@ def _alignment_quality(ckpt: Path, data: Path, out_dir: Path, say) -> dict[str, 
     """`aligner align` on the validation split, then its boundary errors against the
     reference timings eSpeak NG reported (None for a corpus without them)."""
     from aligner.data.manifest import read_manifest
+    from aligner.evaluation.alignment import score_alignments, table
     from aligner.inference.align import align_manifest
-    from aligner.inference.alignment_score import score_alignments, table
 
     _stage(say, 7, "alignment quality on the validation split")
     valid, aligned = data / "valid.jsonl", out_dir / "valid_alignments"

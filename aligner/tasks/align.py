@@ -12,7 +12,7 @@ Recipe sections::
 
 The checkpoint's ``symbols`` are those of a TTS checkpoint
 (``aligner.tasks.speech_data.TextSpeechData.symbols``) with ``task: align`` and the
-:class:`~aligner.models.aligner.AlignerConfig` as ``model``.
+:class:`~aligner.models.alignment.AlignerConfig` as ``model``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from aligner.attention.search import (
 )
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_tts
-from aligner.models.aligner import AlignerConfig, AlignerOutput, AlignmentModel
+from aligner.models.alignment import AlignerConfig, AlignerOutput, AlignmentModel
 from aligner.tasks.speech import first_items, set_data_sizes
 from aligner.tasks.speech_data import TextSpeechData, text_speech_data
 from aligner.tasks.truth import References, TruthErrors

@@ -17,18 +17,18 @@ from torch import nn
 from torch.utils.data import Dataset
 
 from aligner.attention.losses import decoder_steps
-from aligner.attention.metrics import alignment_metrics, skips_are_suspect, summarize
+from aligner.attention.metrics import alignment_metrics, summarize
 from aligner.audio.features import MelConfig, MelStats
 from aligner.audio.vocoder import GriffinLim
 from aligner.config import ConfigError, from_dict
-from aligner.models.tacotron import (
+from aligner.models.tacotron.model import (
     OLD_ATTENTION_KEYS,
     Tacotron,
     TacotronConfig,
     TacotronOutput,
     old_attention_keys,
 )
-from aligner.models.vocoders import VocoderError, load_vocoder
+from aligner.models.vocoders.base import VocoderError, load_vocoder
 from aligner.tasks.free_running import log_free_running, texts_markdown
 from aligner.tasks.speech_losses import TacotronLossConfig, tacotron_loss
 from aligner.tasks.truth import TruthErrors
@@ -99,7 +99,7 @@ class SpeechTask:
     train_set: Dataset
     valid_set: Dataset
     symbols: dict[str, Any]
-    skips_suspect = skips_are_suspect("tts")
+    skips_suspect = True  # a skipped token marks a suspect alignment (`Role.skips_suspect`)
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from torch.nn import functional as F
 from aligner.attention.base import lengths_to_mask
 from aligner.attention.guides import guide_divergence
 from aligner.attention.losses import decoder_steps, diagonal_penalty
-from aligner.models.tacotron import TacotronOutput
+from aligner.models.tacotron.model import TacotronOutput
 
 
 def masked_mel_loss(

@@ -30,8 +30,8 @@ from aligner.data.collate import collate_text
 from aligner.data.datasets import TextPairDataset
 from aligner.data.manifest import read_manifest
 from aligner.decode.beam import search
-from aligner.models.seq2seq import Seq2Seq
-from aligner.models.text_model import TextModelConfig, build_model
+from aligner.models.seq2seq.config import TextModelConfig, build_model
+from aligner.models.seq2seq.model import Seq2Seq
 from aligner.text.metrics import corpus_bleu, g2p_error_rates
 from aligner.text.splitting import (
     Split,

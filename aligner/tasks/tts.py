@@ -23,7 +23,8 @@ import torch
 from aligner.alignment.tiers import optional_tokens, token_tiers
 from aligner.attention.search import frame_durations
 from aligner.data.collate import collate_tts
-from aligner.models.tacotron import Tacotron
+from aligner.families import role
+from aligner.models.tacotron.model import Tacotron
 from aligner.tasks.guides import Guides, guide_folders, read_records, tts_guides
 from aligner.tasks.speech import SpeechTask, model_config
 from aligner.tasks.speech_data import text_speech_data
@@ -140,6 +141,7 @@ def build(cfg: Any, data_dir: Path) -> TTSTask:
         add_eos=corpus.data.add_eos,
     )
     task.symbols = corpus.symbols("tts", tacotron_cfg.to_dict())
+    task.skips_suspect = role(cfg.family, cfg.task).skips_suspect
     folders = guide_folders(loss_cfg, corpus.data.durations, data_dir, "durations")
     if folders:
         records = read_records(folders, corpus.mel_cfg, "durations")

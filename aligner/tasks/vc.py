@@ -16,14 +16,14 @@ import numpy as np
 import torch
 
 from aligner.alignment.intervals import Timings
-from aligner.attention.metrics import skips_are_suspect
 from aligner.attention.search import frame_durations
 from aligner.audio.features import MelStats
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc
 from aligner.data.datasets import VCDataset
 from aligner.data.manifest import read_manifest
-from aligner.models.tacotron import Tacotron
+from aligner.families import role
+from aligner.models.tacotron.model import Tacotron
 from aligner.tasks.guides import Guides, guide_folders, read_records, vc_guides
 from aligner.tasks.speech import SpeechTask, model_config
 from aligner.tasks.speech_data import SpeechData, compute_stats, manifest_path, mel_settings
@@ -34,7 +34,6 @@ class VCTask(SpeechTask):
     """Source mel -> target mel Tacotron training."""
 
     pairs: dict[str, tuple[Timings, Timings]] | None = None  # the truth curve's references
-    skips_suspect = skips_are_suspect("vc")  # False: a slower source's frames are passed over
 
     def source(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         return batch["src_mel"], batch["src_lengths"]
@@ -104,6 +103,7 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
     tacotron_cfg, loss_cfg = model_config(model_section, mel_cfg.n_mels)
     model = Tacotron.from_config(tacotron_cfg)
     task = VCTask(model, train_set, valid_set, loss_cfg, mel_cfg, stats_tgt, data.log)
+    task.skips_suspect = role(cfg.family, cfg.task).skips_suspect
     task.symbols = {
         "task": "vc",
         "model": tacotron_cfg.to_dict(),

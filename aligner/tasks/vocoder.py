@@ -5,9 +5,10 @@ the audio of any speech manifest.
 Recipe sections::
 
     task: vocoder
+    family: vocos             # or hifigan (`aligner.families`)
     data: {train: train.jsonl, valid: valid.jsonl, mel: {...}, segment_frames: 32}
-    model: {kind: vocos, dim: 256, intermediate: 768, layers: 8, kernel: 7}  # models.vocos
-    model: {kind: hifigan, upsample_rates: [8, 8, 2, 2], ...}   # models.hifigan (V1 sizes)
+    model: {dim: 256, intermediate: 768, layers: 8, kernel: 7}  # vocos: models.vocoders.vocos
+    model: {upsample_rates: [8, 8, 2, 2], ...}   # hifigan: models.vocoders.hifigan (V1 sizes)
     model.loss: {mel_weight: 1.0, stft_weight: 1.0, resolutions: [[512, 128], ...]}
     model.adversarial: {kinds: [mpd, mrd], weight: 1.0, feature_weight: 2.0}  # optional
 
@@ -15,7 +16,7 @@ Training cuts a random segment of ``segment_frames`` frames from each utterance;
 is the L1 distance of full-band log-mels (up to the Nyquist frequency, so the band above
 ``data.mel.f_max`` is learnt too) plus a multi-resolution STFT loss (spectral convergence
 and log-magnitude L1; Yamamoto et al. 2020); with ``model.adversarial`` also the
-discriminators' least-squares losses and feature matching (`aligner.models.gan_vocoder`:
+discriminators' least-squares losses and feature matching (`aligner.models.vocoders.gan`:
 generator and discriminators learn in one update). Validation scores the reconstruction
 losses on fixed segments and logs the fixed items' audio and spectrograms.
 """
@@ -34,10 +35,10 @@ from torch import nn
 from aligner.audio.features import LogMel, MelConfig
 from aligner.config import ConfigError, from_dict
 from aligner.data.manifest import read_manifest
-from aligner.models.discriminators import DiscriminatorConfig
-from aligner.models.gan_vocoder import GANVocoder, waveform
-from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
-from aligner.models.vocos import Vocos, VocosConfig
+from aligner.models.vocoders.discriminators import DiscriminatorConfig
+from aligner.models.vocoders.gan import GANVocoder, waveform
+from aligner.models.vocoders.hifigan import HiFiGANConfig, HiFiGANGenerator
+from aligner.models.vocoders.vocos import Vocos, VocosConfig
 from aligner.tasks.speech_data import manifest_path, mel_settings
 from aligner.tasks.vocoder_losses import VocoderLoss, phase_loss, stft_loss
 
@@ -225,13 +226,10 @@ def build(cfg: Any, data_dir: Path) -> VocoderTask:
             f"the STFT loss's n_fft {too_long or '-'}: need at least 2 frames and more than "
             "n_fft / 2 samples; raise data.segment_frames or lower model.loss.resolutions"
         )
-    kind = model.pop("kind", "vocos")
     adversarial = model.pop("adversarial", None)
-    generator, generator_config = build_generator(kind, model, mel_cfg)
-    if loss.phase_weight > 0 and (kind != "vocos" or adversarial is not None):
-        raise ConfigError(
-            "model.loss.phase_weight needs model.kind vocos without model.adversarial"
-        )
+    generator, generator_config = GENERATORS[cfg.family](model, mel_cfg)
+    if loss.phase_weight > 0 and (not isinstance(generator, Vocos) or adversarial is not None):
+        raise ConfigError("model.loss.phase_weight needs family vocos without model.adversarial")
     net: nn.Module = generator
     if adversarial is not None:
         try:
@@ -241,32 +239,37 @@ def build(cfg: Any, data_dir: Path) -> VocoderTask:
     return VocoderTask(net, data, mel_cfg, loss, Path(data_dir), generator_config)
 
 
-def build_generator(kind: str, model: dict[str, Any], mel_cfg: MelConfig) -> tuple[nn.Module, dict]:
-    """The generator ``model.kind`` names (``vocos`` or ``hifigan``) sized for `mel_cfg`,
-    and the dict a checkpoint keeps to rebuild it (`generator_from_config`)."""
-    if kind == "vocos":
-        sizes = {"n_mels": mel_cfg.n_mels, "hop_length": mel_cfg.hop_length}
-        sizes |= {"n_fft": mel_cfg.n_fft, "win_length": mel_cfg.win_length}
-        try:
-            cfg = VocosConfig.from_dict({**model, **sizes})
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"model: {err}") from None
-        return Vocos(cfg), cfg.to_dict()
-    if kind == "hifigan":
-        features = {"num_mels": mel_cfg.n_mels, "sampling_rate": mel_cfg.sample_rate}
-        features |= {"hop_size": mel_cfg.hop_length, "n_fft": mel_cfg.n_fft}
-        features |= {"win_size": mel_cfg.win_length, "fmin": mel_cfg.f_min, "fmax": mel_cfg.f_max}
-        try:
-            cfg = HiFiGANConfig.from_dict({**model, **features})
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"model: {err}") from None
-        if cfg.extra:
-            raise ConfigError(f"model: unknown HiFi-GAN option(s) {sorted(cfg.extra)}")
-        generator = HiFiGANGenerator(cfg)
-        if generator.hop != mel_cfg.hop_length:
-            raise ConfigError(
-                f"model.upsample_rates {list(cfg.upsample_rates)} multiply to {generator.hop}, "
-                f"data.mel.hop_length is {mel_cfg.hop_length}: they must be equal"
-            )
-        return generator, {"kind": "hifigan", **cfg.to_dict()}
-    raise ConfigError(f"model.kind must be vocos or hifigan, got {kind!r}")
+def vocos_generator(model: dict[str, Any], mel_cfg: MelConfig) -> tuple[nn.Module, dict]:
+    """A Vocos generator sized for `mel_cfg`, and the dict a checkpoint keeps to rebuild
+    it (`generator_from_config`)."""
+    sizes = {"n_mels": mel_cfg.n_mels, "hop_length": mel_cfg.hop_length}
+    sizes |= {"n_fft": mel_cfg.n_fft, "win_length": mel_cfg.win_length}
+    try:
+        cfg = VocosConfig.from_dict({**model, **sizes})
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"model: {err}") from None
+    return Vocos(cfg), cfg.to_dict()
+
+
+def hifigan_generator(model: dict[str, Any], mel_cfg: MelConfig) -> tuple[nn.Module, dict]:
+    """A HiFi-GAN generator sized for `mel_cfg`, and the dict a checkpoint keeps."""
+    features = {"num_mels": mel_cfg.n_mels, "sampling_rate": mel_cfg.sample_rate}
+    features |= {"hop_size": mel_cfg.hop_length, "n_fft": mel_cfg.n_fft}
+    features |= {"win_size": mel_cfg.win_length, "fmin": mel_cfg.f_min, "fmax": mel_cfg.f_max}
+    try:
+        cfg = HiFiGANConfig.from_dict({**model, **features})
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"model: {err}") from None
+    if cfg.extra:
+        raise ConfigError(f"model: unknown HiFi-GAN option(s) {sorted(cfg.extra)}")
+    generator = HiFiGANGenerator(cfg)
+    if generator.hop != mel_cfg.hop_length:
+        raise ConfigError(
+            f"model.upsample_rates {list(cfg.upsample_rates)} multiply to {generator.hop}, "
+            f"data.mel.hop_length is {mel_cfg.hop_length}: they must be equal"
+        )
+    return generator, {"kind": "hifigan", **cfg.to_dict()}
+
+
+# the generator of each vocoder family (`aligner.families`)
+GENERATORS = {"vocos": vocos_generator, "hifigan": hifigan_generator}

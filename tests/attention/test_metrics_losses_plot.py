@@ -47,8 +47,7 @@ def test_metrics_diagonal_skip_repeat() -> None:
     assert summary["items_with_skips"] == pytest.approx(1 / 3)
     assert summary["suspect"] == pytest.approx(2 / 3)
     assert summary["focus_rate"] == 1.0
-    assert metrics.skips_are_suspect("tts") and not metrics.skips_are_suspect("vc")
-    no_skips = metrics.summarize(out, skips=metrics.skips_are_suspect("vc"))  # the repeat alone
+    no_skips = metrics.summarize(out, skips=False)  # the repeat alone (VC's rule)
     assert no_skips["suspect"] == pytest.approx(1 / 3)
     assert no_skips["items_with_skips"] == pytest.approx(1 / 3)
 

@@ -25,7 +25,7 @@ def test_best_checkpoint_is_used_and_named(tmp_path, capsys):
     _save(folder / "best.pt", 200)
     assert chosen_checkpoint(tmp_path) == folder / "best.pt"
     assert "lowest validation loss, at step 200 (the last is step 300)" in capsys.readouterr().out
-    with pytest.raises(DemoError, match="no checkpoint in"):
+    with pytest.raises(DemoError, match="no usable checkpoint in"):
         chosen_checkpoint(tmp_path / "empty")
 
 

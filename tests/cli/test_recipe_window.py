@@ -12,7 +12,7 @@ import torch
 from aligner.attention.base import window_mask
 from aligner.inference.common import RECIPE_WINDOW
 from aligner.inference.loading import load_speech_model
-from aligner.models.decoder import TacotronDecoder
+from aligner.models.tacotron.decoder import TacotronDecoder
 from tests.cli.test_speech_cli import invoke, make_checkpoint
 
 
@@ -28,7 +28,7 @@ def windowed(tmp_path_factory):
 
 
 def decode(ckpt, window, texts=("hello world, a good day", "the cat sat")):
-    speech = load_speech_model(ckpt, "tts")
+    speech = load_speech_model(ckpt, "synthesize")
     ids = [speech.encode_text(t) for t in texts]
     torch.manual_seed(3)
     return speech, speech.generate(ids, batch_size=2, max_length_ratio=2.0, window=window)
@@ -112,7 +112,7 @@ def convert_mel(ckpt, src, folder, *window: str) -> np.ndarray:
 def test_convert_takes_the_recipes_window_unless_told(windowed, tmp_path):
     ckpt, src = windowed["vc"], windowed["root"] / "data_vc" / "u1.wav"
     default = convert_mel(ckpt, src, tmp_path / "default")
-    speech = load_speech_model(ckpt, "vc")
+    speech = load_speech_model(ckpt, "convert")
     assert speech.decoding_window(RECIPE_WINDOW) == (0, 1)
     off = convert_mel(ckpt, src, tmp_path / "off", "--window", "none")
     assert off.shape == default.shape and not np.array_equal(off, default)

@@ -161,9 +161,9 @@ def test_join_waves_inserts_the_pause():
 
 # ------------------------------------------------------------------ loading
 def test_loaded_model_equals_the_saved_one(ckpts):
-    """On the CPU the decoder's LSTM cells load fused (`aligner.inference.fused`): their
+    """On the CPU the decoder's LSTM cells load fused (`aligner.models.tacotron.fused`): their
     one weight is the saved input and hidden weights side by side, their bias the sum."""
-    speech = load_speech_model(ckpts["tts"], "tts")
+    speech = load_speech_model(ckpts["tts"], "synthesize")
     saved = torch.load(ckpts["tts"], weights_only=True)["model"]
     fused = {"decoder.attn_rnn", *(f"decoder.dec_rnns.{k}" for k in range(3))}
     state = speech.model.state_dict()
@@ -194,19 +194,19 @@ def test_load_model_takes_an_experiment_folder_and_returns_the_family(ckpts, tmp
     shutil.copy(ckpts["tts"], exp / "checkpoints" / "ckpt-00000007.pt")
     tts = load_model(exp)
     assert isinstance(tts, TTSModel) and tts.path == exp / "checkpoints" / "ckpt-00000007.pt"
-    assert load_speech_model(exp, "tts").path == tts.path
+    assert load_speech_model(exp, "synthesize").path == tts.path
     shutil.copy(ckpts["vc"], exp / "checkpoints" / "best.pt")  # best.pt wins over the latest
     vc = load_model(exp / "checkpoints")
     assert isinstance(vc, VCModel) and vc.path.name == "best.pt" and not vc.has_text
-    with pytest.raises(InferenceError, match="is a vc checkpoint, not tts"):
-        load_speech_model(exp, "tts")
+    with pytest.raises(InferenceError, match="is a tacotron vc checkpoint, which cannot synthesize; use `aligner convert`"):
+        load_speech_model(exp, "synthesize")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InferenceError, match="without best.pt or ckpt-STEP.pt"):
         load_model(tmp_path / "empty")
 
 
 def test_batched_generation_equals_one_by_one(ckpts):
-    speech = load_speech_model(ckpts["tts"], "tts")
+    speech = load_speech_model(ckpts["tts"], "synthesize")
     speech.model.decoder.prenet.always_dropout = False  # deterministic for the comparison
     ids = [speech.encode_text(t) for t in ["hello", "a good day, the cat", "cat"]]
     together = speech.generate(ids, batch_size=3, max_length_ratio=2.0)
@@ -288,7 +288,7 @@ def test_int8_refused_on_an_unknown_value_and_for_the_alignment_family(ckpts, tm
     )  # fmt: skip
     assert r.exit_code == 2 and "int4" in r.output and "Traceback" not in r.output
     with pytest.raises(InferenceError, match="CPU only"):
-        load_speech_model(ckpts["tts"], "tts", "cuda", "int8")
+        load_speech_model(ckpts["tts"], "synthesize", "cuda", "int8")
 
 
 @pytest.mark.parametrize(
@@ -323,7 +323,7 @@ def test_synthesize_bad_checkpoints(ckpts, tmp_path):
         {"model": {}, "step": 0, "config": {"task": "g2p"}, "symbols": {"task": "g2p"}}, text_ckpt
     )
     assert_clean_failure(
-        invoke("synthesize", "--checkpoint", text_ckpt, "--text", "hi", "--out", out), "'g2p'"
+        invoke("synthesize", "--checkpoint", text_ckpt, "--text", "hi", "--out", out), "rnn_seq2seq g2p checkpoint"
     )
 
 
@@ -558,7 +558,7 @@ def test_python_api_synthesizes_as_the_command_line_does(ckpts, tmp_path):
     )
     assert result.exit_code == 0, result.output
     torch.manual_seed(0)  # as the command's --seed 0
-    speech = load_speech_model(ckpts["tts"], "tts")
+    speech = load_speech_model(ckpts["tts"], "synthesize")
     wave, utterances, sentences = synthesize_text(
         speech, text, Decoding(max_length_ratio=2, griffin_lim_iters=2)
     )
@@ -571,7 +571,7 @@ def test_python_api_synthesizes_as_the_command_line_does(ckpts, tmp_path):
 def test_teacher_forcing_is_a_measurement_the_same_every_time(ckpts):
     """The prenet's dropout (on for synthesis) is off while aligning known audio, and back
     on afterwards."""
-    speech = load_speech_model(ckpts["tts"], "tts")
+    speech = load_speech_model(ckpts["tts"], "synthesize")
     ids = [speech.encode_text("a bee"), speech.encode_text("dab")]
     mels = [torch.randn(9, speech.mel_cfg.n_mels), torch.randn(6, speech.mel_cfg.n_mels)]
     first, second = speech.teacher_force(ids, mels), speech.teacher_force(ids, mels)

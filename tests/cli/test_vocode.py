@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from aligner.audio.features import LogMel, MelConfig
 from aligner.cli import main
-from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator, save_release
+from aligner.models.vocoders.hifigan import HiFiGANConfig, HiFiGANGenerator, save_release
 
 from .test_speech_cli import MEL, make_checkpoint
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aligner.decode.beam import beam_search, greedy_search, length_penalty, max_lengths
-from aligner.models.seq2seq import build_seq2seq
+from aligner.models.seq2seq.model import build_seq2seq
 
 
 def tiny_model(decoder: str = "bahdanau", tgt_vocab: int = 9, seed: int = 0, **kw):

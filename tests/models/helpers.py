@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from aligner.models.decoder import TacotronDecoder
-from aligner.models.tacotron import Tacotron, TacotronConfig
+from aligner.models.tacotron.decoder import TacotronDecoder
+from aligner.models.tacotron.model import Tacotron, TacotronConfig
 
 N_MELS, MEM = 4, 8
 

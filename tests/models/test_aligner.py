@@ -16,7 +16,7 @@ from aligner.checkpoint import atomic_save
 from aligner.cli import main
 from aligner.config import ConfigError, ExperimentConfig
 from aligner.inference import load_speech_model
-from aligner.models.aligner import AlignerConfig, AlignmentModel
+from aligner.models.alignment import AlignerConfig, AlignmentModel
 from aligner.tasks import build_task
 from aligner.tasks.align import AlignLossConfig, hard_alignment
 from tests.cli.test_speech_cli import MEL, write_corpus, write_wav

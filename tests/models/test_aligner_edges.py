@@ -11,7 +11,7 @@ import torch
 
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
 from aligner.audio.features import fill_edge_padding, speech_spans
-from aligner.models.aligner import AlignerConfig, AlignmentModel, utterance_normalize
+from aligner.models.alignment import AlignerConfig, AlignmentModel, utterance_normalize
 
 
 def test_a_span_of_all_frames_is_the_plain_prior():

@@ -8,8 +8,8 @@ import torch
 from torch import nn
 
 from aligner.attention.base import lengths_to_mask
-from aligner.models.decoder import TacotronDecoder
-from aligner.models.prenet import Prenet
+from aligner.models.tacotron.decoder import TacotronDecoder
+from aligner.models.tacotron.prenet import Prenet
 
 from .helpers import MEM, N_MELS, padded, small_decoder
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aligner.attention.base import lengths_to_mask
-from aligner.models.encoders import MelEncoder, TextEncoder
+from aligner.models.tacotron.encoders import MelEncoder, TextEncoder
 
 from .helpers import padded
 

@@ -1,4 +1,4 @@
-"""Fused LSTM cells (`aligner.inference.fused`): the same arithmetic as ``nn.LSTMCell``
+"""Fused LSTM cells (`aligner.models.tacotron.fused`): the same arithmetic as ``nn.LSTMCell``
 with one matrix product, in every decoder of the registry, and what loading a checkpoint
 on the CPU does with them."""
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from torch import nn
 
 from aligner.attention import available
-from aligner.inference.fused import FusedLSTMCell, OneDnnLinear, fuse_cells, onednn_available
-from aligner.inference.precision import prepare_decoder, quantize_decoder
+from aligner.models.tacotron.fused import FusedLSTMCell, OneDnnLinear, fuse_cells, onednn_available
+from aligner.models.tacotron.precision import prepare_decoder, quantize_decoder
 from tests.models.test_precision import generate, tacotron
 
 

@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from aligner.audio.features import LogMel, MelConfig
-from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
-from aligner.models.vocoders import VocoderError, load_vocoder
+from aligner.models.vocoders.base import VocoderError, load_vocoder
+from aligner.models.vocoders.hifigan import HiFiGANConfig, HiFiGANGenerator
 
 # a small V3-like generator (resblock 2) and a small V1-like one (resblock 1)
 SMALL = {
@@ -139,7 +139,7 @@ def test_log_mel_is_the_release_convention_half_a_hop_earlier():
 def test_save_release_round_trips_through_the_release_layout(tmp_path):
     torch.manual_seed(5)
     gen = HiFiGANGenerator(HiFiGANConfig.from_dict({**SMALL["1"], **FEATURES})).eval()
-    from aligner.models.hifigan import save_release
+    from aligner.models.vocoders.hifigan import save_release
 
     file = save_release(gen, tmp_path / "export")
     state = torch.load(file, weights_only=True)["generator"]

@@ -1,4 +1,4 @@
-"""The fp16 and int8 decoders (`aligner.inference.precision`): which layers they store in
+"""The fp16 and int8 decoders (`aligner.models.tacotron.precision`): which layers they store in
 fewer bytes, how many bytes, how far their output is from fp32, the one-line refusals."""
 
 from __future__ import annotations
@@ -7,19 +7,19 @@ import pytest
 import torch
 
 from aligner.attention import available
-from aligner.inference.common import InferenceError
-from aligner.inference.precision import (
-    check_precision,
-    large_layers,
-    quantize_decoder,
-    weight_bytes,
-)
-from aligner.models.tacotron import (
+from aligner.models.tacotron.model import (
     DecoderConfig,
     PostnetConfig,
     Tacotron,
     TacotronConfig,
     TextEncoderConfig,
+)
+from aligner.models.tacotron.precision import (
+    PrecisionError,
+    check_precision,
+    large_layers,
+    quantize_decoder,
+    weight_bytes,
 )
 
 
@@ -94,10 +94,10 @@ def test_quantizing_needs_eval_mode():
 
 
 def test_unknown_precision_and_int8_on_a_gpu_are_one_line_errors():
-    with pytest.raises(InferenceError, match="use one of fp32, fp16, int8"):
+    with pytest.raises(PrecisionError, match="use one of fp32, fp16, int8"):
         check_precision("int4", "cpu")
     for precision in ("fp16", "int8"):
-        with pytest.raises(InferenceError, match="CPU only"):
+        with pytest.raises(PrecisionError, match="CPU only"):
             check_precision(precision, "cuda")
         check_precision(precision, "cpu")
     check_precision("fp32", "cuda")

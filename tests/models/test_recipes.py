@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from aligner.config import load_config
-from aligner.models.tacotron import Tacotron
+from aligner.models.tacotron.model import Tacotron
 from aligner.tasks.speech import model_config
 
 RECIPES = sorted((Path(__file__).parents[2] / "recipes").glob("[tv][tc]*/*.yaml"))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from aligner.attention.base import lengths_to_mask
 from aligner.attention.losses import guided_attention_loss
-from aligner.models.tacotron import TacotronOutput
+from aligner.models.tacotron.model import TacotronOutput
 from aligner.tasks.speech_losses import (
     GuidedSchedule,
     TacotronLossConfig,

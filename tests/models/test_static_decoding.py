@@ -1,4 +1,4 @@
-"""Free-running decoding with fixed shapes (`aligner.models.static_decoding`): the same output as
+"""Free-running decoding with fixed shapes (`aligner.models.tacotron.static_decoding`): the same output as
 `TacotronDecoder.generate` for every mechanism of the registry, and a step with no host
 sync (what a CUDA graph needs), checked on the CPU by tracing it whole."""
 
@@ -11,8 +11,7 @@ import torch
 
 from aligner.attention import available
 from aligner.attention.base import lengths_to_mask
-from aligner.models.decoder import DecoderState, stop_cut
-from aligner.models.static_decoding import (
+from aligner.models.tacotron.static_decoding import (
     WARMUP,
     StaticSteps,
     copy_state,
@@ -20,6 +19,7 @@ from aligner.models.static_decoding import (
     generate_static,
     state_tensors,
 )
+from aligner.models.tacotron.steps import DecoderState, stop_cut
 from tests.models.helpers import MEM, padded, small_decoder
 
 LENGTHS = [7, 4, 6]

@@ -7,8 +7,8 @@ import torch
 
 from aligner.attention import available
 from aligner.config import ConfigError
-from aligner.models.encoders import MelEncoder, TextEncoder
-from aligner.models.tacotron import Tacotron, TacotronConfig
+from aligner.models.tacotron.encoders import MelEncoder, TextEncoder
+from aligner.models.tacotron.model import Tacotron, TacotronConfig
 from aligner.tasks.speech_losses import GuidedSchedule, TacotronLossConfig, tacotron_loss
 
 from .helpers import N_MELS, padded, small_tts

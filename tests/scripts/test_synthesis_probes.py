@@ -39,7 +39,7 @@ def test_forced_attention_decodes_under_the_given_weights_and_restores_the_metho
 
     from aligner.inference.loading import load_speech_model
 
-    speech = load_speech_model(make_checkpoint(tmp_path, "tts"), "tts")
+    speech = load_speech_model(make_checkpoint(tmp_path, "tts"), "synthesize")
     attention = speech.model.decoder.attention
     src = speech.encode_text("hello world.")
     weights = torch.zeros(3, len(src))

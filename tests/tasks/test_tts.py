@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from aligner.config import ConfigError, ExperimentConfig
-from aligner.models.tacotron import Tacotron
+from aligner.models.tacotron.model import Tacotron
 from aligner.tasks import build_task
 from aligner.train.tensorboard import Logger
 

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from aligner.config import ConfigError, ExperimentConfig
-from aligner.models.encoders import MelEncoder
-from aligner.models.tacotron import Tacotron
+from aligner.models.tacotron.encoders import MelEncoder
+from aligner.models.tacotron.model import Tacotron
 from aligner.tasks import build_task
 
 from .speech_corpus import MEL, TINY_MODEL, make_corpus

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from aligner.audio.features import MelConfig, log_mel
 from aligner.cli import main
-from aligner.models.vocoders import VocoderError, load_vocoder
-from aligner.models.vocos import Vocos, VocosConfig
+from aligner.models.vocoders.base import VocoderError, load_vocoder
+from aligner.models.vocoders.vocos import Vocos, VocosConfig
 from aligner.tasks.vocoder import segment
 from aligner.tasks.vocoder_losses import stft_loss
 
@@ -94,8 +94,8 @@ def test_a_trained_vocoder_plays_mels_through_the_cli(tmp_path):
     from aligner.inference import InferenceError, load_model, load_speech_model
 
     assert load_model(exp).features.sample_rate == 8000  # load_model knows vocoders too
-    with pytest.raises(InferenceError, match="is a vocoder checkpoint: give it as --vocoder"):
-        load_speech_model(exp, "tts")
+    with pytest.raises(InferenceError, match="is a vocos vocoder checkpoint, not a speech model.*use --vocoder"):
+        load_speech_model(exp, "synthesize")
     with pytest.raises(VocoderError, match="sample rate 8000 \\(the mels: 22050\\)"):
         load_vocoder(str(exp), MelConfig())
     (tmp_path / "mels").mkdir()
@@ -184,9 +184,9 @@ def test_one_update_is_a_generator_step_and_a_discriminator_step():
     """GANVocoder's losses route their gradients apart: back-propagating their sum gives
     the discriminators the gradient of their own loss alone and the generator that of its
     losses alone (the discriminators held fixed)."""
-    from aligner.models.discriminators import DiscriminatorConfig, discriminator_loss
-    from aligner.models.gan_vocoder import GANVocoder
-    from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
+    from aligner.models.vocoders.discriminators import DiscriminatorConfig, discriminator_loss
+    from aligner.models.vocoders.gan import GANVocoder
+    from aligner.models.vocoders.hifigan import HiFiGANConfig, HiFiGANGenerator
 
     torch.manual_seed(0)
     cfg = {k: v for k, v in TINY_HIFIGAN.items() if k != "kind"}
@@ -214,7 +214,7 @@ def test_one_update_is_a_generator_step_and_a_discriminator_step():
 
 
 def test_period_discriminators_take_any_length():
-    from aligner.models.discriminators import DiscriminatorConfig, Discriminators
+    from aligner.models.vocoders.discriminators import DiscriminatorConfig, Discriminators
 
     disc = Discriminators(DiscriminatorConfig(periods=(3, 7), resolutions=((64, 16),), channels=4))
     for length in (300, 301, 322):
@@ -229,7 +229,7 @@ def test_bad_adversarial_settings_are_one_line(tmp_path):
     bad = {
         "model.adversarial.kinds=[msd]": "kinds must be some of mpd, mrd",
         "model.upsample_kernel_sizes=[16,16,4]": "multiply to 128, data.mel.hop_length is 80",
-        "model.kind=wavenet": "model.kind must be vocos or hifigan",
+        "model.kind=wavenet": "model.kind .wavenet. and family .hifigan. differ",
     }
     for setting, message in bad.items():
         sizes = ["model.upsample_rates=[8,8,2]"] if "upsample" in setting else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from aligner.models.seq2seq import build_seq2seq
+from aligner.models.seq2seq.model import build_seq2seq
 
 
 def model(decoder="bahdanau", **kw):

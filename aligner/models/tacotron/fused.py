@@ -13,7 +13,7 @@ two matrices side by side in one ``[4H, in + H]`` weight and one bias, so a step
 product instead of two; `OneDnnLinear` does that product with oneDNN on a CPU (MKL's
 ``F.linear`` elsewhere, e.g. on a GPU or a build without oneDNN). Outputs equal the
 plain cell's within fp32 rounding (about 1e-7). The fp16 and int8 decoders
-(`aligner.inference.precision.quantize_decoder`) quantize the plain cells instead (fusing
+(`aligner.models.tacotron.precision.quantize_decoder`) quantize the plain cells instead (fusing
 did not make them faster) and refuse a decoder whose cells are already fused.
 
     fuse_cells(model.decoder)        # in place, eval mode; every nn.LSTMCell in it

@@ -21,7 +21,7 @@ the weights every step, the fbgemm ones do not.
     model = prepare_decoder(model, "fp32")      # fp32: each LSTM cell one oneDNN product
 
 `prepare_decoder` is what ``aligner synthesize`` and ``aligner convert`` run on a CPU: in
-fp32 it fuses each LSTM cell's two matrix products into one (`aligner.inference.fused`),
+fp32 it fuses each LSTM cell's two matrix products into one (`aligner.models.tacotron.fused`),
 the same arithmetic at 1.6x the speed of torch's own cell on this project's machine.
 
 `scripts/bench_tacotron.py --fast` and ``tests/models/test_precision.py`` measure how far
@@ -35,19 +35,23 @@ import warnings
 import torch
 from torch import nn
 
-from aligner.inference.common import InferenceError
+from aligner.models.tacotron.fused import FusedLSTMCell, fuse_cells
 
 PRECISIONS = ("fp32", "fp16", "int8")
 WEIGHT_BYTES = {"fp32": 4, "fp16": 2, "int8": 1}
 MIN_WEIGHTS = 2**16  # a linear layer smaller than this (256 KB in fp32) stays in fp32
 
 
+class PrecisionError(ValueError):
+    """A precision that does not exist or does not run here; one line."""
+
+
 def check_precision(precision: str, device: str | torch.device) -> None:
-    """InferenceError (one line) for an unknown precision or fp16/int8 off the CPU."""
+    """PrecisionError (one line) for an unknown precision or fp16/int8 off the CPU."""
     if precision not in PRECISIONS:
-        raise InferenceError(f"--precision {precision!r}: use one of {', '.join(PRECISIONS)}")
+        raise PrecisionError(f"--precision {precision!r}: use one of {', '.join(PRECISIONS)}")
     if precision != "fp32" and torch.device(device).type != "cpu":
-        raise InferenceError(
+        raise PrecisionError(
             f"--precision {precision} runs on the CPU only, not {device}; use --device cpu, "
             "or fp32 on the GPU"
         )
@@ -55,12 +59,10 @@ def check_precision(precision: str, device: str | torch.device) -> None:
 
 def prepare_decoder(model: nn.Module, precision: str = "fp32") -> nn.Module:
     """A TTS or VC model (eval mode, on the CPU) ready for inference in `precision`, in
-    place: ``fp32`` fuses its decoder's LSTM cells (`aligner.inference.fused.fuse_cells`),
+    place: ``fp32`` fuses its decoder's LSTM cells (`aligner.models.tacotron.fused.fuse_cells`),
     ``fp16`` and ``int8`` quantize them (`quantize_decoder`); returns the model."""
     if precision != "fp32":
         return quantize_decoder(model, precision)
-    from aligner.inference.fused import fuse_cells
-
     fuse_cells(model.decoder)
     return model
 
@@ -75,8 +77,6 @@ def quantize_decoder(model: nn.Module, precision: str = "int8") -> nn.Module:
         raise ValueError("quantize_decoder needs a model in eval mode")
     if precision == "fp32":
         return model
-    from aligner.inference.fused import FusedLSTMCell
-
     if any(isinstance(m, FusedLSTMCell) for m in model.decoder.modules()):
         raise ValueError(
             f"quantize_decoder needs the plain decoder, not fused cells: load the model with "
@@ -84,7 +84,7 @@ def quantize_decoder(model: nn.Module, precision: str = "int8") -> nn.Module:
         )
     engines = torch.backends.quantized.supported_engines
     if not any(e in engines for e in ("x86", "fbgemm")):
-        raise InferenceError(
+        raise PrecisionError(
             f"--precision {precision}: this torch build has no fbgemm engine ({engines}); use fp32"
         )
     with warnings.catch_warnings():

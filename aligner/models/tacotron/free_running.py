@@ -1,19 +1,20 @@
 """Free-running decoding with a per-item stop, the items that stopped dropped from the
 batch as they stop (`TacotronDecoder.generate`; its fixed-shape twin for CUDA graphs is
-`aligner.models.static_decoding`)."""
+`aligner.models.tacotron.static_decoding`)."""
 
 from __future__ import annotations
 
 import math
 
 import torch
+from torch import nn
 
 from aligner.attention.base import lengths_to_mask
-from aligner.models.decoder import DecoderOutput, TacotronDecoder, stop_cut
+from aligner.models.tacotron.steps import DecoderOutput, stop_cut
 
 
 def generate_dynamic(
-    dec: TacotronDecoder,
+    dec: nn.Module,
     memory: torch.Tensor,
     mask: torch.Tensor,
     threshold: float,

@@ -23,7 +23,7 @@ from torch import Tensor, nn
 
 from aligner.attention import build_attention
 from aligner.attention.base import lengths_to_mask
-from aligner.models.encoders import BiGRUEncoder, Encoded
+from aligner.models.seq2seq.encoder import BiGRUEncoder, Encoded
 
 
 @dataclass

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from aligner.inference.common import InferenceError, manifest_items
+from aligner.data.manifest import manifest_items
+from aligner.evaluation import EvaluationError
 
 KEYS = ("audio", "source_audio", "target_audio")
 TOTALS = ("mcd", "f0_rmse_hz", "f0_rmse_cents", "f0_corr", "vuv_error")
@@ -73,7 +74,7 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, float]:
 def _read(manifest: Path, name: str) -> list[dict[str, Any]]:
     items = manifest_items(manifest, name, KEYS, "give the manifest.jsonl of aligner convert")
     if not items:
-        raise InferenceError(f"{manifest} holds no items")
+        raise EvaluationError(f"{manifest} holds no items")
     return items
 
 
@@ -107,9 +108,9 @@ def _score(analyses: _Analyses, item: dict[str, Any], key: str, where: str) -> d
         target, sr = analyses.target(item["target_audio"])
         row = compare(analyses.other(item[key], sr), target)
     except WorldUnavailable as err:
-        raise InferenceError(str(err)) from None
+        raise EvaluationError(str(err)) from None
     except ValueError as err:  # AudioError: names the file
-        raise InferenceError(f"{where} item {item['id']}: {str(err).splitlines()[0]}") from None
+        raise EvaluationError(f"{where} item {item['id']}: {str(err).splitlines()[0]}") from None
     mapping = identity_mapping_ms(item) if key == "source_audio" else None
     return {"id": str(item["id"]), **row, "mapping_ms": mapping}
 
@@ -123,7 +124,7 @@ def score_systems(
     system's comes from `set_mapping`.
     `cfg`: `aligner.audio.world.WorldConfig`; `progress(done, total)` is called per item."""
     if not manifests:
-        raise InferenceError("give at least one converted manifest")
+        raise EvaluationError("give at least one converted manifest")
     systems = {name: _read(Path(m), str(m))[: limit or None] for name, m in manifests.items()}
     first_name, first = next(iter(systems.items()))
     jobs = [("source", it, "source_audio", str(manifests[first_name])) for it in first]
@@ -145,7 +146,7 @@ def set_mapping(table: VcTable, name: str, alignment: str | Path) -> None:
     import json
 
     if name not in table.items:
-        raise InferenceError(f"--alignment {name}=...: no system named {name!r}")
+        raise EvaluationError(f"--alignment {name}=...: no system named {name!r}")
     if str(alignment) == "source":
         by_id = {r["id"]: r["mapping_ms"] for r in table.items["source"]}
     else:
@@ -154,7 +155,7 @@ def set_mapping(table: VcTable, name: str, alignment: str | Path) -> None:
             summary = json.loads(path.read_text(encoding="utf-8"))
             by_id = {str(u["id"]): u.get("mapping_ms") for u in summary["items"]}
         except (OSError, ValueError, KeyError, TypeError) as err:
-            raise InferenceError(
+            raise EvaluationError(
                 f"--alignment {path}: not the summary.json of aligner align ({err})"
             ) from None
     for row in table.items[name]:

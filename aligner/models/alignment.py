@@ -24,7 +24,7 @@ from aligner.attention.content import ContentAttention
 from aligner.attention.prior import beta_binomial_log_prior, spanned_log_prior
 from aligner.audio.features import fill_edge_padding, speech_spans
 from aligner.config import from_dict
-from aligner.models.encoders import ConvBlock
+from aligner.models.tacotron.encoders import ConvBlock
 
 
 @dataclass

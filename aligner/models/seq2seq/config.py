@@ -10,7 +10,7 @@ from typing import Any, Literal
 import torch
 
 from aligner.config import from_dict
-from aligner.models.seq2seq import Seq2Seq, build_seq2seq
+from aligner.models.seq2seq.model import Seq2Seq, build_seq2seq
 
 # options of the task (loss, validation, decoding defaults), not of the network
 TASK_OPTIONS = frozenset(

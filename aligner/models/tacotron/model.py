@@ -17,9 +17,10 @@ from torch import nn
 
 from aligner.attention.base import lengths_to_mask
 from aligner.config import ConfigError, from_dict
-from aligner.models.decoder import DecoderOutput, TacotronDecoder
-from aligner.models.encoders import MelEncoder, TextEncoder
-from aligner.models.postnet import Postnet
+from aligner.models.tacotron.decoder import TacotronDecoder
+from aligner.models.tacotron.encoders import MelEncoder, TextEncoder
+from aligner.models.tacotron.postnet import Postnet
+from aligner.models.tacotron.steps import DecoderOutput
 
 
 @dataclass

@@ -6,7 +6,7 @@ predict them) -> waveform ``(L,)``, chosen by one option everywhere (``--vocoder
   settings (`aligner.audio.vocoder.GriffinLim`);
 - ``hifigan:DIR`` (or ``hifigan:DIR/GENERATOR``): a generator of the public HiFi-GAN
   release format, ``config.json`` beside a file holding ``{"generator": state_dict}``
-  (`aligner.models.hifigan`);
+  (`aligner.models.vocoders.hifigan`);
 - a vocoder trained by this toolkit (``task: vocoder``): its checkpoint, or its
   experiment folder (best.pt, else the latest: `aligner.checkpoint.checkpoint_file`).
 
@@ -19,11 +19,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from pickle import UnpicklingError
 
 import torch
 
 from aligner.audio.features import MelConfig
+from aligner.checkpoint import CheckpointError, checkpoint_family, load_weights, read_checkpoint
+from aligner.families import Role, role
+from aligner.models.vocoders.gan import waveform
+from aligner.models.vocoders.hifigan import HiFiGANConfig, HiFiGANGenerator
+from aligner.models.vocoders.vocos import Vocos, VocosConfig
 
 GRIFFIN_LIM = "griffin-lim"
 
@@ -93,7 +97,7 @@ class HiFiGANVocoder(Vocoder):
 
 
 class ToolkitVocoder(Vocoder):
-    """A vocoder trained by ``aligner train`` (`aligner.models.vocos.Vocos`, or a HiFi-GAN
+    """A vocoder trained by ``aligner train`` (`aligner.models.vocoders.vocos.Vocos`, or a HiFi-GAN
     generator trained with discriminators), in eval mode; ``features`` are those of its
     checkpoint's mels."""
 
@@ -105,9 +109,13 @@ class ToolkitVocoder(Vocoder):
             mel_cfg.sample_rate, mel_cfg.hop_length, mel_cfg.n_mels, mel_cfg.f_max
         )
 
+    @classmethod
+    def from_checkpoint(cls, ckpt: dict, file: Path, role: Role, device="cpu") -> ToolkitVocoder:
+        """The vocoder of a checkpoint dict read from `file` (`aligner.checkpoint`)."""
+        return cls(*generator_of(ckpt, file), str(file), device)
+
     @torch.no_grad()
     def __call__(self, mel: torch.Tensor) -> torch.Tensor:
-        from aligner.models.gan_vocoder import waveform
 
         device = next(self.model.parameters()).device
         return waveform(self.model, mel.float().T[None].to(device))[0].cpu()
@@ -116,9 +124,6 @@ class ToolkitVocoder(Vocoder):
 def generator_from_config(config: dict):
     """The generator a vocoder checkpoint's ``symbols["model"]`` describes: ``kind``
     ``hifigan`` (`HiFiGANGenerator`) or ``vocos`` (the default: `Vocos`)."""
-    from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
-    from aligner.models.vocos import Vocos, VocosConfig
-
     config = dict(config)
     if config.pop("kind", "vocos") == "hifigan":
         return HiFiGANGenerator(HiFiGANConfig.from_dict(config))
@@ -129,17 +134,19 @@ def load_toolkit_vocoder(path: Path):
     """(generator, its MelConfig) of a ``task: vocoder`` checkpoint or experiment folder
     (a GAN's discriminators left out); VocoderError (one line, naming the file) for
     anything else."""
-    from aligner.checkpoint import CheckpointError, checkpoint_file, load_checkpoint
-
     try:
-        file = checkpoint_file(path)
-        ckpt = load_checkpoint(file, map_location="cpu")
+        file, ckpt = read_checkpoint(path)
+        family, task = checkpoint_family(ckpt, file)
     except CheckpointError as err:
         raise VocoderError(str(err)) from None
+    if role(family, task).writes != "wave":
+        raise VocoderError(f"{file} is a {family} {task} checkpoint, not a vocoder")
+    return generator_of(ckpt, file)
+
+
+def generator_of(ckpt: dict, file: Path):
+    """(generator, its MelConfig) of a vocoder checkpoint's dict read from `file`."""
     symbols = ckpt.get("symbols") or {}
-    task = symbols.get("task") or (ckpt.get("config") or {}).get("task")
-    if task != "vocoder":
-        raise VocoderError(f"{file} is a {task!r} checkpoint, not a vocoder (task: vocoder)")
     try:
         model = generator_from_config(symbols["model"])
         state = ckpt["model"]
@@ -201,8 +208,6 @@ def check_compatible(vocoder: Vocoder, cfg: MelConfig) -> None:
 def load_hifigan(path: str | Path):
     """A HiFi-GAN release: `path` is its folder (``config.json`` and one generator file)
     or the generator file (``config.json`` beside it). VocoderError naming the file."""
-    from aligner.models.hifigan import HiFiGANConfig, HiFiGANGenerator
-
     path = Path(path)
     folder = path if path.is_dir() else path.parent
     if not (folder / "config.json").is_file():
@@ -213,18 +218,12 @@ def load_hifigan(path: str | Path):
         raise VocoderError(str(err)) from None
     file = path if path.is_file() else _generator_file(folder)
     try:
-        state = torch.load(file, map_location="cpu", weights_only=True)
+        state = load_weights(file)
         generator = HiFiGANGenerator(cfg)
         generator.load_release_state(state["generator"] if "generator" in state else state)
-    except (
-        OSError,
-        RuntimeError,
-        KeyError,
-        TypeError,
-        ValueError,
-        EOFError,
-        UnpicklingError,
-    ) as err:
+    except CheckpointError as err:
+        raise VocoderError(str(err)) from None
+    except (RuntimeError, KeyError, TypeError, ValueError) as err:
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise VocoderError(
             f"{file} is not a HiFi-GAN generator for its config.json ({first})"

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -27,56 +26,10 @@ from torch.nn import functional as F
 
 from aligner.attention import build_attention
 from aligner.attention.base import MAX_WINDOW, check_window
-from aligner.models.prenet import Prenet
-
-
-def stop_cut(threshold: float) -> float:
-    """The stop logit above which an item stops: ``sigmoid(stop) > threshold``."""
-    if threshold <= 0.0 or threshold >= 1.0:
-        return -math.inf if threshold < 0.5 else math.inf
-    return math.log(threshold / (1.0 - threshold))
-
-
-@dataclass
-class DecoderState:
-    """Recurrent state of the decoder between steps (batch-first tensors)."""
-
-    attn_h: torch.Tensor  # (B, A)
-    attn_c: torch.Tensor  # (B, A)
-    dec_h: tuple[torch.Tensor, ...]  # K x (B, H)
-    dec_c: tuple[torch.Tensor, ...]  # K x (B, H)
-    context: torch.Tensor  # (B, D_mem)
-    attention: Any  # the core's AttentionState
-
-    def index_select(self, index: torch.Tensor) -> DecoderState:
-        """Reorder / select batch items (B',) long."""
-        pick = lambda t: t.index_select(0, index)  # noqa: E731
-        return DecoderState(
-            pick(self.attn_h),
-            pick(self.attn_c),
-            tuple(map(pick, self.dec_h)),
-            tuple(map(pick, self.dec_c)),
-            pick(self.context),
-            self.attention.index_select(index),
-        )
-
-
-@dataclass
-class DecoderOutput:
-    """Teacher-forced or generated decoder output.
-
-    mel: (B, T, M) frames before the postnet (zero past ``lengths`` when generated).
-    stop_logits: (B, S) one logit per decoder step (S = ceil(T / r)).
-    alignments: (B, S, T_enc) attention weights per step.
-    lengths: (B,) frames produced per item (generation), or None.
-    hit_max: (B,) bool, items that reached the maximum length without stopping, or None.
-    """
-
-    mel: torch.Tensor
-    stop_logits: torch.Tensor
-    alignments: torch.Tensor
-    lengths: torch.Tensor | None = None
-    hit_max: torch.Tensor | None = None
+from aligner.models.tacotron.free_running import generate_dynamic
+from aligner.models.tacotron.prenet import Prenet
+from aligner.models.tacotron.static_decoding import generate_static
+from aligner.models.tacotron.steps import DecoderOutput, DecoderState
 
 
 class TacotronDecoder(nn.Module):
@@ -256,15 +209,13 @@ class TacotronDecoder(nn.Module):
         restricts attention around the last attended source position (the core's monotonic
         constraint). Returns mel (B, T, M) zero past ``lengths``. ``static``: every shape
         fixed, the stop flags read every 16 steps, those steps one CUDA graph on a GPU
-        (`aligner.models.static_decoding`; the same output within rounding); otherwise
-        finished items leave the batch (`aligner.models.free_running`).
+        (`aligner.models.tacotron.static_decoding`; the same output within rounding); otherwise
+        finished items leave the batch (`aligner.models.tacotron.free_running`).
         """
         previous = self.attention.window
         self.attention.window = window
         try:
             if static:
-                from aligner.models.static_decoding import generate_static
-
                 return generate_static(
                     self,
                     memory,
@@ -274,8 +225,6 @@ class TacotronDecoder(nn.Module):
                     max_steps,
                     graph=memory.is_cuda,
                 )
-            from aligner.models.free_running import generate_dynamic
-
             return generate_dynamic(self, memory, mask, stop_threshold, max_length_ratio, max_steps)
         finally:
             self.attention.window = previous

@@ -22,8 +22,9 @@ from aligner.alignment.reading import predicted_tiers
 from aligner.alignment.record import RECORD_SUFFIX
 from aligner.alignment.scoring import TierScore
 from aligner.alignment.textgrid import read_textgrid, textgrid_files
+from aligner.data.manifest import manifest_items
+from aligner.evaluation import EvaluationError
 from aligner.files import write_atomic
-from aligner.inference.common import InferenceError, manifest_items
 
 
 def reference_timings(
@@ -34,13 +35,13 @@ def reference_timings(
     if reference.is_dir():
         grids = _grid_files(reference, "--reference")
         if not grids:
-            raise InferenceError(f"--reference {reference} holds no .TextGrid files")
+            raise EvaluationError(f"--reference {reference} holds no .TextGrid files")
         return {uid: _read_grid(p) for uid, p in grids.items()}
     if items is None:
         items = manifest_items(reference, "--reference")
     found = {str(it["id"]): it[key] for it in items if it.get(key)}
     if not found:
-        raise InferenceError(
+        raise EvaluationError(
             f"{reference} has no item with '{key}': give a manifest of `aligner prepare "
             "espeak` or `prepare festival` (or a folder of reference TextGrids)"
         )
@@ -49,7 +50,7 @@ def reference_timings(
         try:
             t = Timings.from_dict(data)
         except ValueError as err:
-            raise InferenceError(f"{reference} item {uid}: {err}") from None
+            raise EvaluationError(f"{reference} item {uid}: {err}") from None
         out[uid] = {"words": t.words, "phones": t.phones}
     return out
 
@@ -58,14 +59,14 @@ def _read_grid(path: Path) -> Tiers:
     try:
         return read_textgrid(path)
     except ValueError as err:
-        raise InferenceError(str(err)) from None
+        raise EvaluationError(str(err)) from None
 
 
 def _grid_files(folder: Path, option: str) -> dict[str, Path]:
     try:
         return textgrid_files(folder)
     except ValueError as err:
-        raise InferenceError(f"{option} {folder}: {err}") from None
+        raise EvaluationError(f"{option} {folder}: {err}") from None
 
 
 def predicted_timings(folder: Path, uid: str, grids: dict[str, Path] | None = None) -> Tiers | None:
@@ -74,7 +75,7 @@ def predicted_timings(folder: Path, uid: str, grids: dict[str, Path] | None = No
     try:
         return predicted_tiers(folder, uid, grids)
     except ValueError as err:
-        raise InferenceError(str(err)) from None
+        raise EvaluationError(str(err)) from None
 
 
 def score_alignments(
@@ -91,14 +92,14 @@ def score_alignments(
     manifest under ``speakers``. `out`: the report is also written there as JSON
     (atomically; an existing file only with `force`)."""
     if out is not None and out.exists() and not force:
-        raise InferenceError(f"{out} exists; pass --force to overwrite it")
+        raise EvaluationError(f"{out} exists; pass --force to overwrite it")
     if not predicted.is_dir():
-        raise InferenceError(f"--predicted {predicted} is not a folder of TextGrids or durations")
+        raise EvaluationError(f"--predicted {predicted} is not a folder of TextGrids or durations")
     items = None if reference.is_dir() else manifest_items(reference, "--reference")
     refs = reference_timings(reference, key, items)
     grids = _grid_files(predicted, "--predicted")
     if not grids and not any(predicted.glob(f"*{RECORD_SUFFIX}")):
-        raise InferenceError(
+        raise EvaluationError(
             f"--predicted {predicted} holds no .TextGrid or {RECORD_SUFFIX} files: give the "
             "folder an aligner wrote (aligner align --out, or another tool's TextGrids)"
         )

@@ -31,9 +31,10 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 import torch
+from torch import nn
 
 from aligner.attention.base import lengths_to_mask
-from aligner.models.decoder import DecoderOutput, TacotronDecoder, stop_cut
+from aligner.models.tacotron.steps import DecoderOutput, stop_cut
 
 CHECK_EVERY = 16  # decoder steps between two looks at the stop flags
 WARMUP = 2  # eager steps before a graph capture (on a side stream, as CUDA graphs need)
@@ -105,7 +106,7 @@ class StaticSteps:
 
     def __init__(
         self,
-        decoder: TacotronDecoder,
+        decoder: nn.Module,
         memory: torch.Tensor,
         mask: torch.Tensor,
         limit: torch.Tensor,
@@ -189,7 +190,7 @@ class StaticSteps:
 
 @torch.no_grad()
 def generate_static(
-    decoder: TacotronDecoder,
+    decoder: nn.Module,
     memory: torch.Tensor,
     mask: torch.Tensor,
     stop_threshold: float = 0.5,

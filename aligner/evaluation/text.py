@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aligner.inference.common import InferenceError, manifest_items
+from aligner.data.manifest import manifest_items
+from aligner.evaluation import EvaluationError
 
 
 def _references(ref: Path) -> list[dict]:
@@ -15,11 +16,11 @@ def _references(ref: Path) -> list[dict]:
 
 def _hypothesis_lines(hyp: Path) -> list[str]:
     if not hyp.is_file():
-        raise InferenceError(f"--hyp {hyp} does not exist")
+        raise EvaluationError(f"--hyp {hyp} does not exist")
     try:
         return hyp.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as err:
-        raise InferenceError(f"--hyp {hyp} is not UTF-8 text (byte {err.start})") from None
+        raise EvaluationError(f"--hyp {hyp} is not UTF-8 text (byte {err.start})") from None
 
 
 def score_g2p(hyp: Path, ref: Path) -> dict[str, float]:
@@ -38,11 +39,11 @@ def score_g2p(hyp: Path, ref: Path) -> dict[str, float]:
             continue
         word, sep, phones = line.partition("\t")
         if not sep:
-            raise InferenceError(f"{hyp}:{n}: expected 'word<TAB>phonemes', got {line[:40]!r}")
+            raise EvaluationError(f"{hyp}:{n}: expected 'word<TAB>phonemes', got {line[:40]!r}")
         hyps.setdefault(word.strip().lower(), phones.split())
     missing = [w for w in refs if w not in hyps]
     if missing:
-        raise InferenceError(
+        raise EvaluationError(
             f"{hyp} has no output for {len(missing)} word(s) of {ref}, e.g. {missing[0]!r}; "
             "decode the whole manifest (aligner g2p --in MANIFEST)"
         )
@@ -57,7 +58,7 @@ def score_nmt(hyp: Path, ref: Path, lowercase: bool = False) -> dict[str, float]
     refs = [str(item["target"]) for item in _references(ref)]
     hyps = _hypothesis_lines(hyp)
     if len(hyps) != len(refs):
-        raise InferenceError(f"{hyp} has {len(hyps)} lines but {ref} {len(refs)} items")
+        raise EvaluationError(f"{hyp} has {len(hyps)} lines but {ref} {len(refs)} items")
     return {
         "sentences": len(refs),
         "bleu": round(corpus_bleu(hyps, refs, lowercase), 2),
@@ -67,7 +68,7 @@ def score_nmt(hyp: Path, ref: Path, lowercase: bool = False) -> dict[str, float]
 
 def score_vc(hyp: Path) -> dict[str, float]:
     """Scores of converted audio against the target voice, and of the source itself (no
-    conversion) for comparison, as VC papers report them (`aligner.inference.vc_eval`):
+    conversion) for comparison, as VC papers report them (`aligner.evaluation.vc`):
     MCD in dB (SPTK mel-cepstra of WORLD envelopes, c0 excluded, DTW-aligned), F0 RMSE
     (Hz) and correlation on frames voiced in both, V/UV error, the mean absolute duration
     difference (s) and the mean duration ratio (converted / target).
@@ -79,7 +80,7 @@ def score_vc(hyp: Path) -> dict[str, float]:
     f0_corr, vuv_error, duration_abs_diff, duration_ratio."""
     import numpy as np
 
-    from aligner.inference.vc_eval import score_systems
+    from aligner.evaluation.vc import score_systems
 
     table = score_systems({"converted": hyp})
     conv, src = table.items["converted"], table.items["source"]

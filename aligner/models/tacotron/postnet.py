@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from aligner.models.encoders import ConvBlock
+from aligner.models.tacotron.encoders import ConvBlock
 
 
 class Postnet(nn.Module):

@@ -9,8 +9,8 @@ discriminators with their weights detached (`torch.func.functional_call`), so th
 only the generator. Adding the losses and back-propagating once is then a generator step
 and a discriminator step. Every computation happens inside ``forward``, as DDP needs.
 
-Generators: `aligner.models.vocos.Vocos` (``(B, n_mels, T) -> (B, (T - 1) hop)``) and
-`aligner.models.hifigan.HiFiGANGenerator` (``-> (B, 1, T hop)``); `waveform` makes both
+Generators: `aligner.models.vocoders.vocos.Vocos` (``(B, n_mels, T) -> (B, (T - 1) hop)``) and
+`aligner.models.vocoders.hifigan.HiFiGANGenerator` (``-> (B, 1, T hop)``); `waveform` makes both
 ``(B, L)``.
 """
 
@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from aligner.models.discriminators import (
+from aligner.models.vocoders.discriminators import (
     DiscriminatorConfig,
     Discriminators,
     discriminator_loss,
