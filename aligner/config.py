@@ -280,9 +280,11 @@ def find_recipe(path: str | Path) -> Path:
     return shipped if shipped.is_file() else path
 
 
-def load_config(path: str | Path, overrides: Iterable[str] = ()) -> ExperimentConfig:
-    """Read a YAML recipe (a file, or a recipe shipped with the package: `find_recipe`),
-    apply overrides, and validate it into an `ExperimentConfig`."""
+def read_recipe(path: str | Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The raw dict of a YAML recipe (a file, or one shipped with the package:
+    `find_recipe`). A recipe that names a ``base:`` recipe (a path relative to its own
+    folder, or a shipped one) is that recipe with its own keys merged over it, section by
+    section (`merge`): one setting written once, for the recipes that share it."""
     path = find_recipe(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -292,7 +294,33 @@ def load_config(path: str | Path, overrides: Iterable[str] = ()) -> ExperimentCo
         raise ConfigError(f"cannot read recipe {path}: {err}".splitlines()[0]) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"recipe {path} must be a YAML mapping with task/data/model/train")
-    raw = apply_overrides(raw, overrides)
+    base = raw.pop("base", None)
+    if base is None:
+        return raw
+    if path.resolve() in seen:
+        raise ConfigError(f"recipe {path} names itself as a base, through {seen[-1]}")
+    near = path.parent / str(base)
+    parent = read_recipe(near if near.is_file() else base, (*seen, path.resolve()))
+    return merge(parent, raw)
+
+
+def merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `over`'s keys set over it; a mapping merges into a mapping key by key,
+    anything else (a value, a list) replaces."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def load_config(path: str | Path, overrides: Iterable[str] = ()) -> ExperimentConfig:
+    """Read a YAML recipe (`read_recipe`: a file or a shipped recipe, its ``base`` merged
+    in), apply overrides, and validate it into an `ExperimentConfig`."""
+    path = find_recipe(path)
+    raw = apply_overrides(read_recipe(path), overrides)
     try:
         return ExperimentConfig.from_dict(raw, where="config")
     except ConfigError as err:

@@ -118,7 +118,10 @@ FAMILIES: dict[str, Family] = {
         "Vocos: ConvNeXt blocks at the frame rate and an inverse STFT",
         {
             "vocoder": Role(
-                "aligner.tasks.vocoder", "aligner.models.vocoders.base:ToolkitVocoder", "mel", "wave"
+                "aligner.tasks.vocoder",
+                "aligner.models.vocoders.base:ToolkitVocoder",
+                "mel",
+                "wave",
             )
         },
     ),
@@ -127,7 +130,10 @@ FAMILIES: dict[str, Family] = {
         "HiFi-GAN: transposed-convolution generator, trained with its discriminators",
         {
             "vocoder": Role(
-                "aligner.tasks.vocoder", "aligner.models.vocoders.base:ToolkitVocoder", "mel", "wave"
+                "aligner.tasks.vocoder",
+                "aligner.models.vocoders.base:ToolkitVocoder",
+                "mel",
+                "wave",
             )
         },
     ),

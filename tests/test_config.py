@@ -181,3 +181,31 @@ def test_a_shipped_recipe_is_found_from_any_folder(tmp_path, monkeypatch):
         "recipes/tts/tacotron_dca_small.yaml"
     )
     assert find_recipe("nothing/here.yaml") == Path("nothing/here.yaml")
+
+
+def test_a_recipe_names_its_base_and_overrides_some_keys(tmp_path):
+    """``base:``: the base recipe with this one's keys merged section by section; lists and
+    values replace; the guided demo recipe is the small one plus its guide."""
+    from aligner.config import read_recipe
+
+    (tmp_path / "a.yaml").write_text(
+        "task: tts\ndata: {train: t.jsonl, mel: {n_mels: 80, hop_length: 256}}\n"
+        "model: {r: 4, decoder: {dims: [1, 2]}}\ntrain: {lr: 0.001}\n"
+    )
+    (tmp_path / "b.yaml").write_text(
+        "base: a.yaml\ndata: {mel: {n_mels: 40}}\nmodel: {decoder: {dims: [3]}}\n"
+    )
+    got = read_recipe(tmp_path / "b.yaml")
+    assert got["data"] == {"train": "t.jsonl", "mel": {"n_mels": 40, "hop_length": 256}}
+    assert got["model"] == {"r": 4, "decoder": {"dims": [3]}} and got["train"] == {"lr": 0.001}
+    (tmp_path / "c.yaml").write_text("base: d.yaml\n")
+    (tmp_path / "d.yaml").write_text("base: c.yaml\n")
+    with pytest.raises(ConfigError, match="names itself as a base"):
+        read_recipe(tmp_path / "c.yaml")
+    guided = load_config("recipes/tts/tacotron_forward_small_guided.yaml")
+    small = load_config("recipes/tts/tacotron_forward_small.yaml")
+    assert guided.model["loss"]["guided"]["source"] == "durations"
+    assert guided.data["durations"] == "durations" and guided.model["decoder"]["feedback"] == 0.5
+    assert {k: v for k, v in guided.model.items() if k not in ("loss", "decoder")} == {
+        k: v for k, v in small.model.items() if k not in ("loss", "decoder")
+    }

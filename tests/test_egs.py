@@ -131,11 +131,10 @@ def test_stage_range_and_train_arguments(tmp_path):
     assert r.returncode == 0, r.stderr
     line = (tmp_path / "calls.txt").read_text().strip()
     assert line.startswith("train ") and line.endswith("--set train.max_steps=2")
-    assert "tacotron_forward_small.yaml --data data --out exp" in line
-    from aligner.pipeline.demo import DURATIONS_GUIDE
+    from aligner.pipeline.demo import RECIPES
 
-    # the egs guide the attention as the demo does
-    assert " ".join(f"--set {o}" for o in DURATIONS_GUIDE) in line
+    # the egs train the recipe the demo trains
+    assert f"{RECIPES['durations'].name} --data data --out exp" in line
 
 
 def test_tts_durations_stage_and_the_diagonal_guide(tmp_path):
@@ -157,11 +156,12 @@ def test_tts_durations_stage_and_the_diagonal_guide(tmp_path):
     assert lines[3].startswith(
         "align --checkpoint exp/al --in data/valid.jsonl --out data/durations/valid"
     )
-    assert "guided.source=durations" in lines[4]
+    assert "tacotron_forward_small_guided.yaml --data data" in lines[4]
     r = run("espeak_tts", tmp_path, env, "--guide", "diagonal", "--exp", "e2", "--stop-stage", "2")
     assert r.returncode == 0 and "--guide diagonal: no alignment model needed" in r.stdout
     last = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
-    assert len(last) == 1 and "guided.source" not in last[0] and "--out e2" in last[0]
+    assert len(last) == 1 and "tacotron_forward_small.yaml --data" in last[0]
+    assert "--out e2" in last[0]
     bad = run("espeak_tts", tmp_path, env, "--guide", "prior")
     assert bad.returncode == 2 and "use durations or diagonal" in bad.stderr
 

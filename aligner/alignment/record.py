@@ -110,9 +110,44 @@ def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
     return d[0].numpy()
 
 
-def durations_record(utt: UtteranceAlignment) -> dict[str, Any]:
-    """The durations JSON of one utterance (the module docstring): per token its frames,
+@dataclass(frozen=True)
+class Alignment:
+    """One utterance aligned: what went in (`utt`: tokens, weights, frame settings,
+    metrics) and what the monotonic search made of it, ``record``: the durations record
+    of the module docstring (frames per token, seconds, the words and phones tiers).
+    Made by `resolve`; every file of it is written from it, computing nothing."""
+
+    utt: UtteranceAlignment
+    record: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return self.utt.id
+
+    @property
+    def frames(self) -> list[int]:
+        """Mel frames per token, summing to the utterance's frames."""
+        return self.record["frames"]
+
+    @property
+    def words(self) -> list[Interval]:
+        """The words tier (start, end, label) in seconds; empty for VC source positions."""
+        return [Interval(*row) for row in self.record.get("words", [])]
+
+    @property
+    def phones(self) -> list[Interval]:
+        """The phones tier; empty for characters and VC source positions."""
+        return [Interval(*row) for row in self.record.get("phones", [])]
+
+
+def resolve(utt: UtteranceAlignment) -> Alignment:
+    """The `Alignment` of `utt`: its durations by ``utt.method`` (the monotonic search, or
+    the argmax) and the durations record (the module docstring): per token its frames,
     start and length in seconds, and the words and phones tiers."""
+    return Alignment(utt, _record(utt))
+
+
+def _record(utt: UtteranceAlignment) -> dict[str, Any]:
     frames = frame_durations(utt)
     sec = utt.hop_length / utt.sample_rate
     starts = np.concatenate([[0], np.cumsum(frames)[:-1]])

@@ -50,8 +50,9 @@ import click
     "--recipe",
     default=None,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Training recipe (default: the small forward-attention TTS recipe, "
-    "recipes/tts/tacotron_forward_small.yaml, shipped with the package).",
+    help="Training recipe (default: the small forward-attention TTS recipe shipped with "
+    "the package, recipes/tts/tacotron_forward_small_guided.yaml with --guide durations, "
+    "recipes/tts/tacotron_forward_small.yaml with --guide diagonal).",
 )
 @click.option(
     "--vocoder",

@@ -28,8 +28,8 @@ def describe_os_error(err: OSError) -> str:
 def user_errors() -> Iterator[None]:
     """Turn the library's user-facing errors into one-line click errors."""
     from aligner.audio.io import AudioError
-    from aligner.data.manifest import ManifestError
     from aligner.checkpoint import CheckpointError
+    from aligner.data.manifest import ManifestError
     from aligner.evaluation import EvaluationError
     from aligner.inference.common import InferenceError
 

@@ -7,6 +7,13 @@ as its family's class (`aligner.inference.loading`)::
     tts = load_model("exp/tts")                    # a TTSModel (VCModel, AlignModel, TextModel)
     wave, utterances, sentences = synthesize_text(tts, "Hello there. How are you?")
 
+One recording aligned with its text (any model whose family aligns)::
+
+    from aligner.inference import align, load_speech_model
+    model = load_speech_model("exp/aligner", "align")
+    alignment = align(model, "hello.wav", "Hello there.")
+    alignment.words                                # [Interval(start, end, "hello"), ...]
+
 Text (`aligner.inference.text`, `.text_io`)::
 
     from aligner.inference import load_text_model
@@ -14,7 +21,7 @@ Text (`aligner.inference.text`, `.text_io`)::
     g2p.convert(["aligner"], beam=5)
 """
 
-from aligner.inference.align import align_manifest
+from aligner.inference.align import align, align_manifest
 from aligner.inference.common import InferenceError
 from aligner.inference.conversion import convert
 from aligner.inference.loading import load_model, load_speech_model
@@ -33,6 +40,7 @@ __all__ = [
     "TTSModel",
     "TextModel",
     "VCModel",
+    "align",
     "align_manifest",
     "convert",
     "decode_inputs",

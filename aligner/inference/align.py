@@ -1,5 +1,11 @@
-"""``aligner align``: alignments of a manifest with a TTS or VC checkpoint (teacher-forced)
-or an alignment model's checkpoint (``task: align``), written per utterance (durations JSON, TextGrid, weights, heatmap) with a summary."""
+"""Alignment of recordings with their source by any family whose role aligns
+(`aligner.families`): a Tacotron TTS or VC model (teacher-forced attention) or the
+alignment model (its monotonic path).
+
+- `align(model, audio, source) -> Alignment`: one recording (the public call);
+- `align_manifest`: ``aligner align``, every item of a manifest, written per utterance
+  (durations JSON, TextGrid, weights, heatmap; `aligner.inference.alignment_files`,
+  from each `Alignment`) with a summary."""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.alignment.record import UtteranceAlignment
+from aligner.alignment.record import Alignment, UtteranceAlignment, resolve
 from aligner.alignment.tiers import optional_tokens
 from aligner.audio.trim import PauseRule
 from aligner.data.manifest import manifest_items
@@ -51,6 +57,29 @@ def _features(
     if not speech.has_text:
         return source, target, None
     return source, target, pauses.frames(wav, cfg.sample_rate, cfg.hop_length, target.size(0))
+
+
+def align(
+    speech: SpeechModel,
+    audio: str | Path,
+    source: str | Path,
+    name: str = "utterance",
+    durations: str = "search",
+    pauses: PauseRule = PauseRule(),
+) -> Alignment:
+    """The alignment of the recording `audio` with its `source`: the text it says for a
+    model that reads text, the source speaker's recording for one that reads mels (VC).
+    `speech`: a model whose role aligns (`load_speech_model(path, "align")`).
+    `durations`: ``search`` (frames) or ``argmax`` (multiples of r). InferenceError (one
+    line) for a model that cannot align, an unreadable recording or a text with no words.
+    """
+    if not speech.role.aligns:
+        raise InferenceError(f"{speech.path}: this model does not align recordings")
+    key = "text" if speech.has_text else "audio"
+    item = {"id": name, key: str(source), speech.target_key: str(audio)}
+    src, target, pause = _features(speech, item, str(audio), pauses)
+    weights = speech.teacher_force([src], [target])[0]
+    return resolve(_utterance(speech, item, name, src, len(target), weights, durations, pause))
 
 
 def _utterance(
@@ -171,11 +200,14 @@ def align_manifest(
             weights = speech.teacher_force(sources, targets, batch_size)
             for (k, (source, target, pause)), w in zip(part, weights):
                 it = items[start + k]
-                utt = _utterance(
-                    speech, it, names[start + k], source, len(target), w, durations, pause
+                aligned = resolve(
+                    _utterance(
+                        speech, it, names[start + k], source, len(target), w, durations, pause
+                    )
                 )
-                record = write_utterance(utt, out, png=png, force=force)
-                summary.add(it["id"], {**utt.metrics, **_mapping_ms(speech, it, record["frames"])})
+                write_utterance(aligned, out, png=png, force=force)
+                mapping = _mapping_ms(speech, it, aligned.frames)
+                summary.add(it["id"], {**aligned.utt.metrics, **mapping})
             bar.update(len(items[start : start + chunk]))
     text = json.dumps(summary.to_dict(), indent=1) + "\n"
     write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")

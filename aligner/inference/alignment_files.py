@@ -19,12 +19,12 @@ import torch
 
 from aligner.alignment.record import (
     RECORD_SUFFIX,
-    UtteranceAlignment,
-    durations_record,
+    Alignment,
     token_label,
     write_record_textgrid,
 )
 from aligner.attention import metrics
+from aligner.attention.plot import save_alignment_png
 from aligner.files import write_atomic
 
 
@@ -75,21 +75,19 @@ def utterance_metrics(
 
 
 def write_utterance(
-    utt: UtteranceAlignment, out_dir: Path, png: bool = True, force: bool = False
+    alignment: Alignment, out_dir: Path, png: bool = True, force: bool = False
 ) -> dict[str, Any]:
     """Write ``ID.durations.json``, ``ID.TextGrid``, ``ID.npy`` (weights), ``ID.png`` and
     ``durations/ID.npy`` (the frames of each token, int64 ``(N,)``: what FastSpeech-style
     trainers read) into `out_dir` (existing files replaced only with `force`); returns
     the durations record (with the metrics under ``metrics``)."""
-    from aligner.attention.plot import save_alignment_png
-
+    utt = alignment.utt
     exts = (RECORD_SUFFIX, ".TextGrid", ".npy")
     paths = [out_dir / f"{utt.id}{ext}" for ext in exts] + [out_dir / "durations" / f"{utt.id}.npy"]
     for path in paths if not force else []:
         if path.exists():
             raise FileExistsError(f"{path} exists; pass --force to overwrite it")
-    record = durations_record(utt)
-    record["metrics"] = dict(utt.metrics)
+    record = {**alignment.record, "metrics": dict(utt.metrics)}
     text = json.dumps(record, indent=1) + "\n"
     write_atomic(paths[0], lambda fh: fh.write(text), "w", encoding="utf-8")
     write_record_textgrid(record, paths[1])

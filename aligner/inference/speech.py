@@ -309,7 +309,10 @@ class VCModel(FreeRunning, SpeechModel):
     @classmethod
     def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
         stats = symbols.get("stats_src")
-        return {**super().front_end(symbols), "src_stats": MelStats.from_dict(stats) if stats else None}
+        return {
+            **super().front_end(symbols),
+            "src_stats": MelStats.from_dict(stats) if stats else None,
+        }
 
     def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
         """Waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""

@@ -19,7 +19,12 @@ from typing import Any
 from aligner.checkpoint import CheckpointError, checkpoint_choice, list_checkpoints, read_checkpoint
 from aligner.config import find_recipe
 
-DEFAULT_RECIPE = Path("recipes/tts/tacotron_forward_small.yaml")
+# the TTS recipe of each guide: the alignment model's durations (a light guide and
+# scheduled sampling, the guided recipe's own keys over its base), or the recipe's diagonal
+RECIPES = {
+    "durations": Path("recipes/tts/tacotron_forward_small_guided.yaml"),
+    "diagonal": Path("recipes/tts/tacotron_forward_small.yaml"),
+}
 ALIGN_RECIPE = Path("recipes/align/aligner.yaml")
 VOCODER_RECIPE = Path("recipes/vocoder/vocos_small.yaml")
 DEMO_SENTENCES = (
@@ -28,20 +33,6 @@ DEMO_SENTENCES = (
     "Bright lanterns guided the weary travellers across the marsh.",
 )
 STAGES = 7
-# `--guide durations` (and egs/tools/stage.sh's guide_args, which must say the same): the
-# alignment model's durations as a light guide (weight 0.3 throughout, soft edges of 3
-# frames) and half the decoder's steps fed its own previous frame (scheduled sampling).
-# On eSpeak and on Festival's slt voice it aligned within 2.5 ms of the full guide (weight 1
-# decaying) and synthesized as well as no guide, where the full guide cost 3-12 dB of mel
-# distortion (docs/results.md, stops 45-47).
-DURATIONS_GUIDE = (
-    "model.loss.guided.source=durations",
-    "data.durations=durations",
-    "model.loss.guided.mode=constant",
-    "model.loss.guided.weight=0.3",
-    "model.loss.guided.width=3",
-    "model.decoder.feedback=0.5",
-)
 
 
 class DemoError(ValueError):
@@ -91,13 +82,14 @@ def run_demo(
 ) -> DemoRun:
     """Run the demo's stages into `out_dir` (``data/``, ``exp/``, ``aligner/``,
     ``vocoder/`` and the outputs) as `plan` says (default: the small forward-attention TTS
-    recipe guided by the alignment model's durations, a trained vocoder);
+    recipe guided by the alignment model's durations, ``RECIPES["durations"]``, and a
+    trained vocoder);
     `say` prints each stage. DemoError (one line) when a stage fails."""
     from aligner.inference.common import InferenceError
 
     plan = plan or DemoPlan()
     out_dir = Path(out_dir)
-    recipe = find_recipe(plan.recipe or DEFAULT_RECIPE)
+    recipe = find_recipe(plan.recipe or RECIPES[plan.guide])
     if not recipe.is_file():
         raise DemoError(f"recipe {recipe} not found; give one with --recipe")
     data, exp = out_dir / "data", out_dir / "exp"
@@ -106,7 +98,6 @@ def run_demo(
         overrides = [f"train.max_minutes={plan.minutes}"]
         if plan.guide == "durations":
             _durations(data, out_dir / "aligner", plan.align_minutes, say)
-            overrides += DURATIONS_GUIDE
         else:
             _stage(say, 2, "no alignment model: the recipe's diagonal guide (--guide diagonal)")
         _stage(say, 3, f"training {recipe.name} for up to {plan.minutes:g} min -> {exp}")

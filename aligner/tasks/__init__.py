@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from aligner.tasks.base import Task
 
 
-
 class UnknownTaskError(ValueError):
     """`cfg.task` names no built-in task and no importable module."""
 

@@ -59,7 +59,7 @@ score_alignment_stage() {
 # durations_stage N: the alignment model ($align_recipe, extra arguments $align_args) trained
 # on $data -> $align_exp, then its durations of the train and valid splits ->
 # $data/durations/{train,valid}/ID.durations.json: what --guide durations guides the
-# attention with (train_stage then gets guide_args).
+# attention with (the guided recipe reads them).
 durations_stage() {
   echo "stage $1: the alignment model's durations of the train and valid splits"
   if [ -f "$align_exp"/.done ]; then echo "  $align_exp is trained, skipped"
@@ -79,10 +79,3 @@ durations_stage() {
   done
 }
 
-# guide_args: the `aligner train` arguments that guide the attention with those durations
-# (a light guide and scheduled sampling: aligner/pipeline/demo.py's DURATIONS_GUIDE, the same).
-guide_args() {
-  echo "--set model.loss.guided.source=durations --set data.durations=durations" \
-    "--set model.loss.guided.mode=constant --set model.loss.guided.weight=0.3" \
-    "--set model.loss.guided.width=3 --set model.decoder.feedback=0.5"
-}

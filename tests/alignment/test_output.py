@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from aligner.alignment.record import resolve
 from aligner.inference.alignment_files import (
     Summary,
     SuspectThresholds,
@@ -55,12 +56,12 @@ def test_low_focus_is_suspect():
 def test_write_utterance_files_and_no_overwrite(tmp_path):
     u = utt([0, 1, 1, 2], "abc", n_frames=4)
     u.metrics = {"focus_rate": 1.0}
-    rec = write_utterance(u, tmp_path)
+    rec = write_utterance(resolve(u), tmp_path)
     saved = json.loads((tmp_path / "u1.durations.json").read_text())
     assert saved == rec and saved["frames"] == [1, 2, 1]
     assert np.array_equal(np.load(tmp_path / "u1.npy"), u.weights)
     assert (tmp_path / "u1.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "u1.TextGrid").exists()
     with pytest.raises(FileExistsError, match="--force"):
-        write_utterance(u, tmp_path)
-    write_utterance(u, tmp_path, force=True)
+        write_utterance(resolve(u), tmp_path)
+    write_utterance(resolve(u), tmp_path, force=True)

@@ -11,9 +11,13 @@ from praatio import textgrid
 
 from aligner.alignment.record import (
     UtteranceAlignment,
-    durations_record,
+    resolve,
     write_record_textgrid,
 )
+
+
+def _record_of(utt):
+    return resolve(utt).record
 
 
 def hard_alignment(path: list[int], n: int) -> np.ndarray:
@@ -31,7 +35,7 @@ def utt(path, tokens, n_frames, r=1, hop=256, sr=22050) -> UtteranceAlignment:
 
 def test_durations_by_hand_with_reduction_factor():
     # 5 steps of r=2 -> up to 10 frames; 9 true frames: the last step covers one frame.
-    rec = durations_record(utt([0, 0, 1, 2, 2], "abc", n_frames=9, r=2, hop=200, sr=16000))
+    rec = _record_of(utt([0, 0, 1, 2, 2], "abc", n_frames=9, r=2, hop=200, sr=16000))
     assert rec["frames"] == [4, 2, 3]
     assert rec["seconds"] == pytest.approx([4 * 200 / 16000, 2 * 200 / 16000, 3 * 200 / 16000])
     assert rec["start_seconds"] == pytest.approx([0.0, 0.05, 0.075])
@@ -57,7 +61,7 @@ def test_durations_sum_to_the_utterance(n, steps, r, cut, seed):
     """Any soft alignment: frames sum to n_frames, seconds to total, intervals tile the time."""
     w = torch.softmax(torch.randn(steps, n, generator=torch.Generator().manual_seed(seed)) * 3, -1)
     n_frames = steps * r - min(cut, r - 1)
-    rec = durations_record(UtteranceAlignment("x", ["t"] * n, w.numpy(), n_frames, r, 256, 22050))
+    rec = _record_of(UtteranceAlignment("x", ["t"] * n, w.numpy(), n_frames, r, 256, 22050))
     assert sum(rec["frames"]) == n_frames
     assert min(rec["frames"]) >= 0
     assert sum(rec["seconds"]) == pytest.approx(rec["total_seconds"], abs=1e-5)
@@ -69,7 +73,7 @@ def test_textgrid_round_trip(tmp_path):
     # token 1 (a space) -> "sp"; token 3 never attended -> no interval; boundaries half a
     # frame (0.05 s) before the first frame of a token: frames are centred on their hop
     u = utt([0, 0, 1, 2, 2, 2, 4], ["h", " ", "i", "x", "!"], n_frames=7, hop=100, sr=1000)
-    rec = durations_record(u)
+    rec = _record_of(u)
     write_record_textgrid(rec, tmp_path / "u.TextGrid")
     tg = textgrid.openTextgrid(str(tmp_path / "u.TextGrid"), includeEmptyIntervals=False)
     entries = [(round(e.start, 6), round(e.end, 6), e.label) for e in tg.getTier("tokens").entries]

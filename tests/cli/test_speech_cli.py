@@ -198,7 +198,10 @@ def test_load_model_takes_an_experiment_folder_and_returns_the_family(ckpts, tmp
     shutil.copy(ckpts["vc"], exp / "checkpoints" / "best.pt")  # best.pt wins over the latest
     vc = load_model(exp / "checkpoints")
     assert isinstance(vc, VCModel) and vc.path.name == "best.pt" and not vc.has_text
-    with pytest.raises(InferenceError, match="is a tacotron vc checkpoint, which cannot synthesize; use `aligner convert`"):
+    with pytest.raises(
+        InferenceError,
+        match="is a tacotron vc checkpoint, which cannot synthesize; use `aligner convert`",
+    ):
         load_speech_model(exp, "synthesize")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InferenceError, match="without best.pt or ckpt-STEP.pt"):
@@ -323,7 +326,8 @@ def test_synthesize_bad_checkpoints(ckpts, tmp_path):
         {"model": {}, "step": 0, "config": {"task": "g2p"}, "symbols": {"task": "g2p"}}, text_ckpt
     )
     assert_clean_failure(
-        invoke("synthesize", "--checkpoint", text_ckpt, "--text", "hi", "--out", out), "rnn_seq2seq g2p checkpoint"
+        invoke("synthesize", "--checkpoint", text_ckpt, "--text", "hi", "--out", out),
+        "rnn_seq2seq g2p checkpoint",
     )
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from aligner.checkpoint import atomic_save
 from aligner.cli import main
 from aligner.config import ConfigError, ExperimentConfig
-from aligner.inference import load_speech_model
+from aligner.inference import InferenceError, load_speech_model
 from aligner.models.alignment import AlignerConfig, AlignmentModel
 from aligner.tasks import build_task
 from aligner.tasks.align import AlignLossConfig, hard_alignment
@@ -142,7 +142,6 @@ def test_an_aligner_checkpoint_loads_as_the_alignment_family(aligner_ckpt):
 
 
 def test_int8_is_refused_for_the_alignment_model(aligner_ckpt):
-    from aligner.inference import InferenceError
 
     with pytest.raises(InferenceError, match="int8 is for TTS and VC"):
         load_speech_model(aligner_ckpt, None, "cpu", "int8")
@@ -235,3 +234,35 @@ def test_a_split_with_no_item_long_enough_is_one_clear_error(tmp_path):
     cfg = ExperimentConfig.from_dict({"task": "align", "data": {"mel": MEL}, "model": {**TINY}})
     with pytest.raises(ConfigError, match="every one of the 1 valid items has fewer mel frames"):
         build_task(cfg, data)
+
+
+def test_align_one_recording_equals_the_manifest_run(aligner_ckpt, tmp_path):
+    """`align(model, audio, text)`, the public call for one recording, gives the record that
+    `aligner align` writes for the same item (the files are written from it)."""
+    from aligner.inference import align, align_manifest
+
+    manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
+    align_manifest(aligner_ckpt, manifest, tmp_path / "ali", png=False)
+    speech = load_speech_model(aligner_ckpt, "align")
+    item = json.loads(manifest.read_text().splitlines()[0])
+    audio = manifest.parent / item["audio"]
+    got = align(speech, audio, item["text"], name=item["id"])
+    written = json.loads((tmp_path / "ali" / f"{item['id']}.durations.json").read_text())
+    assert got.record == {k: v for k, v in written.items() if k != "metrics"}
+    assert sum(got.frames) == got.record["total_frames"]
+    assert [w.label for w in got.words] == [row[2] for row in written["words"]]
+
+
+def test_the_alignment_family_and_its_capabilities(aligner_ckpt):
+    """The family comes from the checkpoint (an old one without ``family`` takes its task's
+    default); the role says what it can do."""
+    from aligner.checkpoint import checkpoint_family, read_checkpoint
+
+    _, state = read_checkpoint(aligner_ckpt)
+    assert checkpoint_family(state) == ("forward_sum", "align")
+    old = {**state, "config": {k: v for k, v in state["config"].items() if k != "family"}}
+    assert checkpoint_family(old) == ("forward_sum", "align")
+    speech = load_speech_model(aligner_ckpt, "align")
+    assert speech.role.hard_alignment and not speech.role.free_running
+    with pytest.raises(InferenceError, match="cannot synthesize; use `aligner align`"):
+        load_speech_model(aligner_ckpt, "synthesize")

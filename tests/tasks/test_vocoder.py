@@ -94,7 +94,9 @@ def test_a_trained_vocoder_plays_mels_through_the_cli(tmp_path):
     from aligner.inference import InferenceError, load_model, load_speech_model
 
     assert load_model(exp).features.sample_rate == 8000  # load_model knows vocoders too
-    with pytest.raises(InferenceError, match="is a vocos vocoder checkpoint, not a speech model.*use --vocoder"):
+    with pytest.raises(
+        InferenceError, match="is a vocos vocoder checkpoint, not a speech model.*use --vocoder"
+    ):
         load_speech_model(exp, "synthesize")
     with pytest.raises(VocoderError, match="sample rate 8000 \\(the mels: 22050\\)"):
         load_vocoder(str(exp), MelConfig())

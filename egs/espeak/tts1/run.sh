@@ -28,7 +28,7 @@ root=$(cd "$here/../../.." && pwd)
 stage=0
 stop_stage=100
 utterances=1000
-recipe="$root"/recipes/tts/tacotron_forward_small.yaml
+recipe=   # default: the guide's recipe, as `aligner demo` trains it
 data=data
 exp=exp/tacotron_forward_small
 guide=durations   # or diagonal (the guided attention loss's own band, no alignment model)
@@ -42,8 +42,8 @@ vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
 case $guide in
-  durations) train_args="$(guide_args) $train_args" ;;
-  diagonal) ;;
+  durations) recipe=${recipe:-"$root"/recipes/tts/tacotron_forward_small_guided.yaml} ;;
+  diagonal) recipe=${recipe:-"$root"/recipes/tts/tacotron_forward_small.yaml} ;;
   *) echo "run.sh: --guide $guide: use durations or diagonal" >&2; exit 2 ;;
 esac
 
