@@ -70,7 +70,6 @@ class Family:
     roles: Mapping[str, Role] = field(default_factory=dict)
 
 
-_TACOTRON_RUNTIME = "aligner.inference.speech"
 FAMILIES: dict[str, Family] = {
     "tacotron": Family(
         "tacotron",
@@ -78,7 +77,7 @@ FAMILIES: dict[str, Family] = {
         {
             "tts": Role(
                 "aligner.tasks.tts",
-                f"{_TACOTRON_RUNTIME}:TTSModel",
+                "aligner.inference.tacotron:TTSModel",
                 "text",
                 "mel",
                 free_running=True,
@@ -87,7 +86,7 @@ FAMILIES: dict[str, Family] = {
             ),
             "vc": Role(
                 "aligner.tasks.vc",
-                f"{_TACOTRON_RUNTIME}:VCModel",
+                "aligner.inference.tacotron:VCModel",
                 "mel",
                 "mel",
                 free_running=True,
@@ -103,7 +102,7 @@ FAMILIES: dict[str, Family] = {
         {
             "align": Role(
                 "aligner.tasks.align",
-                f"{_TACOTRON_RUNTIME}:AlignModel",
+                "aligner.inference.forward_sum:AlignModel",
                 "text",
                 "alignment",
                 aligns=True,

@@ -91,3 +91,32 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path
     tree = ast.parse(source)
     inner = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert inner and resolve(inner[0].module) == "aligner.inference.loading"
+
+
+def test_the_command_list_loads_no_torch() -> None:
+    """Why the command modules import the library inside their functions, the one place
+    function-level imports stay: ``aligner --help`` imports every command module to list
+    its help, and should not wait for torch."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from aligner.cli import COMMANDS, main; import click; "
+        "ctx = click.Context(main); [main.get_command(ctx, n) for n in COMMANDS]; "
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_only_the_command_modules_import_the_package_inside_functions() -> None:
+    late = [
+        f"{module}:{node.lineno}"
+        for module, path in MODULES.items()
+        if not module.startswith("aligner.cli")
+        for fn in ast.walk(ast.parse(path.read_text()))
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(fn)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("aligner")
+    ]
+    assert late == []

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from aligner.alignment.reading import read_alignment
+from aligner.attention.plot import save_alignment_png
+from aligner.attention.plot_matrix import pooled
 
 
 def plot_file(
@@ -23,9 +25,6 @@ def plot_file(
     (`aligner.alignment.reading.read_alignment`); the title defaults to the sentence
     id. ValueError (one line, naming the file) for anything else; FileExistsError when
     `out` exists and not `force`."""
-    from aligner.attention.plot import save_alignment_png
-    from aligner.attention.plot_matrix import pooled
-
     out = Path(out)
     if out.exists() and not force:
         raise FileExistsError(f"{out} exists; pass force=True (--force) to overwrite it")

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from aligner.alignment.intervals import SILENCE_LABELS, Interval, Tiers
+from aligner.files import save_by_name
 
 
 def write_textgrid(
@@ -17,8 +18,6 @@ def write_textgrid(
     their order; zero-length intervals are left out and the gaps between intervals
     (pauses) are empty intervals. Written atomically (a full disk is one line)."""
     from praatio import textgrid
-
-    from aligner.files import save_by_name
 
     grid = textgrid.Textgrid(0.0, duration)
     for name, intervals in tiers.items():

@@ -32,6 +32,7 @@ import numpy as np
 
 from aligner.alignment.intervals import Timings
 from aligner.audio.espeak_timings import Event, closures_into_stops, timings_from_events
+from aligner.audio.io import write_audio_array
 from aligner.audio.voices import PARAM, Voice, data_path, language_aliases
 
 SAMPLE_RATE = 22050  # eSpeak NG's output rate (checked against espeak_Initialize)
@@ -211,8 +212,6 @@ class SynthJob:
 def _run_chunk(jobs: Sequence[SynthJob]) -> list[Timings]:
     """Synthesize ``jobs`` in order (in a fresh worker); returns the timings of each file
     (its duration among them)."""
-    from aligner.audio.io import write_audio_array
-
     timings = []
     for job in jobs:
         wav, timed = synthesize_timed(job.text, job.voice, job.stops)

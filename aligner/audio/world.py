@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from aligner.audio.io import load_audio
+
 HINT = "pip install 'aligner[vc]' (pyworld and pysptk; they build with a C compiler)"
 
 
@@ -102,7 +104,5 @@ def analyze(wav: np.ndarray, sr: int, cfg: WorldConfig | None = None) -> WorldFe
 def analyze_file(path: str, sample_rate: int | None = None, cfg: WorldConfig | None = None):
     """`analyze` of an audio file, resampled to `sample_rate` when given (else its own
     rate): ``(WorldFeatures, sample rate)``. AudioError (one line) when unreadable."""
-    from aligner.audio.io import load_audio
-
     wav, sr = load_audio(path, sample_rate, min_samples=1)
     return analyze(wav.numpy(), sr, cfg), sr

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from aligner.data.manifest import manifest_items
 from aligner.evaluation import EvaluationError
+from aligner.evaluation.vc import score_systems
+from aligner.text.metrics import corpus_bleu, corpus_chrf, g2p_scores
 
 
 def _references(ref: Path) -> list[dict]:
@@ -28,8 +30,6 @@ def score_g2p(hyp: Path, ref: Path) -> dict[str, float]:
     `hyp` (what `aligner g2p --in MANIFEST` prints) against the pronunciations of `ref`
     (a word is right when it equals any of them). Words are matched case-insensitively;
     a word of `ref` with no line in `hyp` is an error naming it."""
-    from aligner.text.metrics import g2p_scores
-
     refs: dict[str, list[list[str]]] = {}
     for item in _references(ref):
         refs.setdefault(str(item["source"]).strip().lower(), []).append(str(item["target"]).split())
@@ -53,8 +53,6 @@ def score_g2p(hyp: Path, ref: Path) -> dict[str, float]:
 def score_nmt(hyp: Path, ref: Path, lowercase: bool = False) -> dict[str, float]:
     """Corpus BLEU and chrF (sacrebleu, 13a tokenization) of `hyp` (one translation a line,
     in the manifest's order) against the targets of `ref`; `lowercase` ignores case."""
-    from aligner.text.metrics import corpus_bleu, corpus_chrf
-
     refs = [str(item["target"]) for item in _references(ref)]
     hyps = _hypothesis_lines(hyp)
     if len(hyps) != len(refs):
@@ -79,8 +77,6 @@ def score_vc(hyp: Path) -> dict[str, float]:
     source's) and ``KEY_converted`` / ``KEY_source`` for KEY in mcd, mcd_std, f0_rmse_hz,
     f0_corr, vuv_error, duration_abs_diff, duration_ratio."""
     import numpy as np
-
-    from aligner.evaluation.vc import score_systems
 
     table = score_systems({"converted": hyp})
     conv, src = table.items["converted"], table.items["source"]

@@ -21,6 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from aligner.alignment.intervals import Timings
+from aligner.audio.distortion import compare
+from aligner.audio.world import WorldUnavailable, analyze_file
 from aligner.data.manifest import manifest_items
 from aligner.evaluation import EvaluationError
 
@@ -42,8 +45,6 @@ def identity_mapping_ms(item: dict[str, Any]) -> float | None:
     error of a conversion that keeps the source's timing. None without timings."""
     if not (item.get("timings") and item.get("target_timings")):
         return None
-    from aligner.alignment.intervals import Timings
-
     source, target = Timings.from_dict(item["timings"]), Timings.from_dict(item["target_timings"])
     for tier in ("phones", "words"):
         src, tgt = source.tier(tier), target.tier(tier)
@@ -85,15 +86,11 @@ class _Analyses:
         self.cfg, self.cache, self.rates = cfg, {}, {}
 
     def target(self, path: str) -> Any:
-        from aligner.audio.world import analyze_file
-
         if path not in self.cache:
             self.cache[path], self.rates[path] = analyze_file(path, None, self.cfg)
         return self.cache[path], self.rates[path]
 
     def other(self, path: str, sr: int) -> Any:
-        from aligner.audio.world import analyze_file
-
         if (path, sr) not in self.cache:
             self.cache[(path, sr)] = analyze_file(path, sr, self.cfg)[0]
         return self.cache[(path, sr)]
@@ -101,9 +98,6 @@ class _Analyses:
 
 def _score(analyses: _Analyses, item: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     """One item's scores of ``item[key]`` against ``item["target_audio"]``."""
-    from aligner.audio.distortion import compare
-    from aligner.audio.world import WorldUnavailable
-
     try:
         target, sr = analyses.target(item["target_audio"])
         row = compare(analyses.other(item[key], sr), target)

@@ -24,9 +24,11 @@ Text (`aligner.inference.text`, `.text_io`)::
 from aligner.inference.align import align, align_manifest
 from aligner.inference.common import InferenceError
 from aligner.inference.conversion import convert
+from aligner.inference.forward_sum import AlignModel
 from aligner.inference.loading import load_model, load_speech_model
-from aligner.inference.speech import AlignModel, Generated, SpeechModel, TTSModel, VCModel
+from aligner.inference.speech import Generated, SpeechModel
 from aligner.inference.synthesis import Decoding, synthesize, synthesize_text
+from aligner.inference.tacotron import TTSModel, VCModel
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 from aligner.inference.text_io import Search, decode_inputs
 

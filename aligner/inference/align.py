@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from aligner.alignment.intervals import Timings, mapping_errors
 from aligner.alignment.record import Alignment, UtteranceAlignment, resolve
 from aligner.alignment.tiers import optional_tokens
+from aligner.audio.io import load_audio
 from aligner.audio.trim import PauseRule
 from aligner.data.manifest import manifest_items
 from aligner.files import write_atomic
@@ -41,8 +43,6 @@ def _features(
 ) -> tuple[torch.Tensor, torch.Tensor, np.ndarray | None]:
     """(source (N,) ids or (S, M) mel, normalized target mel (T, M), the pause frames
     ``(T,)`` of a text item or None) of one manifest item."""
-    from aligner.audio.io import load_audio
-
     missing = [k for k in speech.needs if not item.get(k)]
     if missing:
         raise InferenceError(
@@ -132,8 +132,6 @@ def _mapping_ms(speech: SpeechModel, item: dict[str, Any], frames: list[int]) ->
     ``mapping_tier``. Empty for TTS or without timings."""
     if speech.has_text or not (item.get("timings") and item.get("target_timings")):
         return {}
-    from aligner.alignment.intervals import Timings, mapping_errors
-
     cfg = speech.mel_cfg
     frame = cfg.hop_length / cfg.sample_rate
     step = frame * getattr(speech.model.encoder, "reduction", 1)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aligner.attention.base import MAX_WINDOW, check_window
+
 # Free-running decoding's window: the one the checkpoint's recipe names for synthesis
 # (``model.decoder.window``; none where it names none). See `FreeRunning.generate`.
 RECIPE_WINDOW = "recipe"
@@ -15,8 +17,6 @@ def parse_window(text: str) -> tuple[int, int] | str | None:
     """A window as the command line and scripts spell it: ``"BACK,FRONT"`` -> (back, front)
     (the core's `check_window`: whole numbers from 0 to ``MAX_WINDOW``), ``"none"`` -> None,
     ``"recipe"`` -> ``RECIPE_WINDOW``. ValueError naming what to write otherwise."""
-    from aligner.attention.base import MAX_WINDOW, check_window
-
     word = text.strip().lower()
     if word in ("none", RECIPE_WINDOW):
         return None if word == "none" else RECIPE_WINDOW

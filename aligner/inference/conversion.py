@@ -17,10 +17,13 @@ from pathlib import Path
 
 import torch
 
+from aligner.attention.plot import save_alignment_panels
+from aligner.audio.io import load_audio, save_audio
+from aligner.audio.trim import split_at_silences
+from aligner.data.manifest import ManifestError, read_manifest, write_manifest
 from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, output_names
 from aligner.inference.loading import load_speech_model
-from aligner.inference.speech import VCModel
 from aligner.inference.synthesis import (
     Decoding,
     SpeechRun,
@@ -30,6 +33,7 @@ from aligner.inference.synthesis import (
     save_mel_config,
     write_mel,
 )
+from aligner.inference.tacotron import VCModel
 from aligner.inference.vocoders import load_vocoder
 
 AUDIO_EXTS = (".wav", ".flac", ".ogg", ".mp3")
@@ -40,8 +44,6 @@ def conversion_inputs(src: Path) -> tuple[list[dict], bool]:
     """(items with ``id`` and ``audio``, several?) for an audio file, a folder of audio
     files or a JSON Lines manifest. Items without ``audio`` stay in the list (they are
     reported as bad, the others converted)."""
-    from aligner.data.manifest import ManifestError, read_manifest
-
     if not src.exists():
         raise InferenceError(f"--in {src} does not exist")
     if src.is_dir():
@@ -120,8 +122,6 @@ class _Converter:
                 self._write(item)
 
     def _write(self, item: _Pending) -> None:
-        from aligner.audio.io import save_audio
-
         save_audio(item.path, torch.cat(item.waves), self.vocoder.features.sample_rate)
         if item.mel_path is not None:
             write_mel(item.mel_path, torch.cat(item.mels))
@@ -131,9 +131,6 @@ class _Converter:
 
 def _source_pieces(speech: VCModel, audio: str, max_seconds: float) -> list[torch.Tensor]:
     """Normalized source mels (S, M) of a recording's pieces (cut at silences)."""
-    from aligner.audio.io import load_audio
-    from aligner.audio.trim import split_at_silences
-
     sr = speech.mel_cfg.sample_rate
     wav, _ = load_audio(audio, sr, min_samples=speech.mel_cfg.win_length)
     return [speech.source_mel(wav[a:b]) for a, b in split_at_silences(wav, sr, max_seconds)]
@@ -196,8 +193,6 @@ def _save_alignments(
     speech: VCModel, alignments: list[torch.Tensor], path: Path, force: bool
 ) -> None:
     """One panel per piece of the recording (a short one has one)."""
-    from aligner.attention.plot import save_alignment_panels
-
     titles = [f"piece {k}" for k in range(1, len(alignments) + 1)] if len(alignments) > 1 else None
     cfg = speech.mel_cfg
     save_alignment_panels(
@@ -213,8 +208,6 @@ def _save_alignments(
 
 def _write_batch_files(out: Path, items: list[dict], paths: list[Path], bad: list[str]) -> None:
     """``manifest.jsonl`` of the converted items and ``summary.json`` (counts, bad items)."""
-    from aligner.data.manifest import write_manifest
-
     out.mkdir(parents=True, exist_ok=True)
     converted = [
         {**it, "audio": str(p), "source_audio": it["audio"]} for it, p in zip(items, paths)

@@ -1,9 +1,6 @@
-"""Trained speech models ready for use: the runtime class of each speech family's role
-(`aligner.families`).
-
-- :class:`TTSModel`: a Tacotron reading text (``aligner synthesize``, and its alignments);
-- :class:`VCModel`: a Tacotron reading a source speaker's mel (``aligner convert``);
-- :class:`AlignModel`: the alignment model (family ``forward_sum``), which only aligns.
+"""What every speech family's runtime class shares (`aligner.families`; the classes are
+`aligner.inference.tacotron`'s `TTSModel` and `VCModel`, `aligner.inference.forward_sum`'s
+`AlignModel`).
 
 Each holds the model in eval mode and its front end (tokenizer and symbol table, mel
 settings, normalization statistics), and offers what its callers need: the source of a
@@ -23,15 +20,13 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from aligner.audio.features import MelConfig, MelStats
+from aligner.audio.features import MelConfig, MelStats, log_mel
 from aligner.config import ConfigError
 from aligner.data.collate import length_batches, pad
 from aligner.families import Role
-from aligner.inference.common import RECIPE_WINDOW, InferenceError
-from aligner.models.alignment import AlignmentModel
-from aligner.models.tacotron.model import Tacotron
-from aligner.models.tacotron.precision import PrecisionError, check_precision, prepare_decoder
-from aligner.text.symbols import SymbolTable
+from aligner.inference.common import InferenceError
+from aligner.models.vocoders.base import GriffinLimVocoder
+from aligner.text.symbols import SymbolTable, UnknownSymbolError
 from aligner.text.tokenizers import Tokenizer, tokenizer_from_dict
 
 
@@ -129,8 +124,6 @@ class SpeechModel:
 
     def target_mel(self, wav: torch.Tensor) -> torch.Tensor:
         """Waveform (L,) -> normalized target-side log-mel (T, M) (teacher forcing)."""
-        from aligner.audio.features import log_mel
-
         mel = log_mel(wav, self.mel_cfg)
         return self.stats.normalize(mel) if self.stats is not None else mel
 
@@ -165,8 +158,6 @@ class SpeechModel:
     def vocode(self, mel: torch.Tensor, n_iter: int = 60) -> torch.Tensor:
         """Griffin-Lim: log-mel (T, M) -> waveform (L,) at ``mel_cfg.sample_rate``
         (`aligner.models.vocoders.base.GriffinLimVocoder`; other vocoders: `load_vocoder`)."""
-        from aligner.models.vocoders.base import GriffinLimVocoder
-
         return GriffinLimVocoder(self.mel_cfg, n_iter, self.device)(mel)
 
 
@@ -182,8 +173,6 @@ class TextInput:
 
     def encode_text(self, text: str, where: str = "text") -> torch.Tensor:
         """Text -> token ids (N,) long; InferenceError for empty text or unknown symbols."""
-        from aligner.text.symbols import UnknownSymbolError
-
         tokens = self.tokenizer.tokenize(text)
         if not tokens:
             raise InferenceError(f"{where} is empty after cleaning: give some words to say")
@@ -211,75 +200,6 @@ class TextInput:
         }
 
 
-class FreeRunning:
-    """Free-running decoding, for the Tacotron family (TTS, VC)."""
-
-    network: ClassVar[type] = Tacotron
-
-    def prepare(self, precision: str) -> None:
-        """On a CPU, the decoder prepared for `precision`
-        (`aligner.models.tacotron.precision.prepare_decoder`: fused LSTM cells in fp32,
-        whose state_dict then names ``gates`` layers, not a checkpoint's cells; ``fp16``
-        or ``int8`` weights)."""
-        try:
-            check_precision(precision, self.device)
-        except PrecisionError as err:
-            raise InferenceError(str(err)) from None
-        if self.device.type == "cpu":
-            prepare_decoder(self.model, precision)
-
-    def decoding_window(self, window: tuple[int, int] | str | None) -> tuple[int, int] | None:
-        """The window `generate` decodes under: `window`, or for ``RECIPE_WINDOW`` the one
-        the checkpoint's recipe names (None for checkpoints whose recipe names none, such
-        as every checkpoint trained before recipes could)."""
-        if window == RECIPE_WINDOW:
-            return self.model.decoder.synthesis_window
-        return None if window is None else (int(window[0]), int(window[1]))
-
-    @torch.no_grad()
-    def generate(
-        self,
-        sources: Sequence[torch.Tensor],
-        batch_size: int = 8,
-        max_length_ratio: float = 10.0,
-        window: tuple[int, int] | str | None = RECIPE_WINDOW,
-        stop_threshold: float = 0.5,
-    ) -> list[Generated]:
-        """Free-running decoding of token ids (N,) or source mels (S, M), in length-sorted
-        batches; results in input order. ``window``: the monotonic window ``(back,
-        front)``, None for none, or ``RECIPE_WINDOW``: the one the model's recipe names for
-        synthesis (``model.decoder.window``; none where it names none)."""
-        window = self.decoding_window(window)
-        out: list[Generated | None] = [None] * len(sources)
-        for idx in length_batches([len(s) for s in sources], batch_size, longest_first=True):
-            src, lengths, _ = pad([sources[i].to(self.device) for i in idx])
-            mel, dec = self.model.generate(
-                src,
-                lengths.to(self.device),
-                stop_threshold=stop_threshold,
-                max_length_ratio=max_length_ratio,
-                window=window,
-            )
-            enc_len = self.memory_lengths(lengths)
-            for j, i in enumerate(idx):
-                t = int(dec.lengths[j])
-                steps = -(-t // self.r)
-                out[i] = Generated(
-                    self.denormalize(mel[j, :t]).cpu(),
-                    dec.alignments[j, :steps, : int(enc_len[j])].cpu(),
-                    bool(dec.hit_max[j]),
-                )
-        return out  # type: ignore[return-value]
-
-    def _forward(self, src, src_len, mel, mel_len):
-        """Teacher forcing with the prenet's dropout off: it stays on when synthesizing
-        (Tacotron 2), but the alignment of a known recording is a measurement and comes out
-        the same every time (with it on, the word boundaries of the same checkpoint moved by
-        3 ms from run to run)."""
-        with self.model.decoder.prenet.deterministic():
-            return self.model(src, src_len, mel, mel_len)
-
-
 @dataclass
 class TextSpeechModel(TextInput, SpeechModel):
     """A speech family that reads text: the tokenizer and symbol table of its checkpoint,
@@ -289,51 +209,3 @@ class TextSpeechModel(TextInput, SpeechModel):
     symbols: SymbolTable | None = None
     add_bos: bool = False
     add_eos: bool = False
-
-
-@dataclass
-class TTSModel(FreeRunning, TextSpeechModel):
-    """A trained Tacotron TTS: text -> mel (`generate`), and its alignments of recordings."""
-
-
-@dataclass
-class VCModel(FreeRunning, SpeechModel):
-    """A trained Tacotron VC: a source speaker's mel -> the target speaker's; ``src_stats``
-    normalizes source mels."""
-
-    src_stats: MelStats | None = None
-
-    needs: ClassVar[tuple[str, ...]] = ("audio", "target_audio")
-    target_key: ClassVar[str] = "target_audio"
-
-    @classmethod
-    def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
-        stats = symbols.get("stats_src")
-        return {
-            **super().front_end(symbols),
-            "src_stats": MelStats.from_dict(stats) if stats else None,
-        }
-
-    def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
-        """Waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""
-        from aligner.audio.features import log_mel
-
-        mel = log_mel(wav, self.mel_cfg)
-        return self.src_stats.normalize(mel) if self.src_stats is not None else mel
-
-    def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
-        from aligner.audio.io import load_audio
-
-        return self.source_mel(load_audio(item["audio"], self.mel_cfg.sample_rate)[0])
-
-
-@dataclass
-class AlignModel(TextSpeechModel):
-    """A trained alignment model (family ``forward_sum``): text and a recording ->
-    alignment; its prior spans the frames with sound (`AlignmentModel.prepare`)."""
-
-    network: ClassVar[type] = AlignmentModel
-
-    def _forward(self, src, src_len, mel, mel_len):
-        mel, spans = self.model.prepare(self.denormalize(mel), mel, mel_len, self.mel_cfg.power)
-        return self.model(src, src_len, mel, mel_len, spans=spans)

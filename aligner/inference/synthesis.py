@@ -13,10 +13,15 @@ from pathlib import Path
 
 import torch
 
+from aligner.attention.plot import panel_paths, save_alignment_panels
+from aligner.audio.io import join_waves, save_audio
+from aligner.files import write_atomic
 from aligner.inference.common import RECIPE_WINDOW, InferenceError
 from aligner.inference.loading import load_speech_model
-from aligner.inference.speech import Generated, TTSModel
+from aligner.inference.speech import Generated
+from aligner.inference.tacotron import TTSModel
 from aligner.inference.vocoders import load_vocoder
+from aligner.text.normalize import normalize_and_split
 
 
 @dataclass(frozen=True)
@@ -74,8 +79,6 @@ def split_text(speech: TTSModel, text: str) -> list[str]:
     abbreviations), then normalized for the model's cleaner (numbers, times, units and
     abbreviations spelled out; `aligner.text.normalize`). InferenceError for a text
     without any."""
-    from aligner.text.normalize import normalize_and_split
-
     sentences = normalize_and_split(text, cleaner=speech.tokenizer.cleaner)
     if not sentences:
         raise InferenceError("the text is empty: give some words to say")
@@ -91,8 +94,6 @@ def synthesize_text(
     """Text (or its sentences from `split_text`) -> (waveform (L,) at the model's sample
     rate, one `Generated` per sentence, the sentences): decoded in batches, vocoded,
     joined with `pause` seconds of silence."""
-    from aligner.audio.io import join_waves
-
     sentences = split_text(speech, text) if isinstance(text, str) else list(text)
     ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
     d = decoding
@@ -127,16 +128,12 @@ def write_mel(path: Path, mel: torch.Tensor) -> None:
     """One predicted log-mel ``(T, n_mels)`` float32 (natural log, not normalized)."""
     import numpy as np
 
-    from aligner.files import write_atomic
-
     write_atomic(path, lambda fh: np.save(fh, mel.float().numpy()))
 
 
 def save_mel_config(folder: Path, speech: TTSModel) -> None:
     """The feature settings of the saved mels (``mel_config.json``), for a vocoder."""
     import json
-
-    from aligner.files import write_atomic
 
     settings = {**speech.mel_cfg.to_dict(), "layout": "frames x n_mels", "log": "natural"}
     text = json.dumps(settings, indent=1) + "\n"
@@ -157,9 +154,6 @@ def synthesize(
     """Synthesize `text` with a TTS checkpoint into the WAV `out` (the alignment heatmap
     PNG `alignment`: one panel per sentence; the predicted mels ``sentence-K.npy`` in the
     folder `save_mel`). Every output is checked before decoding starts."""
-    from aligner.attention.plot import panel_paths
-    from aligner.audio.io import save_audio
-
     refuse_existing([out], force)
     torch.manual_seed(decoding.seed)  # the prenet keeps dropout on at inference
     speech = load_speech_model(checkpoint, "synthesize", device, decoding.precision)
@@ -184,8 +178,6 @@ def _save_panels(
     speech: TTSModel, sentences: list[str], results: list[Generated], path: Path, force: bool
 ) -> None:
     """One alignment panel per sentence, its tokens on the vertical axis, seconds across."""
-    from aligner.attention.plot import save_alignment_panels
-
     tokens = [speech.symbols.decode(speech.encode_text(s).tolist()) for s in sentences]
     cfg = speech.mel_cfg
     save_alignment_panels(

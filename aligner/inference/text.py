@@ -20,6 +20,7 @@ from typing import Any
 
 from aligner.data.collate import length_batches, pad
 from aligner.decode.beam import Hypothesis, search
+from aligner.decode.rerank import rerank, reverse_scores
 from aligner.inference.common import InferenceError
 from aligner.inference.text_models import load_checkpoints, load_reverse_checkpoints
 from aligner.text.splitting import join_tokens, output_tokens, splitter
@@ -102,8 +103,6 @@ class TextModel:
         the whole beam is rescored by `reverse` (`aligner.decode.rerank`) before the
         `nbest` best are kept."""
         from tqdm import tqdm
-
-        from aligner.decode.rerank import rerank, reverse_scores
 
         alpha, max_len_ratio = self.decoding(alpha, max_len_ratio)
         todo = [i for i, ids in enumerate(encoded) if ids is not None]

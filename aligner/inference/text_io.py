@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from aligner.attention.plot import text_alignment_figure
 from aligner.data.manifest import manifest_items
 from aligner.decode.beam import Hypothesis
 from aligner.inference.common import InferenceError
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
+from aligner.text.splitting import display_label
 
 
 class Input(NamedTuple):
@@ -194,9 +196,6 @@ def _check_alignment(alignment: Path | None, n_inputs: int, force: bool) -> None
 def save_text_alignment(model: TextModel, hyp: Hypothesis, ids: Any, path: Path) -> None:
     """The attention of `hyp` as a PNG heatmap, source tokens against output tokens."""
     import matplotlib.pyplot as plt
-
-    from aligner.attention.plot import text_alignment_figure
-    from aligner.text.splitting import display_label
 
     src = [display_label(t) for t in model.source_tokens(ids)]
     out = [display_label(t) for t in [*model.tgt.decode(hyp.tokens), "</s>"]]

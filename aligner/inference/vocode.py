@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from aligner.audio.features import MelConfig
+from aligner.audio.io import save_audio
 from aligner.inference.common import InferenceError, output_names
 from aligner.inference.vocoders import load_vocoder
 
@@ -73,8 +74,6 @@ def vocode(
 ) -> VocodeRun:
     """Vocode the ``.npy`` mel `src` into the WAV `out`, or every ``.npy`` of the folder
     `src` into the folder `out` (``NAME.wav``); existing outputs only with `force`."""
-    from aligner.audio.io import save_audio
-
     if not src.exists():
         raise InferenceError(f"--in {src} does not exist")
     many = src.is_dir()

@@ -18,6 +18,15 @@ from typing import Any
 
 from aligner.checkpoint import CheckpointError, checkpoint_choice, list_checkpoints, read_checkpoint
 from aligner.config import find_recipe
+from aligner.data.manifest import read_manifest
+from aligner.data.prepare.espeak import prepare_espeak
+from aligner.data.report import BadItemsError
+from aligner.evaluation.alignment import score_alignments, table
+from aligner.inference.align import align_manifest
+from aligner.inference.common import InferenceError
+from aligner.inference.synthesis import Decoding, synthesize
+from aligner.train.evolution import EvolutionError, evolution_of
+from aligner.train.run import RunError, run
 
 # the TTS recipe of each guide: the alignment model's durations (a light guide and
 # scheduled sampling, the guided recipe's own keys over its base), or the recipe's diagonal
@@ -85,8 +94,6 @@ def run_demo(
     recipe guided by the alignment model's durations, ``RECIPES["durations"]``, and a
     trained vocoder);
     `say` prints each stage. DemoError (one line) when a stage fails."""
-    from aligner.inference.common import InferenceError
-
     plan = plan or DemoPlan()
     out_dir = Path(out_dir)
     recipe = find_recipe(plan.recipe or RECIPES[plan.guide])
@@ -117,9 +124,6 @@ def _stage(say: Callable[[str], object], k: int, what: str) -> None:
 
 
 def _corpus(data: Path, utterances: int, say) -> None:
-    from aligner.data.prepare.espeak import prepare_espeak
-    from aligner.data.report import BadItemsError
-
     _stage(say, 1, f"eSpeak NG corpus ({utterances} utterances) -> {data}")
     if (data / "valid.jsonl").is_file():
         say(f"      {data} exists, kept")
@@ -134,8 +138,6 @@ def _corpus(data: Path, utterances: int, say) -> None:
 
 def _train(recipe: Path, data: Path, exp: Path, overrides: list[str], say) -> None:
     """Train (or resume) until the run ends; ``exp/.done`` marks that it did."""
-    from aligner.train.run import RunError, run
-
     if (exp / ".done").exists():
         say(f"      {exp} is trained (delete {exp / '.done'} to train on)")
         return
@@ -151,8 +153,6 @@ def _train(recipe: Path, data: Path, exp: Path, overrides: list[str], say) -> No
 def _durations(data: Path, exp: Path, minutes: float, say) -> None:
     """The alignment model trained on the corpus, then its durations of the train and
     valid splits into ``data/durations/{train,valid}`` (what guides the TTS attention)."""
-    from aligner.inference.align import align_manifest
-
     _stage(say, 2, f"the alignment model for up to {minutes:g} min -> {exp}, its durations")
     _train(find_recipe(ALIGN_RECIPE), data, exp, [f"train.max_minutes={minutes}"], say)
     ckpt = chosen_checkpoint(exp, say)
@@ -202,8 +202,6 @@ def chosen_checkpoint(exp: Path, say: Callable[[str], object] = print) -> Path:
 
 def new_sentence(data: Path) -> str:
     """The first demo sentence whose text is in none of the corpus manifests."""
-    from aligner.data.manifest import read_manifest
-
     seen = {
         " ".join(str(it.get("text", "")).lower().split())
         for split in ("train", "valid", "test")
@@ -217,8 +215,6 @@ def new_sentence(data: Path) -> str:
 
 
 def _synthesize(ckpt: Path, data: Path, out_dir: Path, say, vocoder: str | None) -> DemoRun:
-    from aligner.inference.synthesis import Decoding, synthesize
-
     sentence = new_sentence(data)
     _stage(say, 5, f"synthesizing a sentence not in the corpus: {sentence!r}")
     wav, png = out_dir / "demo.wav", out_dir / "demo_alignment.png"
@@ -232,8 +228,6 @@ def _synthesize(ckpt: Path, data: Path, out_dir: Path, say, vocoder: str | None)
 def _evolution(exp: Path, run: DemoRun, say) -> None:
     """The GIF and strip of the logged alignments; skipped (said) when training stopped
     before its first validation logged any."""
-    from aligner.train.evolution import EvolutionError, evolution_of
-
     _stage(say, 6, "alignment evolution during training")
     try:
         tag, steps, gif, png = evolution_of(exp, out=run.evolution_gif, force=True)
@@ -246,10 +240,6 @@ def _evolution(exp: Path, run: DemoRun, say) -> None:
 def _alignment_quality(ckpt: Path, data: Path, out_dir: Path, say) -> dict[str, Any] | None:
     """`aligner align` on the validation split, then its boundary errors against the
     reference timings eSpeak NG reported (None for a corpus without them)."""
-    from aligner.data.manifest import read_manifest
-    from aligner.evaluation.alignment import score_alignments, table
-    from aligner.inference.align import align_manifest
-
     _stage(say, 7, "alignment quality on the validation split")
     valid, aligned = data / "valid.jsonl", out_dir / "valid_alignments"
     summary = align_manifest(ckpt, valid, aligned, png=False, force=True)

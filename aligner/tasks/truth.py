@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from aligner.alignment.intervals import Timings
+from aligner.alignment.intervals import Timings, boundary_errors, mapping_errors
 from aligner.audio.features import MelConfig
+from aligner.audio.io import load_audio
 from aligner.audio.trim import PauseRule
 
 
@@ -36,8 +37,6 @@ class References:
     def pauses(self, uid: object, n_frames: int) -> np.ndarray | None:
         """``(n_frames,)`` bool pause frames of the item's audio; None when its audio cannot
         be read or its frames are not the features' (a corpus that trims its audio)."""
-        from aligner.audio.io import load_audio
-
         key = str(uid)
         if key not in self._pauses:
             cfg, path = self.mel_cfg, self.audio.get(key)
@@ -67,8 +66,6 @@ class TruthErrors:
         self.items = 0
 
     def add(self, reference: Any, predicted: dict[str, list[Any]]) -> None:
-        from aligner.alignment.intervals import boundary_errors
-
         self.items += 1
         for tier, errors in self.errors.items():
             if tier not in predicted or not reference.tier(tier):
@@ -85,8 +82,6 @@ class TruthErrors:
         position, of `source_step` seconds) implies at the reference boundaries of a
         parallel pair ``(source Timings, target Timings)``: phones, else words
         (`aligner.alignment.intervals.mapping_errors`, as ``aligner align`` scores it)."""
-        from aligner.alignment.intervals import mapping_errors
-
         self.items += 1
         for tier in ("phones", "words"):
             try:

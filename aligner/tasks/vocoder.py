@@ -33,6 +33,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from aligner.audio.features import LogMel, MelConfig
+from aligner.audio.io import load_audio
 from aligner.config import ConfigError, from_dict
 from aligner.data.manifest import read_manifest
 from aligner.models.vocoders.discriminators import DiscriminatorConfig
@@ -64,8 +65,6 @@ class AudioSet(torch.utils.data.Dataset):
     names it."""
 
     def __init__(self, manifest: Path, sample_rate: int, keys: Sequence[str] = ("audio",)) -> None:
-        from aligner.audio.io import load_audio
-
         self.items = read_manifest(manifest)
         for n, item in enumerate(self.items, 1):
             missing = [k for k in keys if k not in item]
@@ -199,9 +198,11 @@ class VocoderTask:
         sr = self.mel_cfg.sample_rate
         for k, wav in enumerate(self.valid_set.waves[: self.data.audio_items]):
             mel = self.features.to(device)(wav.to(device))
-            pred = waveform(self.generator(model), mel.T[None])[0].float().cpu()
-            logger.audio(f"audio/item{k}", pred, sr, step)
-            logger.mel(f"mel/item{k}", self.loss_features(pred), step)
+            pred = waveform(self.generator(model), mel.T[None])[0].float()
+            # the features on the generator's device (their window lives there), then the CPU
+            pred_mel = self.loss_features.to(device)(pred).cpu()
+            logger.audio(f"audio/item{k}", pred.cpu(), sr, step)
+            logger.mel(f"mel/item{k}", pred_mel, step)
             if not self.logged_targets:
                 logger.audio(f"audio/item{k}_target", wav, sr, step)
         self.logged_targets = True

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from aligner.text.cleaners import get_cleaner
+from aligner.text.espeak import ensure_espeak
 from aligner.text.symbols import UnknownSymbolError
 from aligner.text.word_split import split_merged
 
@@ -139,8 +140,6 @@ class PhonemeTokenizer:
 @lru_cache(maxsize=8)
 def _espeak_backend(language: str, stress: bool):
     from phonemizer.backend import EspeakBackend
-
-    from aligner.text.espeak import ensure_espeak
 
     ensure_espeak()
     return EspeakBackend(

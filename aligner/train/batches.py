@@ -11,6 +11,7 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Sampler
 
+from aligner.data.sampler import BucketBatchSampler
 from aligner.train import distributed as ddp
 from aligner.train.errors import TrainingError
 
@@ -30,8 +31,6 @@ def make_batch_sampler(
     lengths: Sequence[int], batch_size: int, shuffle: bool, seed: int, info: ddp.DistInfo
 ) -> Sampler:
     """The length-bucketed sampler of aligner.data, sharded over DDP ranks."""
-    from aligner.data.sampler import BucketBatchSampler
-
     if len(lengths) == 0:
         raise TrainingError("the training or validation set is empty; check the data folder")
     return BucketBatchSampler(

@@ -14,6 +14,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from aligner.attention.plot import alignment_image
+from aligner.train.descriptions import describe
+
 ArrayLike = torch.Tensor | np.ndarray
 
 
@@ -65,8 +68,6 @@ class Logger:
             self.writer.add_scalar(tag, float(value), step)
             return
         from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata
-
-        from aligner.train.descriptions import describe
 
         self.described.add(tag)
         meta = SummaryMetadata(summary_description=describe(tag))
@@ -123,8 +124,6 @@ class Logger:
         card: time on x (seconds with `timing`'s ``r``, ``hop_length``, ``sample_rate``),
         source positions (labelled with `tokens` if given) on y."""
         if self.writer is not None:
-            from aligner.attention.plot import alignment_image
-
             w = torch.as_tensor(_numpy(weights))
             self.image(tag, alignment_image(w, tokens=tokens, **timing), step)
 

@@ -231,7 +231,7 @@ def test_bad_adversarial_settings_are_one_line(tmp_path):
     bad = {
         "model.adversarial.kinds=[msd]": "kinds must be some of mpd, mrd",
         "model.upsample_kernel_sizes=[16,16,4]": "multiply to 128, data.mel.hop_length is 80",
-        "model.kind=wavenet": "model.kind .wavenet. and family .hifigan. differ",
+        "model.kind=wavenet": "model.kind 'wavenet' and family 'hifigan' differ",
     }
     for setting, message in bad.items():
         sizes = ["model.upsample_rates=[8,8,2]"] if "upsample" in setting else []

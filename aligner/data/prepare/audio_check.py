@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from aligner.data.report import BadItemReport
+from aligner.audio.io import load_audio
+from aligner.audio.io import AudioError
 
 AUDIO_KEYS = ("audio", "target_audio")
 SILENT_PEAK = 1e-3
@@ -26,8 +28,6 @@ def audio_duration(path: str) -> float:
 
 def audio_stats(path: str) -> tuple[float, float]:
     """(seconds, peak absolute sample) of ``path``; ``AudioError`` when it cannot be used."""
-    from aligner.audio.io import load_audio
-
     wav, sr = load_audio(path)
     return wav.numel() / sr, float(wav.abs().max())
 
@@ -56,8 +56,6 @@ def check_audio(
     """Keep the items whose audio files all load; add ``duration`` (and
     ``target_duration``); report every other item with its file and reason; append
     `clip_warnings` to `warnings` when given."""
-    from aligner.audio.io import AudioError
-
     good = []
     for item in items:
         try:

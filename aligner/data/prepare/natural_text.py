@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from aligner.data.prepare.sentences import BLOCKED
+from aligner.text.tokenizers import cmudict_lexicon
 
 FORTUNE_DIR = Path("/usr/share/games/fortunes")
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
@@ -66,8 +67,6 @@ def plain_sentence(sentence: str, lexicon: dict[str, object]) -> bool:
 def fortune_sentences(n: int, seed: int = 0, folder: Path = FORTUNE_DIR) -> list[str]:
     """`n` distinct plain sentences of the fortunes (fewer when there are not so many),
     chosen with `seed`."""
-    from aligner.text.tokenizers import cmudict_lexicon
-
     lexicon = cmudict_lexicon()
     found: dict[str, None] = {}
     for entry in fortune_entries(folder):

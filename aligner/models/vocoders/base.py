@@ -23,6 +23,7 @@ from pathlib import Path
 import torch
 
 from aligner.audio.features import MelConfig
+from aligner.audio.vocoder import GriffinLim
 from aligner.checkpoint import CheckpointError, checkpoint_family, load_weights, read_checkpoint
 from aligner.families import Role, role
 from aligner.models.vocoders.gan import waveform
@@ -64,8 +65,6 @@ class GriffinLimVocoder(Vocoder):
     than one STFT window is padded with silence (the log floor) first."""
 
     def __init__(self, cfg: MelConfig, n_iter: int = 60, device: str | torch.device = "cpu"):
-        from aligner.audio.vocoder import GriffinLim
-
         self.cfg, self.name = cfg, GRIFFIN_LIM
         self.features = VocoderFeatures(cfg.sample_rate, cfg.hop_length, cfg.n_mels, cfg.f_max)
         self.module = GriffinLim(cfg, n_iter=n_iter).to(device)
@@ -221,9 +220,7 @@ def load_hifigan(path: str | Path):
         state = load_weights(file)
         generator = HiFiGANGenerator(cfg)
         generator.load_release_state(state["generator"] if "generator" in state else state)
-    except CheckpointError as err:
-        raise VocoderError(str(err)) from None
-    except (RuntimeError, KeyError, TypeError, ValueError) as err:
+    except (CheckpointError, RuntimeError, KeyError, TypeError, ValueError) as err:
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise VocoderError(
             f"{file} is not a HiFi-GAN generator for its config.json ({first})"

@@ -27,6 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from aligner.files import write_atomic
+
 LRELU_SLOPE = 0.1
 
 
@@ -193,8 +195,6 @@ def save_release(generator: HiFiGANGenerator, folder: str | Path, name: str = "g
     """Write `generator` in the public release format (``config.json`` and
     ``{"generator": state_dict}`` with weight-normalized names), which the release's own
     inference scripts and other toolkits load; returns the generator file."""
-    from aligner.files import write_atomic
-
     folder = Path(folder)
     text = json.dumps(generator.cfg.to_dict(), indent=2) + "\n"
     write_atomic(folder / "config.json", lambda fh: fh.write(text), "w", encoding="utf-8")
