@@ -133,17 +133,14 @@ def process_alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, mode: str = "wb", **open_kw: Any) -> Iterator[IO]:
-    """``with atomic_write(path) as fh: ...``: see the module docstring. `mode` is "wb"
-    or "w" (then `open_kw`, e.g. ``encoding="utf-8"``, go to `open`)."""
-    path = Path(path)
+def _into_place(path: Path) -> Iterator[Path]:
+    """A temporary name beside `path`, renamed onto it when the block ends without error;
+    a storage error becomes `OutputError` (`output_error`), and the temporary file never
+    stays behind."""
     tmp = temporary_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, mode, **open_kw) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+        yield tmp
         os.replace(tmp, path)
         _fsync_dir(path.parent)
     except Exception as err:
@@ -154,6 +151,16 @@ def atomic_write(path: str | Path, mode: str = "wb", **open_kw: Any) -> Iterator
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "wb", **open_kw: Any) -> Iterator[IO]:
+    """``with atomic_write(path) as fh: ...``: see the module docstring. `mode` is "wb"
+    or "w" (then `open_kw`, e.g. ``encoding="utf-8"``, go to `open`)."""
+    with _into_place(Path(path)) as tmp, open(tmp, mode, **open_kw) as fh:
+        yield fh
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def write_atomic(path: str | Path, writer: Callable[[IO], Any], mode: str = "wb", **kw: Any):
@@ -167,17 +174,6 @@ def save_by_name(path: str | Path, save: Callable[[Path], Any]) -> Path:
     """For writers that take a file name (a TextGrid, matplotlib): ``save(temporary name)``,
     then the rename; storage errors as in `atomic_write`, no temporary left behind."""
     path = Path(path)
-    tmp = temporary_name(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    with _into_place(path) as tmp:
         save(tmp)
-        os.replace(tmp, path)
-    except Exception as err:
-        nicer = output_error(err, path)
-        if nicer is not None:
-            raise nicer from None
-        raise
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
     return path

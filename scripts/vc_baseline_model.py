@@ -269,7 +269,7 @@ def _vocode_each(
         raise InferenceError(f"{out_manifest} exists; pass --force to overwrite it")
     mel_cfg = MelConfig.from_dict(state["mel"])
     items = manifest_items(Path(manifest), "--in", (key,), hint)
-    vocoder, written = load_vocoder(vocoder_spec, mel_cfg, griffin_lim_iters), []
+    vocoder, written = load_vocoder(vocoder_spec, mel_cfg, griffin_lim_iters=griffin_lim_iters), []
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     names = output_names([it["id"] for it in items], str(manifest))
     for item, name, mel in zip(items, names, _mels(items, key, mel_cfg, str(manifest))):

@@ -11,6 +11,8 @@ repeat and duration metrics.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor
 
@@ -149,16 +151,11 @@ def repeated_tokens(alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor
 
 
 def skipped_tokens(
-    alignments: Tensor,
-    dec_lengths: Tensor,
-    enc_lengths: Tensor,
-    min_weight: float = 0.5,
-    required: Tensor | None = None,
-    r: int = 1,
+    alignments: Tensor, dec_lengths: Tensor, enc_lengths: Tensor, **options: Any
 ) -> Tensor:
     """Number of valid source tokens that were never attended ``(B,)``: `skipped_mask`
-    summed."""
-    return skipped_mask(alignments, dec_lengths, enc_lengths, min_weight, required, r).sum(dim=1)
+    (with its `options`: ``min_weight``, ``required``, ``r``) summed."""
+    return skipped_mask(alignments, dec_lengths, enc_lengths, **options).sum(dim=1)
 
 
 def skipped_mask(

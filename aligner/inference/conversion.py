@@ -93,7 +93,10 @@ class _Converter:
     def __init__(self, speech: VCModel, decoding: Decoding, keep_alignments: bool) -> None:
         self.speech, self.decoding, self.keep = speech, decoding, keep_alignments
         self.vocoder = load_vocoder(
-            decoding.vocoder, speech.mel_cfg, decoding.griffin_lim_iters, speech.device
+            decoding.vocoder,
+            speech.mel_cfg,
+            griffin_lim_iters=decoding.griffin_lim_iters,
+            device=speech.device,
         )
         self.queue: list[tuple[_Pending, torch.Tensor]] = []
         self.done: list[_Pending] = []

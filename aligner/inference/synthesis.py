@@ -97,7 +97,9 @@ def synthesize_text(
     sentences = split_text(speech, text) if isinstance(text, str) else list(text)
     ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
     d = decoding
-    vocoder = load_vocoder(d.vocoder, speech.mel_cfg, d.griffin_lim_iters, speech.device)
+    vocoder = load_vocoder(
+        d.vocoder, speech.mel_cfg, griffin_lim_iters=d.griffin_lim_iters, device=speech.device
+    )
     results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window)
     waves = [vocoder(r.mel) for r in results]
     return join_waves(waves, vocoder.features.sample_rate, pause), results, sentences

@@ -82,7 +82,7 @@ def vocode(
         raise InferenceError(f"--in {src} holds no .npy mels")
     cfg = read_mel_config(src if many else src.parent)
     outputs = _outputs(mels, out, many, force)
-    voc = load_vocoder(vocoder, cfg, griffin_lim_iters, device)
+    voc = load_vocoder(vocoder, cfg, griffin_lim_iters=griffin_lim_iters, device=device)
     run = VocodeRun(vocoder=voc.name)
     for mel_path, wav_path in zip(mels, outputs):
         try:

@@ -3,7 +3,7 @@ vocoders themselves are `aligner.models.vocoders.base`'."""
 
 from __future__ import annotations
 
-import torch
+from typing import Any
 
 from aligner.audio.features import MelConfig
 from aligner.inference.common import InferenceError
@@ -11,14 +11,10 @@ from aligner.models.vocoders.base import Vocoder, VocoderError
 from aligner.models.vocoders.base import load_vocoder as _load
 
 
-def load_vocoder(
-    spec: str | None,
-    cfg: MelConfig,
-    griffin_lim_iters: int = 60,
-    device: str | torch.device = "cpu",
-) -> Vocoder:
-    """`aligner.models.vocoders.base.load_vocoder`, raising InferenceError."""
+def load_vocoder(spec: str | None, cfg: MelConfig, **options: Any) -> Vocoder:
+    """`aligner.models.vocoders.base.load_vocoder` (its options: ``griffin_lim_iters``,
+    ``device``), raising InferenceError."""
     try:
-        return _load(spec, cfg, griffin_lim_iters, device)
+        return _load(spec, cfg, **options)
     except VocoderError as err:
         raise InferenceError(str(err)) from None

@@ -16,6 +16,7 @@ from typing import Any
 
 from aligner.data.prepare.audio_check import check_audio
 from aligner.data.prepare.common import (
+    prepare_recordings,
     PrepareSummary,
     check_outputs,
     split_items,
@@ -86,15 +87,13 @@ def prepare_arctic(
     progress: Callable[[int], object] | None = None,
 ) -> PrepareSummary:
     """Validate prompts and wavs of ``source`` (and ``target``), write the manifests."""
-    corpus, out_dir = Path(corpus), Path(out_dir)
-    check_outputs(out_dir, force)
-    report = BadItemReport()
-    warnings: list[str] = []
-    items = check_audio(read_arctic(corpus, source, target, report), report, progress, warnings)
-    report.check(skip_bad)
-    summary = PrepareSummary("arctic", out_dir, bad=report, warnings=warnings)
-    summary.figures = {
-        "speakers": f"{source} -> {target}" if target else source,
-        "hours": round(sum(i["duration"] for i in items) / 3600, 4),
-    }
-    return write_corpus(out_dir, split_items(items, seed=seed), summary)
+    return prepare_recordings(
+        "arctic",
+        out_dir,
+        lambda report: read_arctic(Path(corpus), source, target, report),
+        seed,
+        skip_bad,
+        force,
+        progress,
+        {"speakers": f"{source} -> {target}" if target else source},
+    )

@@ -14,6 +14,7 @@ from typing import Any
 
 from aligner.data.prepare.audio_check import check_audio
 from aligner.data.prepare.common import (
+    prepare_recordings,
     PrepareSummary,
     check_outputs,
     split_items,
@@ -72,12 +73,5 @@ def prepare_ljspeech(
     progress: Callable[[int], object] | None = None,
 ) -> PrepareSummary:
     """Validate every line and wav, then write train/valid/test manifests."""
-    corpus, out_dir = Path(corpus), Path(out_dir)
-    check_outputs(out_dir, force)
-    report = BadItemReport()
-    warnings: list[str] = []
-    items = check_audio(read_metadata(corpus, report), report, progress, warnings)
-    report.check(skip_bad)
-    summary = PrepareSummary("ljspeech", out_dir, bad=report, warnings=warnings)
-    summary.figures = {"hours": round(sum(i["duration"] for i in items) / 3600, 4)}
-    return write_corpus(out_dir, split_items(items, seed=seed), summary)
+    read = lambda report: read_metadata(Path(corpus), report)  # noqa: E731
+    return prepare_recordings("ljspeech", out_dir, read, seed, skip_bad, force, progress)
