@@ -52,35 +52,13 @@ def score(task: str, hyp: Path, ref: Path, lowercase: bool, as_json: bool) -> No
     """
     from aligner.data.manifest import ManifestError
     from aligner.evaluation import EvaluationError
-    from aligner.evaluation.text import score_g2p, score_nmt, score_vc
+    from aligner.evaluation.text import score_outputs
 
-    if task != "vc" and ref is None:
-        raise click.ClickException(f"--task {task} needs --ref MANIFEST (the references)")
     try:
-        if task == "vc":
-            scores = score_vc(hyp)
-        else:
-            scores = score_g2p(hyp, ref) if task == "g2p" else score_nmt(hyp, ref, lowercase)
+        scores, line = score_outputs(task, hyp, ref, lowercase)
     except (EvaluationError, ManifestError) as err:
         raise click.ClickException(str(err)) from None
-    if as_json:
-        click.echo(json.dumps({k: round(v, 4) for k, v in scores.items()}))
-    elif task == "g2p":
-        click.echo(
-            f"{scores['words']} words: PER {scores['per']:.2f}% WER {scores['wer']:.2f}% "
-            f"(without stress: PER {scores['per_no_stress']:.2f}% "
-            f"WER {scores['wer_no_stress']:.2f}%)"
-        )
-    elif task == "nmt":
-        click.echo(
-            f"{scores['sentences']} sentences: BLEU {scores['bleu']:.2f} chrF {scores['chrf']:.2f}"
-        )
-    else:
-        click.echo(
-            f"{scores['items']} items: MCD converted vs target {scores['mcd_converted']:.2f} dB, "
-            f"source vs target {scores['mcd_source']:.2f} dB; converted closer on "
-            f"{100 * scores['closer_than_source']:.0f}% of items"
-        )
+    click.echo(json.dumps({k: round(v, 4) for k, v in scores.items()}) if as_json else line)
 
 
 @click.command("score-alignment")

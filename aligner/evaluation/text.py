@@ -95,3 +95,45 @@ def score_vc(hyp: Path) -> dict[str, float]:
     closer = np.array([c["mcd"] < s["mcd"] for c, s in zip(conv, src)])
     out["closer_than_source"] = float(closer.mean())
     return out
+
+
+def _g2p_line(s: dict[str, float]) -> str:
+    return (
+        f"{s['words']} words: PER {s['per']:.2f}% WER {s['wer']:.2f}% "
+        f"(without stress: PER {s['per_no_stress']:.2f}% WER {s['wer_no_stress']:.2f}%)"
+    )
+
+
+def _nmt_line(s: dict[str, float]) -> str:
+    return f"{s['sentences']} sentences: BLEU {s['bleu']:.2f} chrF {s['chrf']:.2f}"
+
+
+def _vc_line(s: dict[str, float]) -> str:
+    return (
+        f"{s['items']} items: MCD converted vs target {s['mcd_converted']:.2f} dB, "
+        f"source vs target {s['mcd_source']:.2f} dB; converted closer on "
+        f"{100 * s['closer_than_source']:.0f}% of items"
+    )
+
+
+# what `aligner score --task` scores: (needs references, scorer, its one-line summary)
+SCORERS = {
+    "g2p": (True, lambda hyp, ref, lowercase: score_g2p(hyp, ref), _g2p_line),
+    "nmt": (True, score_nmt, _nmt_line),
+    "vc": (False, lambda hyp, ref, lowercase: score_vc(hyp), _vc_line),
+}
+
+
+def score_outputs(
+    kind: str, hyp: Path, ref: Path | None = None, lowercase: bool = False
+) -> tuple[dict[str, float], str]:
+    """The scores of decoded outputs of `kind` (``g2p``, ``nmt``: against the references
+    of `ref`; ``vc``: a converted manifest against its targets) and their one-line
+    summary; EvaluationError (one line) for what cannot be scored."""
+    if kind not in SCORERS:
+        raise EvaluationError(f"--task {kind}: score one of {', '.join(SCORERS)}")
+    needs_ref, scorer, line = SCORERS[kind]
+    if needs_ref and ref is None:
+        raise EvaluationError(f"--task {kind} needs --ref MANIFEST (the references)")
+    scores = scorer(hyp, ref, lowercase)
+    return scores, line(scores)

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from aligner.attention.plot import text_alignment_figure
 from aligner.data.manifest import manifest_items
 from aligner.decode.beam import Hypothesis
+from aligner.families import family_name, role
 from aligner.inference.common import InferenceError
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 from aligner.text.splitting import display_label
@@ -73,13 +74,18 @@ class TextRun:
     def bad(self) -> int:
         return self.given - sum(r is not None for r in self.results)
 
+    @property
+    def words(self) -> bool:
+        """Whether the inputs are words (G2P: ``word<TAB>output`` lines), not sentences."""
+        return role(family_name({"task": self.task}), self.task).reads == "words"
+
     def lines(self) -> Iterator[str]:
         """The output lines: `word<TAB>phonemes` (g2p) or the translation (nmt), or with
         nbest > 1 `input<TAB>rank<TAB>score<TAB>output`; a translation keeps one (empty)
         line for a blank or skipped input."""
         for inp, hyps in zip(self.inputs, self.results):
             if hyps is None:
-                if self.task == "nmt" and self.nbest == 1:
+                if not self.words and self.nbest == 1:
                     yield ""
                 continue
             for rank, hyp in enumerate(hyps, 1):
@@ -87,7 +93,7 @@ class TextRun:
                 if self.nbest > 1:
                     yield f"{inp.text}\t{rank}\t{hyp.score:.4f}\t{out}"
                 else:
-                    yield f"{inp.text}\t{out}" if self.task == "g2p" else out
+                    yield f"{inp.text}\t{out}" if self.words else out
 
 
 def read_inputs(
@@ -160,11 +166,12 @@ def decode_inputs(
     A bad input is reported in `TextRun.errors` and skipped while the others are
     decoded; for G2P a blank argument counts as bad.
     """
-    what, given_as = ("words", "as arguments") if task == "g2p" else ("text", "with --text")
+    reads_words = role(family_name({"task": task}), task).reads == "words"  # G2P
+    what, given_as = ("words", "as arguments") if reads_words else ("text", "with --text")
     inputs = read_inputs(words, in_file, what, given_as)
-    if task == "g2p" and in_file is not None:  # blank lines of a words file are spacing
+    if reads_words and in_file is not None:  # blank lines of a words file are spacing
         inputs = [inp for inp in inputs if inp.text]
-    blank_is_error = task == "g2p"
+    blank_is_error = reads_words
     given = len(inputs) if blank_is_error else sum(bool(inp.text) for inp in inputs)
     search.check()
     _check_alignment(alignment, given, force)

@@ -30,6 +30,7 @@ from aligner.data.collate import collate_text
 from aligner.data.datasets import TextPairDataset
 from aligner.data.manifest import read_manifest
 from aligner.decode.beam import search
+from aligner.families import DEFAULT_FAMILY, role
 from aligner.models.seq2seq.config import TextModelConfig, build_model
 from aligner.models.seq2seq.model import Seq2Seq
 from aligner.text.metrics import corpus_bleu, g2p_error_rates
@@ -87,6 +88,7 @@ class TextTask:
         options: TextModelConfig,
     ) -> None:
         self.kind, self.model = kind, model
+        self.reads_words = role(DEFAULT_FAMILY[kind], kind).reads == "words"
         self.train_set, self.valid_set = train_set, valid_set
         self.src_table, self.tgt_table = src_table, tgt_table
         self.data, self.options = data, options
@@ -149,7 +151,7 @@ class TextTask:
         if not hyps:
             return {}
         data = self.data
-        if self.kind == "g2p":
+        if self.reads_words:  # G2P: phone and word error rates; translation: BLEU
             split = splitter(data.tgt_split, data.lowercase_target)
             by_word: dict[str, list[list[str]]] = {}
             first: dict[str, list[str]] = {}
@@ -208,7 +210,7 @@ def build(cfg: Any, data_dir: Path) -> TextTask:
                 f"{path}: no {name} manifest; run `aligner prepare` or set data.{name}"
             )
     train_items, valid_items = read_manifest(paths["train"]), read_manifest(paths["valid"])
-    if cfg.task not in ("g2p", "nmt"):
+    if role(cfg.family, cfg.task).task_module != __name__:
         raise ValueError(f"aligner.tasks.text builds g2p or nmt, not {cfg.task!r}")
     src_fn = splitter(data.src_split, data.lowercase)
     tgt_fn = splitter(data.tgt_split, data.lowercase_target)
