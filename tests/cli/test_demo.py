@@ -56,6 +56,8 @@ def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, mon
     assert (d / "alignment_score.json").is_file()
     assert "[7/7]" in first.output and "Done." in first.output
     assert "The Tacotron's alignment" in first.output and "words " in first.output
+    # the line to synthesize more names the vocoder the demo trained, not Griffin-Lim
+    assert "aligner synthesize --checkpoint d/exp --vocoder d/vocoder --text" in first.output
     import yaml
 
     config = yaml.safe_load((d / "exp" / "config.yaml").read_text())
