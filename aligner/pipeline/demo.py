@@ -32,7 +32,7 @@ STAGES = 7
 # frames) and half the decoder's steps fed its own previous frame (scheduled sampling).
 # On eSpeak and on Festival's slt voice it aligned within 2.5 ms of the full guide (weight 1
 # decaying) and synthesized as well as no guide, where the full guide cost 3-12 dB of mel
-# distortion (docs/results.md, stops 45-47).
+# distortion (docs/results/demo.md, egs/espeak/tts1/RESULTS.md).
 DURATIONS_GUIDE = (
     "model.loss.guided.source=durations",
     "data.durations=durations",
