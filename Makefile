@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint format demo install clean
+.PHONY: test lint format demo install peers clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,5 +30,16 @@ format: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/aligner demo
 
+# The peer aligner (PocketSphinx) in an environment of its own inside the checkout:
+# scripts/pocketsphinx_align.py and its test find it there (or at $$POCKETSPHINX_PYTHON).
+PEERS := .peers/pocketsphinx
+$(PEERS)/.installed:
+	$(PY) -m venv $(PEERS)
+	$(PEERS)/bin/pip install -q --upgrade pip
+	$(PEERS)/bin/pip install -q pocketsphinx==5.1.1 soundfile numpy praatio scipy
+	touch $@
+
+peers: $(PEERS)/.installed
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .peers .pytest_cache

@@ -1,4 +1,5 @@
-"""The fast inference paths of `bench_tacotron.py` (imported by it; not run on its own).
+"""The fast inference paths of `bench_tacotron.py` (imported by it; not run on its own;
+the models and helpers both use: `bench_models.py`).
 
 `fast_rows` runs those the options ask for:
 
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable
 
 import torch
+from bench_models import N_SYMBOLS, aligner_infer, random_batch, torchaudio_infer
 from torch import nn
 
 
@@ -70,7 +72,6 @@ class Static(nn.Module):
 def static_rows(models, args, device, dtype, peers, results, time_pair) -> list[str]:
     """``--static``: rows at batch 1 and 4 (appended to `results`) and the line of its
     distance from the plain decode."""
-    from bench_tacotron import random_batch, torchaudio_infer
 
     def autocast():
         if dtype is None:
@@ -163,7 +164,6 @@ def limit_rows(decoder: nn.Module, fps: dict[str, float], mbytes: int) -> list[s
 def sentence_batch(n: int, text_len: int, device: torch.device, seed: int = 2):
     """`n` sentences of 0.4-1.6 x `text_len` random tokens (20-80 for 50): tokens (n, N)
     padded, lengths (n,)."""
-    from bench_tacotron import N_SYMBOLS
 
     g = torch.Generator().manual_seed(seed)
     lengths = torch.randint(max(1, int(0.4 * text_len)), int(1.6 * text_len) + 1, (n,), generator=g)
@@ -209,7 +209,6 @@ def fast_rows(models, args, device, autocast, peers, results, time_pair) -> list
     """The rows the options ask for: ``--fast`` (the `FAST` paths at batch 1, appended to
     `results`, and their distance from plain fp32), ``--limits``, ``--sentences N``;
     returns the lines printed after the table."""
-    from bench_tacotron import random_batch, torchaudio_infer
 
     lines: list[str] = []
     tokens, lengths, _, _ = random_batch(1, args.text_len, 1, 80, device, seed=1)
@@ -245,7 +244,6 @@ def fast_rows(models, args, device, autocast, peers, results, time_pair) -> list
 
 def profile(model: nn.Module, args, device: torch.device, autocast) -> None:
     """Where aligner's inference at batch `args.batch` spends its time."""
-    from bench_tacotron import aligner_infer, random_batch
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 

@@ -1,5 +1,5 @@
-"""How right and how robust a Tacotron's attention is, checkpoint by checkpoint: the table
-of issue 33 (the attention guided by durations against the diagonal guide).
+"""How right and how robust a Tacotron's attention is, checkpoint by checkpoint
+(the tables of egs/espeak/tts1/RESULTS.md and docs/results/tts_festival.md).
 
 For each experiment folder and each of its last ``--last`` checkpoints: `aligner align`
 (teacher-forced) on the valid and test splits and the word and phone boundary errors of

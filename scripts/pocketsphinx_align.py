@@ -4,8 +4,11 @@ CMU dictionary) of a manifest's items, written as Praat TextGrids with `words` a
     python scripts/pocketsphinx_align.py --in data/test.jsonl --out exp/pocketsphinx [--force]
     aligner score-alignment --reference data/test.jsonl --predicted exp/pocketsphinx
 
-PocketSphinx is an optional dependency, so this runs in an environment of its own and imports
-no `aligner` module (see INSTALL). Audio of any rate is mixed to mono and resampled to 16 kHz;
+PocketSphinx is an optional dependency, so it lives in an environment of its own and this
+script imports no `aligner` module: `make peers` creates that environment inside the checkout
+(`.peers/pocketsphinx`, ignored by git). Run from any interpreter that lacks pocketsphinx, the
+script starts itself again under `$POCKETSPHINX_PYTHON` if set, else under that environment's
+Python. Audio of any rate is mixed to mono and resampled to 16 kHz;
 the text is lower-cased and split into words of letters and apostrophes. Silences and fillers
 (`<sil>`, `SIL`, `[NOISE]`, `+NSN+`) are dropped, left as empty intervals. An item that cannot
 be aligned is skipped with one line on stderr; the exit status is then 1.
@@ -15,16 +18,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
 from math import gcd
 from pathlib import Path
 
-INSTALL = (
-    "python3 -m venv /work/psvenv && "
-    "/work/psvenv/bin/pip install pocketsphinx==5.1.1 soundfile numpy praatio scipy"
-)
+ROOT = Path(__file__).resolve().parents[1]
+PEER_PYTHON = ROOT / ".peers" / "pocketsphinx" / "bin" / "python"  # made by `make peers`
+INSTALL = "make peers (or set POCKETSPHINX_PYTHON to a Python that has pocketsphinx==5.1.1)"
 RATE = 16000  # Hz, the acoustic model's sample rate
 FRAME = 0.01  # s, one PocketSphinx frame (frate 100)
 MIN_SECONDS = 0.1  # shorter audio is skipped (PocketSphinx needs a few frames)
@@ -231,6 +234,15 @@ def _collect(results) -> dict[str, list]:
     return out
 
 
+def peer_python() -> Path | None:
+    """The interpreter of the peer's environment ($POCKETSPHINX_PYTHON, else the one `make
+    peers` made), when it exists and is not this one."""
+    path = Path(os.environ.get("POCKETSPHINX_PYTHON") or PEER_PYTHON)
+    if not path.is_file() or path.absolute() == Path(sys.executable).absolute():
+        return None
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--in", dest="manifest", type=Path, required=True, help="JSONL manifest")
@@ -241,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import pocketsphinx  # noqa: F401
     except ImportError:
+        peer = peer_python()
+        if peer is not None and argv is None:
+            os.execv(str(peer), [str(peer), __file__, *sys.argv[1:]])
         print(f"pocketsphinx is not installed; make its environment: {INSTALL}", file=sys.stderr)
         return 2
     if not args.manifest.is_file():

@@ -201,7 +201,8 @@ def _edge_pause(
     before the first phone holds a frame (a Tacotron has no ``<s>`` and gives the leading
     silence to the first phone): where ``<s>`` took the silence, the quiet onset of the
     first phone is sound (the Festival test split's word starts came out later otherwise).
-    Between words the model's frames stay as they are (docs/results.md, stop 46)."""
+    Between words the model's frames stay as they are (Festival's figures:
+    egs/festival/align1/RESULTS.md)."""
     if after is None and before is not None:
         sound = np.flatnonzero(~pauses[edges[before] : a])
         a = edges[before] + sound[-1] + 1 if sound.size else a

@@ -220,7 +220,7 @@ def fill_edge_padding(
     (those less than `FLOOR_MARGIN_DB` above the floor). Every other utterance (clean, such
     as Festival's quiet edges; unpadded) is left as it is. A model trained on noisy
     recordings never met mels that low: 0.15 s of zeros before each noisy test file cost
-    the alignment model 9.5 ms on words, this fill 0.6 (docs/results.md, stop 48)."""
+    the alignment model 9.5 ms on words, this fill 0.6 (egs/festival/align1/RESULTS.md)."""
     levels = frame_levels(log_mel, power).detach().cpu().numpy()
     out = mel
     for b, n in enumerate(lengths.tolist()):

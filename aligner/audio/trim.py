@@ -151,14 +151,14 @@ def silence_threshold(
     percentile of the levels below ``floor + margin_db``, over the floor, plus
     `SWING_PAD_DB`, at least `FLOOR_MIN_MARGIN_DB`. Steady white noise gets about 3 dB (a
     word fading into it keeps its end), noise whose level swings by several dB the full
-    `margin_db` (a fixed 3 dB took its swings for sound; docs/results.md, stop 48).
+    `margin_db` (a fixed 3 dB took its swings for sound).
 
     A clean recording's background lies far below its loudest frame (Festival's voices 55-60
     dB, eSpeak NG's digital silence 85 dB), so the threshold stays ``top_db`` below the
     peak. A real recording's noise can be less than ``top_db`` below its speech (white
     noise at 30 dB SNR sits 35 dB below the loudest frame): no frame would then be silent,
     the silence at the edges would count as speech, and its pauses would go unseen
-    (Festival's test split at 30 dB SNR: words 15.8 -> 37.7 ms; docs/results.md, stop 48).
+    (Festival's test split at 30 dB SNR: words 15.8 -> 37.7 ms; egs/festival/align1/RESULTS.md).
     ``margin_db`` <= 0 keeps the fixed rule. `peak_db`: the loudest frame's level where
     `level_db` is smoothed (None: the loudest of `level_db`)."""
     levels = np.asarray(level_db, np.float64)

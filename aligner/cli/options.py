@@ -105,8 +105,10 @@ def vocoder_option(func):
         default="griffin-lim",
         show_default=True,
         metavar="NAME",
-        help="griffin-lim, or hifigan:DIR (a HiFi-GAN release: config.json and a generator "
-        "file); refused when its sample rate, hop, mels or f_max differ from the model's.",
+        help="griffin-lim; hifigan:DIR (a HiFi-GAN release: config.json and a generator "
+        "file); or a vocoder trained here: its experiment folder or checkpoint (after `make "
+        "demo`: demo/vocoder). Refused when its sample rate, hop, mels or f_max differ from "
+        "the model's.",
     )(func)
 
 

@@ -25,9 +25,41 @@ UTTERANCES = click.option(
 )
 
 
+class SeveralValues(click.Option):
+    """An option that takes every value up to the next option: ``--voices V1 V2`` is
+    ``--voices V1 --voices V2`` (both spellings work, and ``--voices "V1 V2"`` too)."""
+
+    def add_to_parser(self, parser, ctx) -> None:
+        super().add_to_parser(parser, ctx)
+        for name in self.opts:
+            option = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if option is None:
+                continue
+            take_one = option.process
+
+            def take_all(value, state, take_one=take_one) -> None:
+                take_one(value, state)
+                while state.rargs and not state.rargs[0].startswith("-"):
+                    take_one(state.rargs.pop(0), state)
+
+            option.process = take_all
+
+
+def _split_words(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(word for value in values for word in value.split())
+
+
 def voices_option(help: str):
-    """``--voices VOICE`` (repeatable) of a synthesized corpus, with the synthesizer's own help."""
-    return click.option("--voices", multiple=True, metavar="VOICE", help=help)
+    """``--voices V1 [V2 ...]`` of a synthesized corpus (also repeatable), with the
+    synthesizer's own help. The voices end at the next option, so OUT goes before them."""
+    return click.option(
+        "--voices",
+        cls=SeveralValues,
+        multiple=True,
+        metavar="VOICE [VOICE ...]",
+        callback=_split_words,
+        help=help,
+    )
 
 
 PARALLEL = click.option(

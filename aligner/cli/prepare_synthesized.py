@@ -26,7 +26,8 @@ from aligner.data.prepare.common import PrepareSummary
 @UTTERANCES
 @voices_option(
     "eSpeak NG voice NAME[,rate=..,pitch=..,range=..,gap=..], e.g. 'en-us+m3,rate=150'; "
-    "repeat for several speakers (sentences cycle through them). Default en-us."
+    "several for several speakers (`--voices V1 V2`; sentences cycle through them). "
+    "Default en-us."
 )
 @PARALLEL
 @click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
@@ -84,8 +85,8 @@ def espeak(
 @OUT
 @UTTERANCES
 @voices_option(
-    "Festival voice name, e.g. kal_diphone; repeat for several speakers (sentences "
-    "cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone."
+    "Festival voice name, e.g. kal_diphone; several for several speakers (`--voices V1 V2`; "
+    "sentences cycle through them). Default: cmu_us_slt_arctic_hts, kal_diphone, ked_diphone."
 )
 @PARALLEL
 @click.option(

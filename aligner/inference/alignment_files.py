@@ -33,7 +33,8 @@ class SuspectThresholds:
     """When an alignment is flagged as suspect.
 
     min_focus: mean focus rate (mean over decoder steps of the largest weight) below
-        which the attention is too diffuse to trust (0.4: issue 4's "has aligned" bar).
+        which the attention is too diffuse to trust (0.4: the "has aligned" bar of the
+        free-running validation).
     max_skips: skipped tokens allowed (never the most attended token of a step and less
         than half a step's weight in total; ``metrics.skipped_tokens``); None: skips make
         nothing suspect (VC: source frames are rightly passed over where the source is

@@ -30,7 +30,8 @@ class Decoding:
     limit in output frames per input step, the monotonic window (back, front; None: none;
     ``RECIPE_WINDOW``: the recipe's, `aligner.inference.speech.FreeRunning.generate`), the
     Griffin-Lim iterations, the vocoder (`aligner.models.vocoders.base`: None or
-    ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``fp16``, ``int8``:
+    ``griffin-lim``, ``hifigan:DIR``, a trained vocoder's experiment folder or checkpoint)
+    and the decoder's precision (``fp32``, ``fp16``, ``int8``:
     `aligner.models.tacotron.precision`)."""
 
     batch_size: int = 16

@@ -49,7 +49,8 @@ class AlignerConfig:
     describes that token alone; mel kernels 3, 1, 1: one frame either side). The
     forward-sum loss is blind to a shift of the alignment that the encodings can absorb:
     with a token's neighbours in its key, the alignment drifted ~25 ms early of eSpeak's
-    phone boundaries (27 ms mean error); without them, 13 ms (docs/results.md).
+    phone boundaries (27 ms mean error); without them, 13 ms (egs/festival/align1/RESULTS.md
+    has the same ablation on Festival's voices).
     """
 
     n_symbols: int = 0

@@ -222,6 +222,8 @@ def _synthesize(ckpt: Path, data: Path, out_dir: Path, say, vocoder: str | None)
     for line in result.warnings:
         say(f"      warning: {line}")
     say(f"      wrote {wav} and {png} ({ckpt} at step {result.step})")
+    played = f" --vocoder {vocoder}" if vocoder and vocoder != "griffin-lim" else ""
+    say(f"      more: aligner synthesize --checkpoint {ckpt.parent.parent}{played} --text ...")
     return DemoRun(out_dir, ckpt, sentence, wav, png, out_dir / "evolution.gif")
 
 

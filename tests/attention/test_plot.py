@@ -1,4 +1,4 @@
-"""Alignment figures (issue 21): landscape, token tick labels, seconds on x, one panel per
+"""Alignment figures: landscape, token tick labels, seconds on x, one panel per
 sentence, bounded memory for huge alignments, and thinned labels."""
 
 import tracemalloc

@@ -56,6 +56,8 @@ def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, mon
     assert (d / "alignment_score.json").is_file()
     assert "[7/7]" in first.output and "Done." in first.output
     assert "The Tacotron's alignment" in first.output and "words " in first.output
+    # the line to synthesize more names the vocoder the demo trained, not Griffin-Lim
+    assert "aligner synthesize --checkpoint d/exp --vocoder d/vocoder --text" in first.output
     import yaml
 
     config = yaml.safe_load((d / "exp" / "config.yaml").read_text())
@@ -70,3 +72,27 @@ def test_the_demo_runs_its_stages_as_library_calls_from_any_folder(tmp_path, mon
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert "exists, kept" in again.output and again.output.count("is trained") == 3
+    readme_example_plays_the_demo_through_its_vocoder(Path("d"))
+
+
+def readme_example_plays_the_demo_through_its_vocoder(out: Path) -> None:
+    """The README's Python example, on this demo's folder (its `demo/` read as `out`): it
+    synthesizes through the vocoder the demo trained, not Griffin-Lim."""
+    import re
+
+    import soundfile as sf
+
+    from aligner.models.vocoders.base import ToolkitVocoder
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    api = readme[readme.index("## Python API") :]
+    code = re.search(r"```python\n(.*?)```", api, flags=re.DOTALL).group(1)
+    code = code[: code.index("g2p = ")].replace('"demo/', f'"{out}/')
+    assert 'vocoder="' in code
+    names: dict = {}
+    exec(compile(code, "README.md", "exec"), names)
+    assert sf.info("lanterns.wav").duration > 0
+    from aligner.inference.vocoders import load_vocoder
+
+    vocoder = load_vocoder(names["played"].vocoder, names["tts"].mel_cfg)
+    assert isinstance(vocoder, ToolkitVocoder)

@@ -49,7 +49,7 @@ def test_the_fused_product_runs_in_onednn_only_without_gradients():
 @pytest.mark.parametrize("attention", available())
 def test_a_fused_decoder_generates_what_the_plain_one_does(attention):
     """Every mechanism, two sentences of different lengths: the mel and the attention
-    within 1e-5, the same lengths (issue 35's bound for fp32 fast paths)."""
+    within 1e-5, the same lengths (the bound for fp32 fast paths)."""
     model = tacotron(attention)
     mel, out = generate(model)
     fused = tacotron(attention)

@@ -1,4 +1,4 @@
-"""Synthesis text normalization (issue 21): abbreviations, times, digit strings, numbers,
+"""Synthesis text normalization: abbreviations, times, digit strings, numbers,
 and sentence splitting that does not break at abbreviations."""
 
 import pytest
