@@ -103,12 +103,20 @@ def test_espeak_corpus_deterministic_for_a_seed(tmp_path: Path) -> None:
     result = _prepare(a, "--seed", "7", "--voices", "en-us", "--voices", "en-us+f2,rate=200")
     assert result.exit_code == 0, result.output
     assert "vocabulary:" in result.output and "hours:" in result.output
-    assert _prepare(b, "--seed", "7", "--voices", "en-us", "--voices", "en-us+f2,rate=200",
-                    "--workers", "1").exit_code == 0
-    items_a = sorted((i for s in ("train", "valid", "test") for i in read_manifest(a / f"{s}.jsonl")),
-                     key=lambda i: i["id"])
-    items_b = sorted((i for s in ("train", "valid", "test") for i in read_manifest(b / f"{s}.jsonl")),
-                     key=lambda i: i["id"])
+    assert (
+        _prepare(
+            b, "--seed", "7", "--voices", "en-us", "--voices", "en-us+f2,rate=200", "--workers", "1"
+        ).exit_code
+        == 0
+    )
+    items_a = sorted(
+        (i for s in ("train", "valid", "test") for i in read_manifest(a / f"{s}.jsonl")),
+        key=lambda i: i["id"],
+    )
+    items_b = sorted(
+        (i for s in ("train", "valid", "test") for i in read_manifest(b / f"{s}.jsonl")),
+        key=lambda i: i["id"],
+    )
     assert [i["text"] for i in items_a] == [i["text"] for i in items_b]
     assert {i["speaker"] for i in items_a} == {"en-us_r175_p50", "en-us+f2_r200_p50"}
     for x, y in zip(items_a, items_b):
@@ -162,10 +170,15 @@ def test_corpus_keeps_reference_timings_and_textgrids(tmp_path: Path) -> None:
     out = tmp_path / "vc"
     result = _prepare(out, "--parallel", "en-us+m3,rate=150", "en-us+f2,rate=210")
     assert result.exit_code == 0, result.output
-    items = [it for split in ("train", "valid", "test") for it in read_manifest(out / f"{split}.jsonl")]
+    items = [
+        it for split in ("train", "valid", "test") for it in read_manifest(out / f"{split}.jsonl")
+    ]
     assert len(items) == 4
     for item in items:
-        for key, audio, suffix in (("timings", "audio", ""), ("target_timings", "target_audio", "_target")):
+        for key, audio, suffix in (
+            ("timings", "audio", ""),
+            ("target_timings", "target_audio", "_target"),
+        ):
             t = Timings.from_dict(item[key])
             assert t.duration == pytest.approx(sf.info(item[audio]).frames / SAMPLE_RATE, abs=1e-4)
             assert len(t.words) == len(item["text"].split()) and len(t.phones) > len(t.words)

@@ -76,8 +76,11 @@ def test_a_corpus_from_a_text_file_with_a_bad_sentence_reported(tmp_path):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "skipped 1 bad item" in result.output and "Downing" in result.output
-    items = [json.loads(ln) for s in ("train", "valid", "test")
-             for ln in (out / f"{s}.jsonl").read_text().splitlines()]
+    items = [
+        json.loads(ln)
+        for s in ("train", "valid", "test")
+        for ln in (out / f"{s}.jsonl").read_text().splitlines()
+    ]
     assert len(items) == 3 and {it["speaker"] for it in items} == {"kal_diphone"}
     assert not (out / "wavs" / "festival_000001.wav").exists()  # the skipped one's audio
     smith = next(it for it in items if it["text"].startswith("Smith"))
@@ -102,15 +105,28 @@ def test_a_parallel_corpus_has_both_voices_timed_and_skips_a_sentence_whole(tmp_
         "A bird in the hand is worth two in the bush.\nSmith's cat isn't here, so we left.\n"
     )
     out = tmp_path / "vc"
-    args = ["prepare", "festival", str(out), "--text", str(text),
-            "--parallel", "kal_diphone", "ked_diphone"]
+    args = [
+        "prepare",
+        "festival",
+        str(out),
+        "--text",
+        str(text),
+        "--parallel",
+        "kal_diphone",
+        "ked_diphone",
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "skipped 1 bad item" in result.output and "Downing" in result.output
-    items = [json.loads(ln) for s in ("train", "valid", "test")
-             for ln in (out / f"{s}.jsonl").read_text().splitlines()]
+    items = [
+        json.loads(ln)
+        for s in ("train", "valid", "test")
+        for ln in (out / f"{s}.jsonl").read_text().splitlines()
+    ]
     assert len(items) == 3
-    assert {(it["speaker"], it["target_speaker"]) for it in items} == {("kal_diphone", "ked_diphone")}
+    assert {(it["speaker"], it["target_speaker"]) for it in items} == {
+        ("kal_diphone", "ked_diphone")
+    }
     assert not list((out / "wavs").glob("festival_000001*"))  # neither voice's audio is left
     for item in items:
         for side, grid in (("", item["id"]), ("target_", f"{item['id']}_target")):
@@ -146,8 +162,8 @@ def test_a_sentence_festival_crashes_on_costs_only_itself(tmp_path):
 
 
 def test_ascii_folding_keeps_letters_and_drops_accents():
-    from aligner.audio.festival import ascii_fold, scheme_script
     from aligner.audio.festival import FestivalJob as Job
+    from aligner.audio.festival import ascii_fold, scheme_script
 
     assert ascii_fold("Naïve café, Ærø — “quoted”") == "Naive cafe, r  quoted"
     assert '"Naive cafe."' in scheme_script([Job("Naïve café.", "kal_diphone", "/x.wav")])

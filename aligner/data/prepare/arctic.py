@@ -14,14 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aligner.data.prepare.audio_check import check_audio
 from aligner.data.prepare.common import (
-    prepare_recordings,
     PrepareSummary,
-    check_outputs,
-    split_items,
+    prepare_recordings,
     text_lines,
-    write_corpus,
 )
 from aligner.data.report import BadItemReport
 

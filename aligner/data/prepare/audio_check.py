@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from aligner.audio.io import AudioError, load_audio
 from aligner.data.report import BadItemReport
-from aligner.audio.io import load_audio
-from aligner.audio.io import AudioError
 
 AUDIO_KEYS = ("audio", "target_audio")
 SILENT_PEAK = 1e-3
@@ -42,8 +41,10 @@ def clip_warnings(item: dict[str, Any], key: str, seconds: float, peak: float) -
     if isinstance(text, str) and text.strip():
         per_char = seconds / len(text.strip())
         if per_char > MAX_SECONDS_PER_CHAR:
-            out.append(f"{where}: {seconds:.1f} s for {len(text.strip())} characters "
-                       f"({per_char:.2f} s/char > {MAX_SECONDS_PER_CHAR}): wrong clip or text?")
+            out.append(
+                f"{where}: {seconds:.1f} s for {len(text.strip())} characters "
+                f"({per_char:.2f} s/char > {MAX_SECONDS_PER_CHAR}): wrong clip or text?"
+            )
     return out
 
 

@@ -37,8 +37,11 @@ def text_lines(
             line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r")
         except UnicodeDecodeError as err:
             name = ident(raw) if ident is not None else ""
-            report.add(where, f"undecodable line{f' of {name}' if name else ''} (not UTF-8: "
-                       f"{err.reason} at byte {err.start + 1})")
+            report.add(
+                where,
+                f"undecodable line{f' of {name}' if name else ''} (not UTF-8: "
+                f"{err.reason} at byte {err.start + 1})",
+            )
             continue
         yield lineno, where, line
 
@@ -177,5 +180,8 @@ def prepare_recordings(
     items = check_audio(read(report), report, progress, warnings)
     report.check(skip_bad)
     summary = PrepareSummary(name, out_dir, bad=report, warnings=warnings)
-    summary.figures = {**(figures or {}), "hours": round(sum(i["duration"] for i in items) / 3600, 4)}
+    summary.figures = {
+        **(figures or {}),
+        "hours": round(sum(i["duration"] for i in items) / 3600, 4),
+    }
     return write_corpus(out_dir, split_items(items, seed=seed), summary)

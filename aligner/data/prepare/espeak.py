@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_files
 from aligner.alignment.intervals import Timings
 from aligner.alignment.textgrid import write_textgrid
+from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_files
 from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
 from aligner.data.prepare.sentences import SentenceGenerator
 
@@ -88,8 +88,10 @@ def _plan(
             src, tgt = voices
             src_path = out_dir / "wavs" / f"{uid}_src.wav"
             tgt_path = out_dir / "wavs" / f"{uid}_tgt.wav"
-            jobs += [SynthJob(text, src, str(src_path), stops),
-                     SynthJob(text, tgt, str(tgt_path), stops)]
+            jobs += [
+                SynthJob(text, src, str(src_path), stops),
+                SynthJob(text, tgt, str(tgt_path), stops),
+            ]
             item = {"id": uid, "audio": str(src_path), "target_audio": str(tgt_path)}
             item.update(text=text, speaker=speaker_name(src), target_speaker=speaker_name(tgt))
         else:

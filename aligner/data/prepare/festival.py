@@ -26,12 +26,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from aligner.alignment.intervals import Interval, Timings
+from aligner.alignment.textgrid import write_textgrid
 from aligner.audio.festival import (
     DEFAULT_VOICES,
+    ESPEAK_LANGUAGES,
     FestivalError,
     FestivalJob,
     FestivalResult,
-    ESPEAK_LANGUAGES,
     ascii_fold,
     check_voices,
     festival_timings,
@@ -39,8 +41,6 @@ from aligner.audio.festival import (
     synthesize_jobs,
     voice_languages,
 )
-from aligner.alignment.intervals import Interval, Timings
-from aligner.alignment.textgrid import write_textgrid
 from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
@@ -102,9 +102,11 @@ def prepare_festival(
     plans = []  # the jobs of each sentence: one voice, or source and target
     for i, text in enumerate(texts):
         uid = f"festival_{i:06d}"
-        sides = [(voices[0], uid), (voices[1], f"{uid}_target")] if parallel else [
-            (voices[i % len(voices)], uid)
-        ]
+        sides = (
+            [(voices[0], uid), (voices[1], f"{uid}_target")]
+            if parallel
+            else [(voices[i % len(voices)], uid)]
+        )
         jobs = [
             FestivalJob(text, voice, str(out_dir / "wavs" / f"{name}.wav"), languages[voice])
             for voice, name in sides
@@ -217,10 +219,14 @@ def _item(
         zip(jobs, sides), (("", uid), ("target_", f"{uid}_target"))
     ):
         write_textgrid(timings.tiers, timings.duration, out_dir / "textgrids" / f"{name}.TextGrid")
-        item.update({
-            f"{prefix}audio": job.path, f"{prefix}speaker": job.voice,
-            f"{prefix}duration": round(timings.duration, 4), f"{prefix}timings": timings.to_dict(),
-        })
+        item.update(
+            {
+                f"{prefix}audio": job.path,
+                f"{prefix}speaker": job.voice,
+                f"{prefix}duration": round(timings.duration, 4),
+                f"{prefix}timings": timings.to_dict(),
+            }
+        )
     return item
 
 
@@ -247,7 +253,9 @@ def _figures(
     text_file: Path | None,
     elapsed: float,
 ) -> dict[str, Any]:
-    seconds = [item[key] for item in items for key in ("duration", "target_duration") if key in item]
+    seconds = [
+        item[key] for item in items for key in ("duration", "target_duration") if key in item
+    ]
     words = [len(text_words(item["text"])) for item in items]
     spoken_by = [(item["speaker"], item.get("target_speaker")) for item in items]
     per_voice = {v: sum(1 for pair in spoken_by if v in pair) for v in voices}

@@ -12,14 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aligner.data.prepare.audio_check import check_audio
 from aligner.data.prepare.common import (
-    prepare_recordings,
     PrepareSummary,
-    check_outputs,
-    split_items,
+    prepare_recordings,
     text_lines,
-    write_corpus,
 )
 from aligner.data.report import BadItemReport
 
@@ -37,8 +33,9 @@ def _parse(fields: list[str], where: str) -> tuple[str, str] | str:
     uid = fields[0].strip()
     if len(fields) not in (2, 3) or not uid:
         named = f" of {uid}" if uid else ""
-        return (f"malformed line{named}: {len(fields)} field(s), expected 3 "
-                "(id|text|normalized text)")
+        return (
+            f"malformed line{named}: {len(fields)} field(s), expected 3 (id|text|normalized text)"
+        )
     text = fields[2] if len(fields) > 2 and fields[2].strip() else fields[1]
     return (uid, text.strip()) if text.strip() else f"empty text for {uid}"
 

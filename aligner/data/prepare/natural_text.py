@@ -51,7 +51,11 @@ def fortune_entries(folder: Path = FORTUNE_DIR) -> list[str]:
 
 def plain_sentence(sentence: str, lexicon: dict[str, object]) -> bool:
     """Whether `sentence` is kept (see the module docstring)."""
-    if not _PLAIN.fullmatch(sentence) or re.search(r"[.!?:;,]\S", sentence) or re.search(r"(^|[^A-Za-z])'|'($|[^A-Za-z])", sentence):
+    if (
+        not _PLAIN.fullmatch(sentence)
+        or re.search(r"[.!?:;,]\S", sentence)
+        or re.search(r"(^|[^A-Za-z])'|'($|[^A-Za-z])", sentence)
+    ):
         return False
     words = text_words(sentence)
     if not 5 <= len(words) <= 20:

@@ -25,8 +25,24 @@ PREPOSITIONS = (
 ).split()
 CONJUNCTIONS = ["and", "but", "because", "while", "so", "although", "until", "when"]
 MODALS = "will can should might must would could".split()
-NOUN_SUFFIXES = ("tion", "ment", "ness", "ship", "ance", "ence", "ity", "ure", "ery",
-                 "ist", "ism", "age", "hood", "dom", "er", "or")
+NOUN_SUFFIXES = (
+    "tion",
+    "ment",
+    "ness",
+    "ship",
+    "ance",
+    "ence",
+    "ity",
+    "ure",
+    "ery",
+    "ist",
+    "ism",
+    "age",
+    "hood",
+    "dom",
+    "er",
+    "or",
+)
 # Nouns everybody knows, so that short sentences sound ordinary.
 COMMON_NOUNS = (
     "house car dog cat tree river city garden window door table chair book letter "
@@ -36,8 +52,28 @@ COMMON_NOUNS = (
     "music story picture question answer problem idea plan money paper phone computer"
 ).split()
 # Words no generated sentence should contain (substring match).
-BLOCKED = ("fuck", "shit", "cunt", "nigg", "fag", "whore", "slut", "rape", "porn", "bitch",
-           "dildo", "wank", "penis", "vagin", "anal", "dick", "cock", "pussy", "nazi", "kill")
+BLOCKED = (
+    "fuck",
+    "shit",
+    "cunt",
+    "nigg",
+    "fag",
+    "whore",
+    "slut",
+    "rape",
+    "porn",
+    "bitch",
+    "dildo",
+    "wank",
+    "penis",
+    "vagin",
+    "anal",
+    "dick",
+    "cock",
+    "pussy",
+    "nazi",
+    "kill",
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +109,9 @@ def build_lexicon() -> Lexicon:
     adjectives = sorted(
         w
         for w in words
-        if 4 <= len(w) <= 10 and w + "ly" in words and (w + "ness" in words or w + "er" in words)
+        if 4 <= len(w) <= 10
+        and w + "ly" in words
+        and (w + "ness" in words or w + "er" in words)
         and w not in verb_set
     )
     nouns = sorted(
@@ -81,8 +119,11 @@ def build_lexicon() -> Lexicon:
         | {
             w
             for w in words
-            if 5 <= len(w) <= 11 and w.endswith(NOUN_SUFFIXES) and w + "s" in words
-            and w not in verb_set and w[:-2] + "ing" not in words
+            if 5 <= len(w) <= 11
+            and w.endswith(NOUN_SUFFIXES)
+            and w + "s" in words
+            and w not in verb_set
+            and w[:-2] + "ing" not in words
         }
     )
     return Lexicon(tuple(nouns), tuple(verbs), tuple(adjectives))
