@@ -173,3 +173,23 @@ def renamed(old: str, new: str, dest: str, **option_kw):
         return click.option(old, f"old_{dest}", hidden=True, default=None, **option_kw)(wrapper)
 
     return decorate
+
+
+def alignment_png_option(what: str):
+    """``--alignment FILE.png``: the attention heatmap of what a command decoded."""
+    return click.option(
+        "--alignment",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help=f"Alignment heatmap PNG file ({what}).",
+    )
+
+
+def window_option(default: str):
+    """``--window BACK,FRONT|none`` (`parse_window`); `default` says what the checkpoint's
+    recipe names when it is not given."""
+    return click.option(
+        "--window",
+        callback=parse_window,
+        help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2), or "
+        f"none. Default: the one the checkpoint's recipe names ({default}).",
+    )

@@ -10,16 +10,17 @@ import click
 from aligner.cli.errors import report, user_errors
 from aligner.cli.options import (
     MAX_PAUSE_SECONDS,
+    alignment_png_option,
     batch_size_option,
     checkpoint_option,
     device_option,
     force_option,
     griffin_lim_option,
     max_length_ratio_option,
-    parse_window,
     precision_option,
     renamed,
     vocoder_option,
+    window_option,
 )
 
 seed_option = click.option(
@@ -53,19 +54,12 @@ save_mel_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Output WAV file (sentences joined with --pause seconds of silence).",
 )
-@click.option(
-    "--alignment",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Alignment heatmap PNG file (one panel per sentence).",
-)
+@alignment_png_option("one panel per sentence")
 @save_mel_option
 @max_length_ratio_option(default=10.0, per="mel frames per input token")
-@click.option(
-    "--window",
-    callback=parse_window,
-    help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2), or none. "
-    "Default: the one the checkpoint's recipe names (model.decoder.window: 0,2 in the small "
-    "forward-attention recipe; none in checkpoints trained before recipes named one).",
+@window_option(
+    "model.decoder.window: 0,2 in the small forward-attention recipe; none in checkpoints "
+    "trained before recipes named one"
 )
 @batch_size_option(
     default=16,
@@ -160,19 +154,10 @@ def synthesize(
     type=click.Path(path_type=Path),
     help="A WAV file for one input file; a folder for a folder or a manifest.",
 )
-@click.option(
-    "--alignment",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Alignment heatmap PNG file (one input file only).",
-)
+@alignment_png_option("one input file only")
 @save_mel_option
 @max_length_ratio_option(default=3.0, per="output frames per source frame")
-@click.option(
-    "--window",
-    callback=parse_window,
-    help="Monotonic window BACK,FRONT (e.g. 0,2), or none. Default: the one the "
-    "checkpoint's recipe names (model.decoder.window; the VC recipes name none).",
-)
+@window_option("model.decoder.window; the VC recipes name none")
 @batch_size_option(default=16, what="Pieces of audio decoded at once.")
 @griffin_lim_option
 @vocoder_option
