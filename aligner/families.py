@@ -113,6 +113,21 @@ FAMILIES: dict[str, Family] = {
             ),
         },
     ),
+    "fastpitch": Family(
+        "fastpitch",
+        "FastPitch: FFT encoder, duration, pitch and energy predictors, parallel decoder",
+        {
+            "tts": Role(
+                "aligner.tasks.fastpitch",
+                "aligner.inference.fastpitch:FastPitchModel",
+                "text",
+                "mel",
+                free_running=True,
+                aligns=True,
+                verb="aligner synthesize",
+            ),
+        },
+    ),
     "vocos": Family(
         "vocos",
         "Vocos: ConvNeXt blocks at the frame rate and an inverse STFT",

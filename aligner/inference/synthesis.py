@@ -25,8 +25,9 @@ class Decoding:
     limit in output frames per input step, the monotonic window (back, front; None: none;
     ``RECIPE_WINDOW``: the recipe's, `aligner.inference.speech.FreeRunning.generate`), the
     Griffin-Lim iterations, the vocoder (`aligner.models.vocoders.base`: None or
-    ``griffin-lim``, ``hifigan:DIR``) and the decoder's precision (``fp32``, ``fp16``, ``int8``:
-    `aligner.models.tacotron.precision`)."""
+    ``griffin-lim``, ``hifigan:DIR``), the decoder's precision (``fp32``, ``fp16``, ``int8``:
+    `aligner.models.tacotron.precision`) and the speaking rate ``pace`` of a model whose
+    durations are its own (``paced``: 2 says it twice as fast)."""
 
     batch_size: int = 16
     max_length_ratio: float = 10.0
@@ -35,6 +36,7 @@ class Decoding:
     seed: int = 0
     vocoder: str | None = None
     precision: str = "fp32"
+    pace: float = 1.0
 
 
 @dataclass
@@ -97,7 +99,13 @@ def synthesize_text(
     ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
     d = decoding
     vocoder = load_vocoder(d.vocoder, speech.mel_cfg, d.griffin_lim_iters, speech.device)
-    results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window)
+    rate = {"pace": d.pace} if d.pace != 1.0 else {}
+    if rate and not getattr(speech, "paced", False):
+        raise InferenceError(
+            f"{speech.path}: --pace is for a model that predicts its durations (fastpitch); "
+            "this one's timing comes from its attention"
+        )
+    results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window, **rate)
     waves = [vocoder(r.mel) for r in results]
     return join_waves(waves, vocoder.features.sample_rate, pause), results, sentences
 
