@@ -119,7 +119,12 @@ def test_validation_measures_durations_and_word_boundaries(corpus: Path, tmp_pat
     assert metrics["duration_ms"] == pytest.approx(metrics["duration_frames"] * frame_ms)
     assert metrics["word_boundary_ms"] >= 0  # the items have reference timings
     tags = image_tags(tmp_path / "tb")
-    for tag in ("mel/u4/synthesized", "mel/u5/target", "durations/u4/given", "durations/u4/predicted"):
+    for tag in (
+        "mel/u4/synthesized",
+        "mel/u5/target",
+        "durations/u4/given",
+        "durations/u4/predicted",
+    ):
         assert tag in tags
 
 
