@@ -151,8 +151,18 @@ def invoke(*args) -> object:
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+def _bench():
+    import importlib.util
+
+    path = Path(__file__).parents[2] / "scripts" / "bench_synthesis.py"
+    spec = importlib.util.spec_from_file_location("bench_synthesis", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.slow
-def test_train_synthesize_align_and_resume(corpus: Path, tmp_path: Path) -> None:
+def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, capfd) -> None:
     recipe = _cfg()
     recipe["train"] = {"batch_size": 2, "max_steps": 3, "eval_every": 3, "checkpoint_every": 3}
     recipe["train"] |= {"log_every": 1, "valid_batches": 1, "lr": 1e-3, "warmup_steps": 1}
@@ -177,6 +187,11 @@ def test_train_synthesize_align_and_resume(corpus: Path, tmp_path: Path) -> None
     n_frames = FRAMES_PER_CHAR * len(TEXTS[4]) + 1
     assert sum(record["frames"]) == record["total_frames"] == n_frames
     assert len(record["tokens"]) == len(TEXTS[4]) + 1
+    (tmp_path / "say.txt").write_text("a bad cab. a dead bee.")
+    bench = ["--in", str(tmp_path / "say.txt"), "--repeats", "1", "--threads", "1"]
+    _bench().main([str(exp), *bench])
+    row = json.loads(capfd.readouterr().out.strip().splitlines()[-1])
+    assert row["family"] == "FastPitchModel" and row["frames_per_s_batch1"] > 0
     recipe["train"]["max_steps"] = 5
     (tmp_path / "fp.yaml").write_text(yaml.safe_dump(recipe))
     result = invoke("train", tmp_path / "fp.yaml", "--data", corpus, "--out", exp, "--resume")
