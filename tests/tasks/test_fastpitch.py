@@ -187,6 +187,12 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
     n_frames = FRAMES_PER_CHAR * len(TEXTS[4]) + 1
     assert sum(record["frames"]) == record["total_frames"] == n_frames
     assert len(record["tokens"]) == len(TEXTS[4]) + 1
+    from aligner.inference import load_speech_model
+
+    speech = load_speech_model(exp, "align")
+    ids = speech.encode_text(TEXTS[4])
+    path = speech.teacher_force([ids], [torch.zeros(n_frames, MEL["n_mels"])])[0]
+    assert record["frames"] == path.sum(0).long().tolist()  # the model's timing, as written
     (tmp_path / "say.txt").write_text("a bad cab. a dead bee.")
     bench = ["--in", str(tmp_path / "say.txt"), "--repeats", "1", "--threads", "1"]
     _bench().main([str(exp), *bench])
