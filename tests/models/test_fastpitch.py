@@ -41,7 +41,7 @@ def test_token_path_is_the_one_hot_token_of_every_frame(d) -> None:
     assert (path.argmax(1).diff() >= 0).all()  # monotonic
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.floats(0.0, 20.0), min_size=1, max_size=10),
     st.integers(0, 120),
@@ -133,3 +133,9 @@ def test_recipes_build_at_the_size_they_claim(name: str) -> None:
     net = FastPitch(FastPitchConfig.from_dict({**model, "n_symbols": 60, "n_mels": 80}))
     params = sum(p.numel() for p in net.parameters())
     assert (params < 5e6) == name.endswith("_small"), params
+
+
+def test_a_required_token_keeps_its_frame_when_another_needs_one() -> None:
+    required = torch.tensor([False, False, True, True, False])
+    out = fit_durations(torch.tensor([0.0, 0.0, 0.0, 0.0, 1.0]), 2, required)
+    assert out.tolist() == [0, 0, 1, 1, 0]

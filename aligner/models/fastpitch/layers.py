@@ -169,6 +169,7 @@ def fit_durations(
     need = required.cpu() if required is not None else torch.zeros(n, dtype=torch.bool)
     if int(need.sum()) <= n_frames:
         for k in torch.nonzero(need & (out == 0)).flatten().tolist():
-            out[int(torch.argmax(out))] -= 1
+            spare = out - need.long()  # a required token keeps its one frame
+            out[int(torch.argmax(spare))] -= 1
             out[k] += 1
     return out
