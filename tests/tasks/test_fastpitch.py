@@ -205,3 +205,15 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
     assert "resum" in result.output.lower(), result.output
     ckpt = torch.load(exp / "checkpoints" / "ckpt-00000005.pt", weights_only=False)
     assert ckpt["step"] == 5 and ckpt["config"]["family"] == "fastpitch"
+
+
+def test_a_tacotron_refuses_pace_in_one_line(tmp_path: Path) -> None:
+    from cli.test_speech_cli import make_checkpoint
+
+    ckpt = make_checkpoint(tmp_path, "tts")
+    args = ["synthesize", "--checkpoint", ckpt, "--text", "hello world.", "--out"]
+    result = invoke(*args, tmp_path / "x.wav", "--pace", "1.5")
+    assert result.exit_code == 1 and "--pace is for a model that predicts its durations" in (
+        result.output
+    )
+    assert "Traceback" not in result.output and not (tmp_path / "x.wav").exists()
