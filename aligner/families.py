@@ -47,6 +47,7 @@ class Role:
     skips_suspect / repeats_suspect: whether a skipped / repeated token marks a suspect
         alignment (a VC source's frames may be passed over; an alignment model's
         frame-level argmax flickers at boundaries).
+    paced: it predicts its own durations, so it speaks at any rate (``--pace``).
     """
 
     task_module: str
@@ -58,6 +59,7 @@ class Role:
     hard_alignment: bool = False
     skips_suspect: bool = True
     repeats_suspect: bool = True
+    paced: bool = False
     verb: str = ""
 
 
@@ -109,6 +111,22 @@ FAMILIES: dict[str, Family] = {
                 hard_alignment=True,
                 repeats_suspect=False,
                 verb="aligner align",
+            ),
+        },
+    ),
+    "fastpitch": Family(
+        "fastpitch",
+        "FastPitch: FFT encoder, duration, pitch and energy predictors, parallel decoder",
+        {
+            "tts": Role(
+                "aligner.tasks.fastpitch",
+                "aligner.inference.fastpitch:FastPitchModel",
+                "text",
+                "mel",
+                free_running=True,
+                aligns=True,
+                paced=True,
+                verb="aligner synthesize",
             ),
         },
     ),

@@ -73,6 +73,14 @@ save_mel_option = click.option(
     type=click.FloatRange(0.0, MAX_PAUSE_SECONDS),
     help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).",
 )
+@click.option(
+    "--pace",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 10.0),
+    help="Speaking rate of a model that predicts its durations (fastpitch): 2 says it twice "
+    "as fast, 0.8 slower.",
+)
 @griffin_lim_option
 @vocoder_option
 @precision_option
@@ -90,6 +98,7 @@ def synthesize(
     window: tuple[int, int] | None,
     batch_size: int,
     pause: float,
+    pace: float,
     griffin_lim_iters: int,
     vocoder: str,
     precision: str,
@@ -113,7 +122,7 @@ def synthesize(
     if (text is None) == (text_file is None):
         raise click.ClickException("give the text with exactly one of --text or --in FILE")
     decoding = synthesis.Decoding(
-        batch_size, max_length_ratio, window, griffin_lim_iters, seed, vocoder, precision
+        batch_size, max_length_ratio, window, griffin_lim_iters, seed, vocoder, precision, pace
     )
     with user_errors():
         if text_file is not None:

@@ -28,11 +28,12 @@ from aligner.text.normalize import normalize_and_split
 class Decoding:
     """Free-running decoding options: sentences (or files) decoded at once, the length
     limit in output frames per input step, the monotonic window (back, front; None: none;
-    ``RECIPE_WINDOW``: the recipe's, `aligner.inference.speech.FreeRunning.generate`), the
-    Griffin-Lim iterations, the vocoder (`aligner.models.vocoders.base`: None or
-    ``griffin-lim``, ``hifigan:DIR``, a trained vocoder's experiment folder or checkpoint)
-    and the decoder's precision (``fp32``, ``fp16``, ``int8``:
-    `aligner.models.tacotron.precision`)."""
+    ``RECIPE_WINDOW``: the recipe's, `aligner.inference.tacotron.FreeRunning.generate`),
+    the Griffin-Lim iterations, the vocoder (`aligner.models.vocoders.base`: None or
+    ``griffin-lim``, ``hifigan:DIR``, a trained vocoder's experiment folder or checkpoint),
+    the decoder's precision (``fp32``, ``fp16``, ``int8``:
+    `aligner.models.tacotron.precision`) and the speaking rate ``pace`` of a model whose
+    role is ``paced`` (it predicts its durations; 2 says it twice as fast)."""
 
     batch_size: int = 16
     max_length_ratio: float = 10.0
@@ -41,6 +42,7 @@ class Decoding:
     seed: int = 0
     vocoder: str | None = None
     precision: str = "fp32"
+    pace: float = 1.0
 
 
 @dataclass
@@ -101,7 +103,13 @@ def synthesize_text(
     vocoder = load_vocoder(
         d.vocoder, speech.mel_cfg, griffin_lim_iters=d.griffin_lim_iters, device=speech.device
     )
-    results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window)
+    rate = {"pace": d.pace} if d.pace != 1.0 else {}
+    if rate and not speech.role.paced:
+        raise InferenceError(
+            f"{speech.path}: --pace is for a model that predicts its durations (fastpitch); "
+            "this one's timing comes from its attention"
+        )
+    results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window, **rate)
     waves = [vocoder(r.mel) for r in results]
     return join_waves(waves, vocoder.features.sample_rate, pause), results, sentences
 

@@ -2,7 +2,8 @@
 # Tacotron TTS on the built-in eSpeak NG corpus (generated offline, no download).
 #
 #   ./run.sh [--stage N] [--stop-stage M] [--utterances U] [--recipe YAML] [--vocoder V]
-#            [--guide durations|diagonal] [--data DIR] [--exp DIR] [--align-exp DIR]
+#            [--guide durations|diagonal] [--model tacotron|fastpitch] [--data DIR] [--exp DIR]
+#            [--align-exp DIR]
 #            [--train-args "--set train.max_minutes=20"] [--align-args "--set train.max_minutes=5"]
 #
 # Run it from its folder (data/ and exp/ are written under the current folder).
@@ -13,7 +14,10 @@
 #                                                --guide durations, the default)
 #   2 train       aligner train               -> $exp/checkpoints/*.pt, $exp/tb; with --guide
 #                                                durations the attention is guided by the
-#                                                durations of stage 1, else by the diagonal
+#                                                durations of stage 1, else by the diagonal;
+#                                                --model fastpitch trains a FastPitch on them
+#                                                instead (recipes/tts/fastpitch_small.yaml,
+#                                                exp/fastpitch_small), stages 3-5 the same
 #   3 synthesize  aligner synthesize          -> $exp/synth/sentences.wav (+ alignment PNG)
 #   4 align       aligner align (test split)  -> $exp/align/summary.json (focus, skips, repeats)
 #   5 score       aligner score-alignment     -> $exp/score/alignment.json (word and phone
@@ -30,8 +34,9 @@ stop_stage=100
 utterances=1000
 recipe=   # default: the guide's recipe, as `aligner demo` trains it
 data=data
-exp=exp/tacotron_forward_small
+exp=      # default: exp/tacotron_forward_small, or exp/fastpitch_small
 guide=durations   # or diagonal (the guided attention loss's own band, no alignment model)
+model=tacotron    # or fastpitch: a duration model trained on the durations of stage 1
 align_recipe="$root"/recipes/align/aligner.yaml
 align_exp=exp/aligner
 align_args="${ALIGNER_ALIGN_ARGS:-}"
@@ -41,6 +46,13 @@ vocoder=griffin-lim   # or hifigan:DIR, or a vocoder experiment folder (recipes/
 . "$root/egs/tools/parse_options.sh"
 . "$root/egs/tools/stage.sh"
 no_arguments "$@"
+case $model in
+  tacotron) exp=${exp:-exp/tacotron_forward_small} ;;
+  fastpitch)
+    [ "$guide" = durations ] || { echo "run.sh: --model fastpitch learns from durations: use --guide durations" >&2; exit 2; }
+    recipe=${recipe:-"$root"/recipes/tts/fastpitch_small.yaml}; exp=${exp:-exp/fastpitch_small} ;;
+  *) echo "run.sh: --model $model: use tacotron or fastpitch" >&2; exit 2 ;;
+esac
 case $guide in
   durations) recipe=${recipe:-"$root"/recipes/tts/tacotron_forward_small_guided.yaml} ;;
   diagonal) recipe=${recipe:-"$root"/recipes/tts/tacotron_forward_small.yaml} ;;

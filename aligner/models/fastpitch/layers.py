@@ -1,0 +1,175 @@
+"""The parts of a FastPitch network (Łańcucki 2021; FastSpeech 2, Ren et al. 2021): the
+feed-forward Transformer block, sinusoidal positions, the variance predictors (duration,
+pitch, energy: one value per token) and the length regulator.
+
+Every part takes a ``mask (B, L)``, True at the valid positions, and zeroes the padded
+ones before each convolution, so that an item gives the same output in a padded batch as
+alone (the padding then acts as the convolution's own zero padding).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def sinusoids(length: int, dim: int, device: torch.device | None = None) -> torch.Tensor:
+    """Sinusoidal positions ``(length, dim)`` (Vaswani et al. 2017): sines in the first half
+    of the channels, cosines in the second, wavelengths 2 pi .. 10000 * 2 pi."""
+    half = dim // 2
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, device=device) / max(half - 1, 1))
+    angles = torch.arange(length, device=device, dtype=torch.float32)[:, None] * freqs[None]
+    out = torch.cat([angles.sin(), angles.cos()], dim=1)
+    return nn.functional.pad(out, (0, dim - 2 * half))
+
+
+class ConvFeedForward(nn.Module):
+    """The position-wise feed-forward of FastSpeech: conv (k) -> ReLU -> conv (k), with
+    dropout; (B, L, D) -> (B, L, D)."""
+
+    def __init__(self, dim: int, hidden: int, kernel_size: int, dropout: float) -> None:
+        super().__init__()
+        if kernel_size % 2 != 1:
+            raise ValueError(f"kernel_size must be odd, got {kernel_size}")
+        self.conv1 = nn.Conv1d(dim, hidden, kernel_size, padding=kernel_size // 2)
+        self.conv2 = nn.Conv1d(hidden, dim, kernel_size, padding=kernel_size // 2)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        keep = mask[:, None, :].to(x.dtype)  # (B, 1, L)
+        h = x.transpose(1, 2) * keep
+        h = torch.relu(self.conv1(h)) * keep
+        h = self.conv2(self.dropout(h))
+        return self.dropout(h.transpose(1, 2))
+
+
+class FFTBlock(nn.Module):
+    """Feed-forward Transformer block: masked self-attention and a convolutional
+    feed-forward, each residual and post-normalized (FastSpeech); (B, L, D) -> (B, L, D),
+    zero at the padded positions."""
+
+    def __init__(self, dim: int, heads: int, hidden: int, kernel_size: int, dropout: float):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, heads, dropout=dropout, batch_first=True)
+        self.norm1 = nn.LayerNorm(dim)
+        self.ff = ConvFeedForward(dim, hidden, kernel_size, dropout)
+        self.norm2 = nn.LayerNorm(dim)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """x (B, L, D), mask (B, L) True at valid positions -> (B, L, D)."""
+        h, _ = self.attn(x, x, x, key_padding_mask=~mask, need_weights=False)
+        x = self.norm1(x + self.dropout(h))
+        x = self.norm2(x + self.ff(x, mask))
+        return x.masked_fill(~mask[..., None], 0.0)
+
+
+class FFTStack(nn.Module):
+    """Sinusoidal positions added to the input, then ``layers`` FFT blocks;
+    (B, L, D), mask (B, L) -> (B, L, D)."""
+
+    def __init__(
+        self, dim: int, layers: int, heads: int, hidden: int, kernel_size: int, dropout: float
+    ) -> None:
+        super().__init__()
+        self.dim = dim
+        self.blocks = nn.ModuleList(
+            FFTBlock(dim, heads, hidden, kernel_size, dropout) for _ in range(layers)
+        )
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = x + sinusoids(x.size(1), self.dim, x.device)[None].to(x.dtype)
+        x = x.masked_fill(~mask[..., None], 0.0)
+        for block in self.blocks:
+            x = block(x, mask)
+        return x
+
+
+class VariancePredictor(nn.Module):
+    """Two (conv, ReLU, LayerNorm, dropout) layers and a linear output: one value per
+    position (FastSpeech's duration predictor; FastPitch's pitch and energy);
+    (B, N, D), mask (B, N) -> (B, N), zero at padded positions."""
+
+    def __init__(self, dim: int, hidden: int, kernel_size: int, dropout: float) -> None:
+        super().__init__()
+        pad = kernel_size // 2
+        self.convs = nn.ModuleList(
+            [nn.Conv1d(dim, hidden, kernel_size, padding=pad)]
+            + [nn.Conv1d(hidden, hidden, kernel_size, padding=pad)]
+        )
+        self.norms = nn.ModuleList(nn.LayerNorm(hidden) for _ in range(2))
+        self.dropout = nn.Dropout(dropout)
+        self.out = nn.Linear(hidden, 1)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        keep = mask[..., None].to(x.dtype)
+        for conv, norm in zip(self.convs, self.norms):
+            h = conv((x * keep).transpose(1, 2)).transpose(1, 2)
+            x = self.dropout(norm(torch.relu(h)))
+        return self.out(x * keep).squeeze(-1) * mask.to(x.dtype)
+
+
+def regulate_length(
+    x: torch.Tensor, durations: torch.Tensor, max_frames: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The length regulator: each token's vector repeated for its frames.
+
+    x: (B, N, D) token vectors; durations: (B, N) whole frames per token (>= 0, zero at
+    padded tokens). Returns frames (B, T, D), T = the longest item's frames (or
+    `max_frames`, cutting longer ones), zero after an item's end, and frame lengths (B,).
+    """
+    durations = durations.long().clamp(min=0)
+    ends = durations.cumsum(1)  # (B, N)
+    lengths = ends[:, -1] if ends.size(1) else ends.new_zeros(x.size(0))
+    total = int(lengths.max()) if lengths.numel() else 0
+    if max_frames is not None:
+        total = min(total, max_frames)
+        lengths = lengths.clamp(max=max_frames)
+    frames = torch.arange(total, device=x.device)
+    # the token of each frame: the first whose end lies after it
+    index = torch.searchsorted(ends, frames[None].expand(x.size(0), -1).contiguous(), right=True)
+    index = index.clamp(max=max(x.size(1) - 1, 0))
+    out = torch.gather(x, 1, index[..., None].expand(-1, -1, x.size(2)))
+    valid = frames[None] < lengths[:, None]
+    return out.masked_fill(~valid[..., None], 0.0), lengths
+
+
+def token_path(durations: torch.Tensor, n_frames: int | None = None) -> torch.Tensor:
+    """One item's durations (N,) -> its hard alignment ``(T, N)``: 1 where frame t belongs to
+    token n (T = the durations' sum, or `n_frames`, cut or zero-padded)."""
+    durations = durations.long().clamp(min=0)
+    n = durations.numel()
+    index = torch.repeat_interleave(torch.arange(n, device=durations.device), durations)
+    total = int(durations.sum()) if n_frames is None else n_frames
+    path = torch.zeros(total, n, device=durations.device)
+    index = index[:total]
+    path[torch.arange(len(index), device=durations.device), index] = 1.0
+    return path
+
+
+def fit_durations(
+    frames: torch.Tensor, n_frames: int, required: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Predicted frames per token (N,) (floats >= 0) scaled to a recording of `n_frames`:
+    whole frames (N,) summing to `n_frames`, rounded by largest remainders, each token of
+    `required` (N,) bool given at least one frame where there are enough (taken from the
+    longest tokens). The timing a duration model gives a recording whose length is known."""
+    frames = frames.detach().double().clamp(min=0).cpu()
+    n = frames.numel()
+    if n == 0:
+        raise ValueError("no tokens to give frames to")
+    share = frames if float(frames.sum()) > 0 else torch.ones(n, dtype=torch.float64)
+    target = share * (n_frames / float(share.sum()))
+    out = target.floor().long()
+    left = n_frames - int(out.sum())
+    if left > 0:
+        out[torch.argsort(target - out, descending=True, stable=True)[:left]] += 1
+    need = required.cpu() if required is not None else torch.zeros(n, dtype=torch.bool)
+    if int(need.sum()) <= n_frames:
+        for k in torch.nonzero(need & (out == 0)).flatten().tolist():
+            spare = out - need.long()  # a required token keeps its one frame
+            out[int(torch.argmax(spare))] -= 1
+            out[k] += 1
+    return out
