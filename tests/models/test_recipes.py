@@ -36,9 +36,14 @@ def test_recipe_builds(path: Path) -> None:
     tacotron, loss = model_config(cfg.model, n_mels, 0 if cfg.task == "vc" else 60)
     model = Tacotron.from_config(tacotron)
     params = sum(p.numel() for p in model.parameters())
-    assert (params < 5e6) == path.stem.endswith("_small")
-    # guided attention: location-sensitive recipes, and the small DCA one (to align in 20 min)
-    assert (loss.guided is not None) == ("lsa" in path.stem or path.stem == "tacotron_dca_small")
+    assert (params < 5e6) == ("_small" in path.stem)
+    # guided attention: location-sensitive recipes, the small DCA one (to align in 20 min),
+    # and the recipe guided by the alignment model's durations
+    guided = "lsa" in path.stem or path.stem in (
+        "tacotron_dca_small",
+        "tacotron_forward_small_guided",
+    )
+    assert (loss.guided is not None) == guided
     assert tacotron.encoder.kind == ("mel" if cfg.task == "vc" else "text")
 
 

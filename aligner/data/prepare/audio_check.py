@@ -10,9 +10,11 @@ speech, while a clip four times too long usually holds other speech or the wrong
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from aligner.audio.io import AudioError, load_audio
+from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
 from aligner.data.report import BadItemReport
 
 AUDIO_KEYS = ("audio", "target_audio")
@@ -75,3 +77,31 @@ def check_audio(
         if progress is not None:
             progress(1)
     return good
+
+
+def prepare_recordings(
+    name: str,
+    out_dir: Path,
+    read: Callable[[BadItemReport], list[dict[str, Any]]],
+    seed: int = 0,
+    skip_bad: bool = False,
+    force: bool = False,
+    progress: Callable[[int], object] | None = None,
+    figures: dict[str, Any] | None = None,
+) -> PrepareSummary:
+    """A corpus of recordings read from disk, as every such preparer does it: refuse
+    `out_dir`'s files without `force`, ``read(report)`` the items (bad lines to the
+    report), check every recording (`check_audio`), stop on bad items unless `skip_bad`,
+    split with `seed` and write; the summary holds the hours and `figures`."""
+    out_dir = Path(out_dir)
+    check_outputs(out_dir, force)
+    report = BadItemReport()
+    warnings: list[str] = []
+    items = check_audio(read(report), report, progress, warnings)
+    report.check(skip_bad)
+    summary = PrepareSummary(name, out_dir, bad=report, warnings=warnings)
+    summary.figures = {
+        **(figures or {}),
+        "hours": round(sum(i["duration"] for i in items) / 3600, 4),
+    }
+    return write_corpus(out_dir, split_items(items, seed=seed), summary)

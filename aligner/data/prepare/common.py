@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from aligner.data.manifest import write_manifest
-from aligner.data.prepare.audio_check import check_audio
 from aligner.data.report import BadItemReport
 from aligner.files import write_atomic
 
@@ -157,31 +156,3 @@ def write_corpus(
     text = json.dumps(summary.to_dict(), indent=2) + "\n"
     write_atomic(out_dir / SUMMARY_FILE, lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary
-
-
-def prepare_recordings(
-    name: str,
-    out_dir: Path,
-    read: Callable[[BadItemReport], list[dict[str, Any]]],
-    seed: int = 0,
-    skip_bad: bool = False,
-    force: bool = False,
-    progress: Callable[[int], object] | None = None,
-    figures: dict[str, Any] | None = None,
-) -> PrepareSummary:
-    """A corpus of recordings read from disk, as every such preparer does it: refuse
-    `out_dir`'s files without `force`, ``read(report)`` the items (bad lines to the
-    report), check every recording (`check_audio`), stop on bad items unless `skip_bad`,
-    split with `seed` and write; the summary holds the hours and `figures`."""
-    out_dir = Path(out_dir)
-    check_outputs(out_dir, force)
-    report = BadItemReport()
-    warnings: list[str] = []
-    items = check_audio(read(report), report, progress, warnings)
-    report.check(skip_bad)
-    summary = PrepareSummary(name, out_dir, bad=report, warnings=warnings)
-    summary.figures = {
-        **(figures or {}),
-        "hours": round(sum(i["duration"] for i in items) / 3600, 4),
-    }
-    return write_corpus(out_dir, split_items(items, seed=seed), summary)

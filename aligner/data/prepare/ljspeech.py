@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from aligner.data.prepare.audio_check import prepare_recordings
 from aligner.data.prepare.common import (
     PrepareSummary,
-    prepare_recordings,
     text_lines,
 )
 from aligner.data.report import BadItemReport
