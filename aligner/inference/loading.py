@@ -72,7 +72,10 @@ def load_speech_model(
     it) otherwise. A decoder that runs free is prepared for `precision` on a CPU (fused
     LSTM cells in fp32, ``fp16`` or ``int8`` weights)."""
     if purpose is not None and purpose not in PURPOSES:
-        raise ValueError(f"purpose must be one of {', '.join(PURPOSES)}, got {purpose!r}")
+        raise InferenceError(
+            f"purpose must be one of {', '.join(PURPOSES)}, got {purpose!r} (what the model "
+            "is to do, not its task: 'tts' is now 'synthesize', 'vc' is 'convert')"
+        )
     try:
         check_precision(precision, device)
     except PrecisionError as err:
