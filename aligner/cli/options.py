@@ -193,3 +193,63 @@ def window_option(default: str):
         help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2), or "
         f"none. Default: the one the checkpoint's recipe names ({default}).",
     )
+
+
+def decoding_options(
+    length_default: float,
+    length_per: str,
+    batch_default: int,
+    batch_what: str,
+    window_default: str,
+    pace: bool = False,
+):
+    """The free-running decoding options of `synthesize` and `convert`, spelled once and
+    handed to the command as one `aligner.inference.synthesis.Decoding` (``decoding``):
+    --max-length-ratio, --window, --batch-size, [--pace,] --griffin-lim-iters, --vocoder,
+    --precision and --seed."""
+    options = [
+        max_length_ratio_option(default=length_default, per=length_per),
+        window_option(window_default),
+        batch_size_option(default=batch_default, what=batch_what),
+        *([pace_option] if pace else []),
+        griffin_lim_option,
+        vocoder_option,
+        precision_option,
+        seed_option,
+    ]
+
+    def decorate(func):
+        @functools.wraps(func)
+        def command(*args, **kw):
+            from aligner.inference.synthesis import Decoding
+
+            names = ("batch_size", "max_length_ratio", "window", "griffin_lim_iters", "seed")
+            names += ("vocoder", "precision", "pace")
+            decoding = Decoding(**{k: kw.pop(k) for k in names if k in kw})
+            return func(*args, decoding=decoding, **kw)
+
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def pace_option(func):
+    return click.option(
+        "--pace",
+        default=1.0,
+        show_default=True,
+        type=click.FloatRange(0.1, 10.0),
+        help="Speaking rate of a model that predicts its durations (fastpitch): 2 says it "
+        "twice as fast, 0.8 slower.",
+    )(func)
+
+
+def seed_option(func):
+    return click.option(
+        "--seed",
+        default=0,
+        show_default=True,
+        help="Seed (the prenet keeps dropout on, as Tacotron 2).",
+    )(func)

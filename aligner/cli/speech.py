@@ -11,24 +11,15 @@ from aligner.cli.errors import report, user_errors
 from aligner.cli.options import (
     MAX_PAUSE_SECONDS,
     alignment_png_option,
-    batch_size_option,
     checkpoint_option,
+    decoding_options,
     device_option,
     force_option,
     griffin_lim_option,
-    max_length_ratio_option,
-    precision_option,
     renamed,
     vocoder_option,
-    window_option,
 )
 
-seed_option = click.option(
-    "--seed",
-    default=0,
-    show_default=True,
-    help="Seed (the prenet keeps dropout on, as Tacotron 2).",
-)
 save_mel_option = click.option(
     "--save-mel",
     type=click.Path(file_okay=False, path_type=Path),
@@ -56,16 +47,6 @@ save_mel_option = click.option(
 )
 @alignment_png_option("one panel per sentence")
 @save_mel_option
-@max_length_ratio_option(default=10.0, per="mel frames per input token")
-@window_option(
-    "model.decoder.window: 0,2 in the small forward-attention recipe; none in checkpoints "
-    "trained before recipes named one"
-)
-@batch_size_option(
-    default=16,
-    what="Sentences decoded at once (one batch shares each weight read: several times "
-    "faster than one by one).",
-)
 @click.option(
     "--pause",
     default=0.25,
@@ -73,19 +54,17 @@ save_mel_option = click.option(
     type=click.FloatRange(0.0, MAX_PAUSE_SECONDS),
     help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).",
 )
-@click.option(
-    "--pace",
-    default=1.0,
-    show_default=True,
-    type=click.FloatRange(0.1, 10.0),
-    help="Speaking rate of a model that predicts its durations (fastpitch): 2 says it twice "
-    "as fast, 0.8 slower.",
+@decoding_options(
+    10.0,
+    "mel frames per input token",
+    16,
+    "Sentences decoded at once (one batch shares each weight read: several times faster "
+    "than one by one).",
+    "model.decoder.window: 0,2 in the small forward-attention recipe; none in checkpoints "
+    "trained before recipes named one",
+    pace=True,
 )
-@griffin_lim_option
-@vocoder_option
-@precision_option
 @device_option
-@seed_option
 @force_option
 def synthesize(
     checkpoint: Path,
@@ -94,16 +73,9 @@ def synthesize(
     out: Path,
     alignment: Path | None,
     save_mel: Path | None,
-    max_length_ratio: float,
-    window: tuple[int, int] | None,
-    batch_size: int,
     pause: float,
-    pace: float,
-    griffin_lim_iters: int,
-    vocoder: str,
-    precision: str,
+    decoding,
     device: str,
-    seed: int,
     force: bool,
 ) -> None:
     """Text to speech with a TTS checkpoint (Griffin-Lim or --vocoder).
@@ -121,9 +93,6 @@ def synthesize(
 
     if (text is None) == (text_file is None):
         raise click.ClickException("give the text with exactly one of --text or --in FILE")
-    decoding = synthesis.Decoding(
-        batch_size, max_length_ratio, window, griffin_lim_iters, seed, vocoder, precision, pace
-    )
     with user_errors():
         if text_file is not None:
             text = read_text_file(text_file)
@@ -165,14 +134,14 @@ def synthesize(
 )
 @alignment_png_option("one input file only")
 @save_mel_option
-@max_length_ratio_option(default=3.0, per="output frames per source frame")
-@window_option("model.decoder.window; the VC recipes name none")
-@batch_size_option(default=16, what="Pieces of audio decoded at once.")
-@griffin_lim_option
-@vocoder_option
-@precision_option
+@decoding_options(
+    3.0,
+    "output frames per source frame",
+    16,
+    "Pieces of audio decoded at once.",
+    "model.decoder.window; the VC recipes name none",
+)
 @device_option
-@seed_option
 @force_option
 def convert(
     checkpoint: Path,
@@ -180,14 +149,8 @@ def convert(
     out: Path,
     alignment: Path | None,
     save_mel: Path | None,
-    max_length_ratio: float,
-    window: tuple[int, int] | None,
-    batch_size: int,
-    griffin_lim_iters: int,
-    vocoder: str,
-    precision: str,
+    decoding,
     device: str,
-    seed: int,
     force: bool,
 ) -> None:
     """Voice conversion of one file, a folder or a manifest with a VC checkpoint.
@@ -203,11 +166,7 @@ def convert(
     """
     from aligner.inference import conversion
     from aligner.inference.common import window_words
-    from aligner.inference.synthesis import Decoding
 
-    decoding = Decoding(
-        batch_size, max_length_ratio, window, griffin_lim_iters, seed, vocoder, precision
-    )
     with user_errors():
         result = conversion.convert(
             checkpoint, src, out, alignment, decoding, device, force, save_mel=save_mel
