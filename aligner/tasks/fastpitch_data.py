@@ -20,8 +20,7 @@ from torch.utils.data import Dataset
 from aligner.config import ConfigError
 from aligner.data.collate import collate_tts, pad
 from aligner.data.pitch import PitchCache, token_means
-from aligner.tasks.guides import check_frames, side_frames, tts_durations
-from aligner.tasks.textgrid_guides import report_unpaired
+from aligner.tasks.guides import dataset_durations
 
 
 def item_durations(
@@ -34,23 +33,7 @@ def item_durations(
     """Frames per token (N,) of the items of a TTS dataset (`TTSDataset`) that have a record
     or a TextGrid whose phones pair with their tokens, by item index; ConfigError naming the
     item for a record of other tokens or frames."""
-    out, unpaired = {}, []
-    for index, item in enumerate(dataset.items):
-        uid = str(item["id"])
-        if uid not in records:
-            continue
-        tokens = decode(dataset.tokens[index].tolist())
-        n_frames = len(dataset.cache.get(item["audio"]))
-        if "textgrid" in records[uid]:
-            found = side_frames(records[uid], tokens, n_frames, frame_seconds, uid, "durations")
-            if found is None:
-                unpaired.append(f"{uid} ({records[uid]['textgrid']})")
-                continue
-        else:
-            found = tts_durations(records[uid], tokens, uid)
-            check_frames(found, n_frames, uid, "data.durations")
-        out[index] = found
-    report_unpaired(unpaired, len(out), split, "durations")
+    out = dataset_durations(dataset, decode, records, frame_seconds, split)
     if len(out) < len(dataset.items):
         print(
             f"note: {len(dataset.items) - len(out)} of {len(dataset.items)} {split} items have no "

@@ -208,6 +208,37 @@ def side_frames(
     return durations
 
 
+def dataset_durations(
+    dataset: Any,
+    decode: Callable[[list[int]], list[str]],
+    records: dict[str, dict[str, Any]],
+    frame_seconds: float,
+    split: str,
+) -> dict[int, torch.Tensor]:
+    """Frames per token (N,) of the items of a TTS dataset (`TTSDataset`) that have a record
+    or a TextGrid whose phones pair with their tokens, by item index (the unpaired
+    TextGrids reported); ConfigError naming the item for a record of other tokens or
+    frames. What a Tacotron's guide and a duration model's targets both read."""
+    out, unpaired = {}, []
+    for index, item in enumerate(dataset.items):
+        uid = str(item["id"])
+        if uid not in records:
+            continue
+        tokens = decode(dataset.tokens[index].tolist())
+        n_frames = len(dataset.cache.get(item["audio"]))
+        if "textgrid" in records[uid]:
+            found = side_frames(records[uid], tokens, n_frames, frame_seconds, uid, "durations")
+            if found is None:
+                unpaired.append(f"{uid} ({records[uid]['textgrid']})")
+                continue
+        else:
+            found = tts_durations(records[uid], tokens, uid)
+            check_frames(found, n_frames, uid, "data.durations")
+        out[index] = found
+    report_unpaired(unpaired, len(out), split, "durations")
+    return out
+
+
 def tts_guides(
     dataset: Any,
     decode: Callable[[list[int]], list[str]],
@@ -219,23 +250,8 @@ def tts_guides(
 ) -> Guides:
     """The guides of a TTS dataset (`aligner.data.datasets.TTSDataset`) from `records`
     (frames of ``frame_seconds`` each)."""
-    paths, unpaired = {}, []
-    for index, item in enumerate(dataset.items):
-        uid = str(item["id"])
-        if uid not in records:
-            continue
-        tokens = decode(dataset.tokens[index].tolist())
-        n_frames = len(dataset.cache.get(item["audio"]))
-        if "textgrid" in records[uid]:
-            durations = side_frames(records[uid], tokens, n_frames, frame_seconds, uid, "durations")
-            if durations is None:
-                unpaired.append(f"{uid} ({records[uid]['textgrid']})")
-                continue
-        else:
-            durations = tts_durations(records[uid], tokens, uid)
-            check_frames(durations, n_frames, uid, "data.durations")
-        paths[uid] = duration_positions(durations)
-    report_unpaired(unpaired, len(paths), split, "durations")
+    found = dataset_durations(dataset, decode, records, frame_seconds, split)
+    paths = {str(dataset.items[i]["id"]): duration_positions(d) for i, d in found.items()}
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)
 
