@@ -171,9 +171,10 @@ def score_item(ref: dict, pred: dict) -> dict:
     if put:
         found = [
             m for m in out["reported"]
-            if m["kind"] == put["kind"] and m["start"] <= put["end"] + 0.5 and m["end"] >= put["start"] - 0.5
+            if m["start"] <= put["end"] + 0.5 and m["end"] >= put["start"] - 0.5
         ]  # fmt: skip
         out["mismatch_found"] = bool(found)
+        out["found_as"] = sorted({m["kind"] for m in found})
         beside = [
             (r, p) for r, p in pairs if abs(r[1] - put["start"]) < 5 or abs(r[0] - put["end"]) < 5
         ]
@@ -201,7 +202,10 @@ def score(args: argparse.Namespace) -> None:
     for row in rows:
         extra = ""
         if "mismatch_found" in row:
-            extra = f"  put-in mismatch found: {row['mismatch_found']}, beside it {row['beside_max_ms']} ms"
+            extra = (
+                f"  put-in mismatch found: {row['mismatch_found']} ({', '.join(row['found_as'])}), "
+                f"words beside it moved at most {row['beside_max_ms']} ms"
+            )
         print(
             f"{row['id']:<24} words {row['paired']}/{row['words']}  mean {row['mean_ms']} ms  "
             f"median {row['median_ms']} ms  >50 ms {row['over_50ms_pct']}%  "
