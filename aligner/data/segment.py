@@ -14,9 +14,8 @@ when the record's words can be matched to the sentences' words, else the record'
 
 Written: ``wavs/ID.wav`` (the recording's sample rate), ``{train,valid,test}.jsonl``
 (``id, audio, text, speaker, duration, recording, recording_start, recording_end,
-timings`` with the
-words in the utterance's time) and ``summary.json`` (figures and the spans left out):
-`aligner train` reads it as it is.
+aligned_words``: the alignment's words in the utterance's time, not reference timings)
+and ``summary.json`` (figures and the spans left out): `aligner train` reads it as it is.
 """
 
 from __future__ import annotations
@@ -169,7 +168,7 @@ def segment_recordings(
                 "id": uid, "audio": str(path), "text": " ".join(labels[i] for i in group),
                 "speaker": speaker or name, "duration": round(hi - lo, 4),
                 "recording": name, "recording_start": round(lo, 4), "recording_end": round(hi, 4),
-                "timings": {"duration": round(hi - lo, 5), "words": timed},
+                "aligned_words": timed,
             })  # fmt: skip
             seconds += hi - lo
     if not items:

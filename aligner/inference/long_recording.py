@@ -262,11 +262,12 @@ def align_long_items(
         try:
             if not item.get("text") or not item.get("audio"):
                 raise InferenceError(f"item {item['id']}: give both audio and text")
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             wav = load_audio(item["audio"], speech.mel_cfg.sample_rate)[0]
             result = align_long(speech, wav, item["text"], name, pauses, settings)
             taken = time.perf_counter() - began
             result.metrics["seconds_taken"] = round(taken, 2)
+            result.metrics["cpu_seconds"] = round(time.process_time() - cpu, 2)
             result.metrics["real_time_factor"] = round(
                 len(wav) / speech.mel_cfg.sample_rate / taken, 1
             )

@@ -88,7 +88,7 @@ def test_the_cli_writes_a_corpus_train_reads(tmp_path):
         info = sf.info(it["audio"])
         assert abs(info.duration - it["duration"]) < 1e-3 and info.samplerate == SR
         assert it["speaker"] == "chapter" and it["text"].split()[0].startswith("w")
-        assert all(0 < s < e < it["duration"] for s, e, _ in it["timings"]["words"])
+        assert all(0 < s < e < it["duration"] for s, e, _ in it["aligned_words"])
     assert any(it["text"].endswith(".") for it in items)  # the text's own punctuation
     summary = json.loads((out / "summary.json").read_text())
     assert any("word unlike its audio" in w for w in summary["warnings"])
