@@ -36,6 +36,7 @@ from aligner.inference.longform import (
     WindowAligner,
     _sentence_tokens,
     align_windows,
+    chunked_mel,
     coarse_pass,
     pieces,
     word_scores,
@@ -63,7 +64,7 @@ def align_long(
     if not sentences:
         raise InferenceError(f"{name}: its text has no sentences to align")
     tokens = _sentence_tokens(speech, sentences)
-    mel = speech.target_mel(wav)
+    mel = chunked_mel(speech, wav)
     total = len(mel)
     pauses = pause_rule.frames(wav, cfg.sample_rate, cfg.hop_length, total)
     sound = ~pauses if pauses is not None else np.ones(total, bool)

@@ -97,6 +97,24 @@ def align_windows(
     return out
 
 
+def chunked_mel(speech: Any, wav: torch.Tensor, seconds: float = 60.0) -> torch.Tensor:
+    """`speech.target_mel` of a long `wav`, `seconds` of audio at a time (its STFT would
+    hold the whole recording at once): each chunk with the samples its edge frames see, so
+    that the frames are those of the whole."""
+    cfg = speech.mel_cfg
+    hop = cfg.hop_length
+    total = len(wav) // hop + 1
+    step = max(1, int(seconds * cfg.sample_rate / hop))
+    context = -(-cfg.n_fft // hop)  # frames of samples either side that a frame reads
+    parts = []
+    for c0 in range(0, total, step):
+        c1 = min(total, c0 + step)
+        lo = max(0, c0 - context)
+        mel = speech.target_mel(wav[lo * hop : min(len(wav), (c1 + context) * hop)])
+        parts.append(mel[c0 - lo : c0 - lo + (c1 - c0)])
+    return torch.cat(parts)
+
+
 def _sentence_tokens(speech: Any, sentences: list[str]) -> list[tuple[torch.Tensor, list[str]]]:
     """Each sentence's token ids (no ``<s>``/``</s>``) and token strings."""
     out = []

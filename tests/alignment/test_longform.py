@@ -140,3 +140,22 @@ def test_word_scores_sum_the_gap_to_the_best_token(gap):
     lp[np.arange(9), owner] = -1.0
     lp[5:8, 0] = -1.0 + gap  # c's frames: token a is likelier by `gap`
     assert word_scores(lp, tokens, frames) == pytest.approx([0.0, -3 * gap])  # c: 3 frames
+
+
+@pytest.mark.parametrize("samples", [8000 * 7, 8000 * 7 + 77, 300])
+def test_a_long_recordings_mel_chunk_by_chunk_is_the_whole_ones(samples):
+    from types import SimpleNamespace
+
+    import torch
+
+    from aligner.audio.features import MelConfig, log_mel
+    from aligner.inference.longform import chunked_mel
+
+    cfg = MelConfig.from_dict(
+        {"sample_rate": 8000, "n_fft": 256, "hop_length": 64, "win_length": 256,
+         "n_mels": 20, "f_max": 4000.0}
+    )  # fmt: skip
+    speech = SimpleNamespace(mel_cfg=cfg, target_mel=lambda wav: log_mel(wav, cfg))
+    wav = torch.from_numpy(np.random.default_rng(0).normal(0, 0.1, samples).astype(np.float32))
+    whole = log_mel(wav, cfg)
+    assert torch.equal(chunked_mel(speech, wav, seconds=1.3), whole)
