@@ -10,8 +10,9 @@ utterances used, for the utterance-by-utterance baseline) into OUT.
 
 ``score``: the word boundaries of `aligner align --long-form`'s records against the
 references (words paired in order by their labels; the words of a sentence the text or
-the audio lacks left out), the mismatches it reported against the one put in, and the
-words beside that one moved by more than 50 ms.
+the audio lacks left out), the mismatches it reported against the one put in, and how
+far the words within 5 s of it moved (their errors against the same words' in the
+version without it).
 
     python scripts/longform_testset.py build --in data/test.jsonl --out long --minutes 5 20
     aligner align --long-form --checkpoint exp/align --in long/long.jsonl --out ali_long
@@ -144,19 +145,31 @@ def _key(label: str) -> str:
     return label.lower().strip(".,;:!?\"'")
 
 
-def score_item(ref: dict, pred: dict) -> dict:
-    """The boundary errors (ms) of the words paired by label, the reported mismatches
-    against the one put in, the words beside it moved > 50 ms."""
-    rw, pw = ref["timings"]["words"], pred["words"]
+def _paired(a: list, b: list) -> list[tuple[int, int]]:
+    """Index pairs of two word lists matched in order by label."""
     matcher = difflib.SequenceMatcher(
-        None, [_key(w[2]) for w in rw], [_key(w[2]) for w in pw], autojunk=False
+        None, [_key(w[2]) for w in a], [_key(w[2]) for w in b], autojunk=False
     )
+    return [(m.a + j, m.b + j) for m in matcher.get_matching_blocks() for j in range(m.size)]
+
+
+def _word_errors(ref: dict, pred: dict) -> dict[int, tuple[float, float]]:
+    """Reference word index -> (start, end) error in seconds of its paired prediction."""
+    rw, pw = ref["timings"]["words"], pred["words"]
+    return {i: (pw[j][0] - rw[i][0], pw[j][1] - rw[i][1]) for i, j in _paired(rw, pw)}
+
+
+def score_item(ref: dict, pred: dict, full: tuple[dict, dict] | None = None) -> dict:
+    """The boundary errors (ms) of the words paired by label, the reported mismatches
+    against the one put in, and how far the words within 5 s of it moved: their boundary
+    errors against the same words' in `full` (the reference and prediction of the version
+    without the mismatch), else against the reference."""
+    rw, pw = ref["timings"]["words"], pred["words"]
     errors, pairs = [], []
-    for block in matcher.get_matching_blocks():
-        for j in range(block.size):
-            r, p = rw[block.a + j], pw[block.b + j]
-            errors += [1000 * (p[0] - r[0]), 1000 * (p[1] - r[1])]
-            pairs.append((r, p))
+    for i, j in _paired(rw, pw):
+        r, p = rw[i], pw[j]
+        errors += [1000 * (p[0] - r[0]), 1000 * (p[1] - r[1])]
+        pairs.append((i, r, p))
     ms = np.abs(errors)
     out = {
         "id": ref["id"],
@@ -175,11 +188,21 @@ def score_item(ref: dict, pred: dict) -> dict:
         ]  # fmt: skip
         out["mismatch_found"] = bool(found)
         out["found_as"] = sorted({m["kind"] for m in found})
-        beside = [
-            (r, p) for r, p in pairs if abs(r[1] - put["start"]) < 5 or abs(r[0] - put["end"]) < 5
+        before = {}
+        if full is not None:
+            full_errors = _word_errors(*full)
+            same = dict(_paired(rw, full[0]["timings"]["words"]))
+            before = {i: full_errors[same[i]] for i in same if same[i] in full_errors}
+        moved = [
+            max(
+                abs(p[0] - r[0] - before.get(i, (0, 0))[0]),
+                abs(p[1] - r[1] - before.get(i, (0, 0))[1]),
+            )
+            for i, r, p in pairs
+            if abs(r[1] - put["start"]) < 5 or abs(r[0] - put["end"]) < 5
         ]
-        moved = [max(abs(p[0] - r[0]), abs(p[1] - r[1])) for r, p in beside]
         out["beside_max_ms"] = round(1000 * max(moved, default=0.0), 1)
+        out["beside_against"] = "full version" if full is not None else "reference"
     return out
 
 
@@ -189,13 +212,19 @@ def score(args: argparse.Namespace) -> None:
         for ln in Path(args.reference).read_text(encoding="utf-8").splitlines()
         if ln.strip()
     ]
+    by_id = {ref["id"]: ref for ref in refs}
     rows = []
     for ref in refs:
         path = Path(args.predicted) / f"{ref['id']}.durations.json"
         if not path.is_file():
             print(f"{ref['id']}: no {path}", file=sys.stderr)
             continue
-        rows.append(score_item(ref, json.loads(path.read_text(encoding="utf-8"))))
+        full = None
+        base = ref["id"].rsplit("_", 1)[0] + "_full"
+        full_path = Path(args.predicted) / f"{base}.durations.json"
+        if ref.get("mismatch") and base in by_id and full_path.is_file():
+            full = (by_id[base], json.loads(full_path.read_text(encoding="utf-8")))
+        rows.append(score_item(ref, json.loads(path.read_text(encoding="utf-8")), full))
     text = json.dumps(rows, indent=1, ensure_ascii=False)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
@@ -204,7 +233,8 @@ def score(args: argparse.Namespace) -> None:
         if "mismatch_found" in row:
             extra = (
                 f"  put-in mismatch found: {row['mismatch_found']} ({', '.join(row['found_as'])}), "
-                f"words beside it moved at most {row['beside_max_ms']} ms"
+                f"words beside it moved at most {row['beside_max_ms']} ms "
+                f"(against the {row['beside_against']})"
             )
         print(
             f"{row['id']:<24} words {row['paired']}/{row['words']}  mean {row['mean_ms']} ms  "
