@@ -8,7 +8,9 @@ each sentence a *filler* state that takes audio the text does not hold. A token'
 a frame is the model's log-probability of that token there; the filler's is the best
 token's minus ``filler_margin`` (an online garbage model: speech the text holds is
 cheaper on its own tokens, speech it does not hold is cheaper as filler than on any wrong
-token). A path moves forward through a sentence as the monotonic search does (optional
+token); where no token is much likelier than the others (within a nat of the uniform
+log-probability: music, noise, a language the model does not know) the filler takes the
+frame. A path moves forward through a sentence as the monotonic search does (optional
 tokens may be passed over), from a sentence's end to the next filler or the next
 sentence, and from a filler past the next sentence to the filler after it at
 ``skip_penalty``: a sentence the audio does not hold. It starts in the first filler or
@@ -127,7 +129,8 @@ def coarse_search(
     margin = np.full((t_max, 1), filler_margin)
     if silent is not None:
         margin[np.asarray(silent, bool)] = 0.0
-    emit[:, graph.is_filler] = lp.max(1, keepdims=True) - margin
+    flat = 1.0 - np.log(max(lp.shape[1], 1))  # no token likelier than the rest: the filler's
+    emit[:, graph.is_filler] = np.maximum(lp.max(1, keepdims=True) - margin, flat)
     src, dst, pen = graph.edges(skip_penalty)
     inner = (
         (graph.sentence[src] == graph.sentence[dst]) & ~graph.is_filler[src] & ~graph.is_filler[dst]

@@ -237,6 +237,9 @@ def coarse_pass(
         s0 += len(kept)
         a, width = done, base
     skipped += list(range(s0, len(tokens)))
+    voiced = np.flatnonzero(sound[a:]) if a < total else np.zeros(0, int)
+    if len(voiced) >= min_extra:  # the text ended before the speech did
+        extra.append((a + int(voiced[0]), a + int(voiced[-1]) + 1))
     return spans, sorted(set(skipped)), extra
 
 

@@ -159,3 +159,48 @@ def test_a_long_recordings_mel_chunk_by_chunk_is_the_whole_ones(samples):
     wav = torch.from_numpy(np.random.default_rng(0).normal(0, 0.1, samples).astype(np.float32))
     whole = log_mel(wav, cfg)
     assert torch.equal(chunked_mel(speech, wav, seconds=1.3), whole)
+
+
+class _Scene:
+    """A stand-in for the model (`FrameScorer`) over a planned recording: each token of
+    the text has its own frames, pauses favour the sentences' stops."""
+
+    def __init__(self, lengths, plan):
+        self.lp, self.silent, self.truth = _scene(lengths, plan)
+        self.first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+
+    def __len__(self):
+        return len(self.lp)
+
+    def log_probs(self, ids, start, end):
+        lp = self.lp[start:end][:, ids.numpy()]
+        return lp - np.logaddexp.reduce(lp, axis=1, keepdims=True)
+
+
+def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail():
+    """Twelve sentences over several windows (anchored at each kept sentence's end), one
+    missing from the audio, speech after the text's last sentence: every other sentence
+    at its frames, the missing one passed over, the tail reported."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from aligner.inference.longform import LongFormSettings, coarse_pass
+
+    lengths = [6, 5, 7, 6, 5, 6, 7, 5, 6, 6, 5, 7]
+    plan = [("pause", 20)]
+    for k in range(12):
+        if k != 7:
+            plan += [("say", k, 8), ("pause", 25)]
+    plan += [("noise", 120), ("pause", 10)]
+    scene = _Scene(lengths, plan)
+    tokens = []
+    for k, n in enumerate(lengths):
+        ids = torch.arange(scene.first[k], scene.first[k] + n)
+        tokens.append((ids, ["a"] * (n - 1) + ["."]))
+    speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
+    settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
+    spans, skipped, extra = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
+    assert spans == scene.truth and skipped == [7]
+    tail = scene.truth[11][1] + 25
+    assert extra == [(tail, tail + 120)]
