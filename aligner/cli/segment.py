@@ -74,7 +74,8 @@ def segment(
       aligner segment --audio chapter.wav --alignment ali/chapter.durations.json --out corpus/
       aligner segment --in long.jsonl --alignments ali/ --out corpus/ --max-seconds 10
     """
-    from aligner.data.segment import SegmentRules, recordings_to_cut, segment_recordings
+    from aligner.data.segment import SegmentRules, segment_recordings
+    from aligner.inference.long_recording import recordings_to_cut
 
     with user_errors():
         try:

@@ -185,38 +185,3 @@ def segment_recordings(
         for s in left_out
     ]
     return write_corpus(out_dir, split_items(items, seed=seed), summary)
-
-
-def recordings_to_cut(
-    manifest: Path | None, alignments: Path | None, audio: Path | None, alignment: Path | None
-) -> list[tuple[str, Path, dict[str, Any]]]:
-    """``(name, audio, record)`` of each recording: a manifest's items (``id``, ``audio``)
-    with their records in `alignments` (``ID.durations.json``), or one `audio` file with
-    its `alignment` record; ValueError (one line) for what is missing."""
-    import json
-
-    from aligner.inference.common import manifest_items, safe_name
-
-    if manifest is not None:
-        if alignments is None:
-            raise ValueError("--in needs --alignments DIR (what aligner align --long-form wrote)")
-        found = []
-        for item in manifest_items(Path(manifest), "--in", ("audio",)):
-            path = Path(alignments) / f"{safe_name(item['id'])}.durations.json"
-            if not path.is_file():
-                raise ValueError(
-                    f"{item['id']}: no {path}; align it with aligner align --long-form"
-                )
-            found.append(
-                (safe_name(item["id"]), Path(item["audio"]), json.loads(path.read_text("utf-8")))
-            )
-        return found
-    if audio is None or alignment is None:
-        raise ValueError("give --audio FILE and --alignment FILE (or --in and --alignments)")
-    for path, option in ((audio, "--audio"), (alignment, "--alignment")):
-        if not Path(path).is_file():
-            raise ValueError(f"{option} {path} does not exist")
-    record = json.loads(Path(alignment).read_text("utf-8"))
-    if "words" not in record or "total_seconds" not in record:
-        raise ValueError(f"--alignment {alignment} is no durations record (no words)")
-    return [(safe_name(Path(audio).stem), Path(audio), record)]

@@ -66,7 +66,21 @@ def _run(*args) -> object:
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path):
+@pytest.fixture
+def found(monkeypatch):
+    """The coarse pass of a model that knows the recording: sentence k is tone k (a random
+    model finds nothing; `tests/alignment/test_longform.py` tests the coarse pass)."""
+    from aligner.inference import long_recording
+
+    frames, spans, t = SR // 64, {}, 0.0
+    for k in range(3):
+        t += 0.4
+        spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
+        t += 0.8 + 0.2 * k
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], []))
+
+
+def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path, found):
     out = tmp_path / "ali"
     args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"]]
     r = _run(*args, "--text", setup["text"], "--out", out)
@@ -99,7 +113,7 @@ def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path)
     assert forced.exit_code == 0, forced.output
 
 
-def test_a_manifest_item_is_aligned_as_a_whole(setup, tmp_path):
+def test_a_manifest_item_is_aligned_as_a_whole(setup, tmp_path, found):
     manifest = tmp_path / "long.jsonl"
     item = {"id": "chapter one", "audio": str(setup["audio"]), "text": TEXT}
     manifest.write_text(json.dumps(item) + "\n")
@@ -138,3 +152,13 @@ def test_bad_input_is_one_line(setup, tmp_path, extra, words):
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     lines = [ln for ln in r.output.splitlines() if ln.startswith("Error:")]
     assert len(lines) == 1 and all(w in lines[0] for w in words), r.output
+
+
+def test_a_text_found_nowhere_in_the_audio_is_a_bad_item(setup, tmp_path):
+    """The random model finds no sentence: the recording is named with the reason, exit 1."""
+    args = ["--audio", setup["audio"], "--text", setup["text"], "--out", tmp_path / "o"]
+    r = _run("align", "--checkpoint", setup["ckpt"], *args)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "chapter: none of the 3 sentences" in r.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["bad"] == 1 and summary["utterances"] == 0
