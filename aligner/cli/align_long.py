@@ -1,5 +1,5 @@
 """`aligner align --long-form` (and ``--audio``/``--text``): whole recordings with their
-whole texts; one library call (`aligner.inference.long_recording`), a report out."""
+whole texts; one library call (`aligner.inference.long_files`), a report out."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def align_long_cli(
     pauses: PauseRule,
 ) -> None:
     """Align, print each recording's mismatches, exit 1 when one could not be aligned."""
-    from aligner.inference.long_recording import align_long_items, long_items
+    from aligner.inference.long_files import align_long_items, long_items
 
     with user_errors():
         items = long_items(manifest, audio, text)

@@ -75,7 +75,7 @@ def segment(
       aligner segment --in long.jsonl --alignments ali/ --out corpus/ --max-seconds 10
     """
     from aligner.data.segment import SegmentRules, segment_recordings
-    from aligner.inference.long_recording import recordings_to_cut
+    from aligner.inference.long_files import recordings_to_cut
 
     with user_errors():
         try:
