@@ -19,14 +19,21 @@ are those of the text; any other word without segments is an error of the item.
 
 from __future__ import annotations
 
-import re
+import os
 import shutil
 import subprocess
-import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from aligner.alignment.intervals import Interval, Timings
+from aligner.audio.festival_text import (
+    DEFAULT_CODING,
+    VoiceSetting,
+    parse_descriptions,
+    recoded,
+    scheme_string,
+    speakable,
+)
 
 PAUSES = frozenset({"pau", "h#", "#", "sil", "brth"})
 # Debian's English voices (package -> voice): festvox-us-slt-hts, festvox-kallpc16k,
@@ -45,13 +52,15 @@ class FestivalError(RuntimeError):
 @dataclass(frozen=True)
 class FestivalJob:
     """One utterance: ``text`` spoken by ``voice`` (a Festival voice name, e.g.
-    ``kal_diphone``) into the wav file ``path``; ``language``: the voice's (Festival's
-    name, `voice_languages`), which decides what the text may keep of its letters."""
+    ``kal_diphone``) into the wav file ``path``; ``language`` and ``coding``: the voice's
+    (`voice_settings`), which decide the bytes Festival is given
+    (`aligner.audio.festival_text.speakable`; UnspeakableText when a letter does not fit)."""
 
     text: str
     voice: str
     path: str
     language: str = "english"
+    coding: str = DEFAULT_CODING
 
 
 @dataclass
@@ -104,43 +113,27 @@ ESPEAK_LANGUAGES = {
 }
 
 
+def voice_settings(voices: Sequence[str]) -> dict[str, VoiceSetting]:
+    """Each voice's language and encoding as Festival describes it
+    (`aligner.audio.festival_text.parse_descriptions`)."""
+    calls = " ".join(f"(print (voice.description '{v}))" for v in voices)
+    return parse_descriptions(list(voices), _run_scheme(f"(begin {calls})"))
+
+
 def voice_languages(voices: Sequence[str]) -> dict[str, str]:
     """Each voice's language as Festival describes it (``english``, ``italian``, ...;
     ``english`` where the description names none)."""
-    calls = " ".join(f"(print (voice.description '{v}))" for v in voices)
-    out = _run_scheme(f"(begin {calls})")
-    found = {}
-    for voice in voices:
-        match = re.search(rf"\({re.escape(voice)} \(\(language (\w+)\)", out)
-        found[voice] = match.group(1).lower() if match else "english"
-    return found
+    return {voice: s.language for voice, s in voice_settings(voices).items()}
 
 
-def ascii_fold(text: str) -> str:
-    """`text` with accents dropped (``café`` -> ``cafe``) and other non-ASCII characters
-    removed: Festival reads bytes as Latin-1 and its English voices know no other letters."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return decomposed.encode("ascii", "ignore").decode("ascii")
+def _quote(job: FestivalJob) -> bytes:
+    """The Scheme string literal of `job`'s text in its voice's encoding (`speakable`)."""
+    return scheme_string(speakable(job.text, VoiceSetting(job.language, job.coding)), job.coding)
 
 
-def latin1_fold(text: str) -> str:
-    """`text` with what Latin-1 can hold kept (``città``, ``perché``) and only the rest
-    folded as `ascii_fold` folds it: the text a voice of another language than English
-    reads (Festival reads bytes as Latin-1; folding ``è`` away moves an Italian stress)."""
-    return "".join(c if ord(c) < 256 else ascii_fold(c) for c in text)
-
-
-def fold_for(text: str, language: str) -> str:
-    """`text` as a voice of `language` (Festival's name) reads it: an English voice ASCII
-    (`ascii_fold`), any other Latin-1 (`latin1_fold`)."""
-    return ascii_fold(text) if language == "english" else latin1_fold(text)
-
-
-def _quote(text: str, language: str = "english") -> str:
-    """A Scheme string literal of `text` (`fold_for` `language`; backslashes and quotes
-    escaped, one line)."""
-    flat = " ".join(fold_for(text, language).split())
-    return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _path_literal(path: str) -> bytes:
+    """A Scheme string literal of a file name, as the file system spells it."""
+    return b'"' + os.fsencode(path).replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
 
 
 _DUMP = f"""(define (aligner_dump utt path)
@@ -155,38 +148,39 @@ _DUMP = f"""(define (aligner_dump utt path)
 """
 
 
-def scheme_script(jobs: Sequence[FestivalJob]) -> str:
-    """The Scheme program that synthesizes `jobs` in order (see the module docstring)."""
-    lines = [_DUMP]
+def scheme_script(jobs: Sequence[FestivalJob]) -> bytes:
+    """The Scheme program that synthesizes `jobs` in order (see the module docstring), each
+    text in its voice's encoding; UnspeakableText when a text does not fit it."""
+    lines = [_DUMP.encode("ascii")]
     voice = None
     for job in jobs:
         if job.voice != voice:
-            lines.append(f"(voice_{job.voice})")
+            lines.append(f"(voice_{job.voice})".encode("ascii"))
             voice = job.voice
-        utt = f"(utt.synth (Utterance Text {_quote(job.text, job.language)}))"
-        lines.append(f"(aligner_dump {utt} {_quote(job.path)})")
-    return "\n".join(lines) + "\n"
+        utt = b"(utt.synth (Utterance Text " + _quote(job) + b"))"
+        lines.append(b"(aligner_dump " + utt + b" " + _path_literal(job.path) + b")")
+    return b"\n".join(lines) + b"\n"
 
 
-def _run_scheme(script: str, timeout: float = 600.0) -> str:
+def _run_scheme(script: str | bytes, timeout: float = 600.0) -> str:
+    """What Festival printed running `script`, read as Latin-1 (every byte one character;
+    `aligner.audio.festival_text.recoded` reads a voice's names in its own encoding)."""
     program = festival_program()
     try:
         done = subprocess.run(
             [program, "--batch", "--pipe"],
-            input=script,
+            input=script.encode("ascii") if isinstance(script, str) else script,
             capture_output=True,
             timeout=timeout,
-            encoding="latin-1",  # Festival's own: what it reads and prints
-            errors="replace",
         )
     except subprocess.TimeoutExpired:
         raise FestivalError(f"Festival did not finish within {timeout:.0f} s") from None
     if done.returncode < 0:
         raise FestivalError(f"Festival crashed (signal {-done.returncode}) on this text")
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        last = (done.stderr.decode("latin-1").strip().splitlines() or ["no message"])[-1]
         raise FestivalError(f"Festival failed (exit {done.returncode}): {last}")
-    return done.stdout
+    return done.stdout.decode("latin-1")
 
 
 def parse_output(stdout: str) -> list[FestivalResult]:
@@ -218,7 +212,16 @@ def synthesize_jobs(jobs: Sequence[FestivalJob]) -> list[FestivalResult]:
             f"Festival stopped after {len(results)} of {len(jobs)} utterances "
             f"(at {jobs[len(results)].text!r})"
         )
-    return results
+    return [_recoded(result, job.coding) for result, job in zip(results, jobs)]
+
+
+def _recoded(result: FestivalResult, coding: str) -> FestivalResult:
+    """`result` with its segment and word names read in the voice's encoding."""
+    return replace(
+        result,
+        segments=[(recoded(name, coding), end) for name, end in result.segments],
+        words=[(recoded(name, coding), start, end) for name, start, end in result.words],
+    )
 
 
 def festival_timings(result: FestivalResult, duration: float) -> Timings:

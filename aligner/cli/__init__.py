@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "average": "aligner.cli.average:average",
     "score": "aligner.cli.score:score",
     "score-alignment": "aligner.cli.score:score_alignment",
+    "segment": "aligner.cli.segment:segment",
 }
 
 

@@ -76,6 +76,24 @@ from aligner.cli.options import (
     help="The manifest field of the recording to align: audio, or target_audio (the "
     "target voice of a parallel VC corpus, with an alignment model).",
 )
+@click.option(
+    "--long-form",
+    is_flag=True,
+    help="Each item is a whole recording (minutes to an hour) with its whole text: "
+    "windowed search, one TextGrid per recording, mismatches of text and audio reported "
+    "(alignment models only; implied by --audio).",
+)
+@click.option(
+    "--audio",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="One long recording to align with --text (instead of --in).",
+)
+@click.option(
+    "--text",
+    "text_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The UTF-8 text of --audio, whole.",
+)
 @device_option
 @force_option
 def align(
@@ -89,6 +107,9 @@ def align(
     silence_db: float,
     min_pause: float,
     audio_key: str,
+    long_form: bool,
+    audio: Path | None,
+    text_file: Path | None,
     device: str,
     force: bool,
 ) -> None:
@@ -104,11 +125,18 @@ def align(
     \b
     Examples:
       aligner align --checkpoint exp/align --in data/test.jsonl --out align/
+      aligner align --checkpoint exp/align --audio chapter.wav --text chapter.txt --out ali/
       aligner score-alignment --reference data/test.jsonl --predicted align/
     """
     from aligner.audio.trim import PauseRule
     from aligner.inference.align import align_manifest
 
+    if long_form or audio is not None or text_file is not None:
+        from aligner.cli.align_long import align_long_cli
+
+        align_long_cli(checkpoint, manifest, audio, text_file, out, device, force,
+                       PauseRule(silence_db, min_pause))  # fmt: skip
+        return
     if manifest is None:
         raise click.UsageError("Missing option '--in' (the manifest to align).")
     with user_errors():

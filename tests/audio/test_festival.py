@@ -27,7 +27,7 @@ def test_the_script_quotes_text_and_switches_voices_once_per_run():
         FestivalJob("Two.", "kal_diphone", "/tmp/b.wav"),
         FestivalJob("Three.", "ked_diphone", "/tmp/c.wav"),
     ]
-    script = scheme_script(jobs)
+    script = scheme_script(jobs).decode("ascii")
     assert script.count("(voice_kal_diphone)") == 1 and script.count("(voice_ked_diphone)") == 1
     assert '(Utterance Text "He said \\"hi\\" \\\\ bye")' in script
     assert '"/tmp/a b.wav"' in script

@@ -10,7 +10,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from aligner.audio.festival import FestivalError, check_voices
+from aligner.audio.festival import FestivalError, check_voices, installed_voices
 from aligner.cli import main
 from aligner.data.prepare.natural_text import fortune_entries, plain_sentence
 
@@ -161,26 +161,6 @@ def test_a_sentence_festival_crashes_on_costs_only_itself(tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_ascii_folding_keeps_letters_and_drops_accents():
-    from aligner.audio.festival import FestivalJob as Job
-    from aligner.audio.festival import ascii_fold, scheme_script
-
-    assert ascii_fold("Naïve café, Ærø — “quoted”") == "Naive cafe, r  quoted"
-    assert '"Naive cafe."' in scheme_script([Job("Naïve café.", "kal_diphone", "/x.wav")])
-
-
-def test_another_language_keeps_what_latin1_holds():
-    """An English voice reads ASCII; any other keeps Latin-1's letters (an Italian ``è``
-    folded to ``e`` moved the stress) and folds only the rest."""
-    from aligner.audio.festival import FestivalJob as Job
-    from aligner.audio.festival import latin1_fold, scheme_script
-
-    assert latin1_fold("Città è — “sì” Ÿves") == "Città è  sì Yves"
-    script = scheme_script([Job("La città è bella.", "lp_diphone", "/x.wav", "italian")])
-    assert '"La città è bella."' in script
-    assert script.encode("latin-1")  # what Festival is given
-
-
 @pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
 def test_festival_names_each_voice_language():
     from aligner.audio.festival import voice_languages
@@ -240,3 +220,37 @@ def test_a_parallel_sentence_the_target_voice_fails_on_is_left_out_whole(tmp_pat
     item = festival._item(jobs, [object(), FestivalError("ked_diphone crashed")], tmp_path, bad)
     assert item is None and not list(tmp_path.glob("*.wav"))
     assert len(bad) == 1 and "festival_000000_target (ked_diphone" in str(bad.items[0])
+
+
+HAS_CZECH = HAS_FESTIVAL and "czech_dita" in installed_voices()
+
+
+@pytest.mark.skipif(not HAS_CZECH, reason="Festival's Czech voice (festvox-czech-dita) is missing")
+def test_czech_text_is_spoken_as_written_and_a_foreign_letter_is_one_bad_item(tmp_path):
+    """czech_dita is given ISO-8859-2: the words it said are the text's (``poměr``, not
+    ``pomer``); a sentence with a letter ISO-8859-2 lacks is reported with that letter; one
+    whose number Festival reads as a word is reported by the word check."""
+    text = tmp_path / "czech.txt"
+    text.write_text(
+        "Poměr sil se změnil počtem hlasů.\nTo je ten nejužitečnější nástroj.\n"
+        "Žluťoučký kůň úpěl ďábelské ódy.\nŘekl mi to Søren.\nMám 12 koní.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "c"
+    args = ["prepare", "festival", str(out), "--text", str(text), "--voices", "czech_dita"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "skipped 2 bad item(s): 1 letters the voice cannot read, 1 Festival read" in (
+        result.output
+    ), result.output
+    assert "'ø' (U+00F8)" in result.output and "ISO-8859-2" in result.output
+    assert "dvanáct" in result.output  # what Festival said for 12
+    items = [
+        json.loads(ln)
+        for s in ("train", "valid", "test")
+        for ln in (out / f"{s}.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    words = {w[2] for it in items for w in it["timings"]["words"]}
+    assert {"Poměr", "počtem", "nejužitečnější", "Žluťoučký", "kůň", "úpěl"} <= words
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert "czech" in json.dumps(summary)

@@ -10,8 +10,9 @@ segment times (`aligner.audio.festival`), with Festival's phone names (the Engli
 voices' ``radio`` phone set: CMUdict's ARPAbet in lower case, without stress; another
 language's voice its own set), pauses as the gaps; the same intervals are written as
 ``textgrids/ID.TextGrid``. Recordings keep Festival's silence before the first word and
-after the last, as real recordings have. An English voice reads the text folded to ASCII,
-any other voice the text as Latin-1 holds it (`aligner.audio.festival.latin1_fold`).
+after the last, as real recordings have. Each voice is given the text in its own encoding
+(ISO-8859-2 for Debian's Czech voices; `aligner.audio.festival_text.speakable`): a sentence
+with a letter the voice cannot read is reported and skipped, never spoken without it.
 
 An utterance whose words Festival splits differently from its text (a number or an
 abbreviation read as several words, a word it drops) is reported and skipped, never
@@ -34,13 +35,12 @@ from aligner.audio.festival import (
     FestivalError,
     FestivalJob,
     FestivalResult,
-    ascii_fold,
     check_voices,
     festival_timings,
-    fold_for,
     synthesize_jobs,
-    voice_languages,
+    voice_settings,
 )
+from aligner.audio.festival_text import UnspeakableText, VoiceSetting, speakable
 from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
@@ -95,7 +95,8 @@ def prepare_festival(
         texts = fortune_sentences(utterances, seed)
     if not texts:
         raise ValueError(f"no sentences to speak{f' in {text_file}' if text_file else ''}")
-    languages = voice_languages(voices)
+    settings = voice_settings(voices)
+    languages = {voice: setting.language for voice, setting in settings.items()}
     _clear_old_outputs(out_dir)
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     (out_dir / "textgrids").mkdir(parents=True, exist_ok=True)
@@ -108,7 +109,13 @@ def prepare_festival(
             else [(voices[i % len(voices)], uid)]
         )
         jobs = [
-            FestivalJob(text, voice, str(out_dir / "wavs" / f"{name}.wav"), languages[voice])
+            FestivalJob(
+                text,
+                voice,
+                str(out_dir / "wavs" / f"{name}.wav"),
+                settings[voice].language,
+                settings[voice].coding,
+            )
             for voice, name in sides
         ]
         if all(_words_to_speak(job, summary.bad) for job in jobs):
@@ -141,15 +148,16 @@ def prepare_festival(
 
 
 def _words_to_speak(job: FestivalJob, bad: BadItemReport) -> bool:
-    """Whether `job`'s text has words Festival can speak in its voice's language (letters
-    it reads: ASCII for English, Latin-1 otherwise); the others are reported here, before
-    Festival (which crashes on an empty text)."""
-    if text_words(fold_for(job.text, job.language)):
-        return True
-    bad.add(
-        f"{Path(job.path).stem} ({job.voice}: {job.text!r})",
-        f"no words to speak (none in the letters Festival's {job.language} voices read)",
-    )
+    """Whether `job`'s text fits its voice's encoding and has words to speak; the others
+    are reported here, before Festival (which crashes on an empty text)."""
+    where = f"{Path(job.path).stem} ({job.voice}: {job.text!r})"
+    try:
+        if text_words(speakable(job.text, VoiceSetting(job.language, job.coding))):
+            return True
+    except UnspeakableText as err:
+        bad.add(where, str(err))
+        return False
+    bad.add(where, "no words to speak (give a sentence with letters)")
     return False
 
 
@@ -208,7 +216,7 @@ def _item(
             if isinstance(result, FestivalError):
                 raise result
             duration = soundfile.info(job.path).duration
-            sides.append(_labelled(festival_timings(result, duration), job.text))
+            sides.append(_labelled(festival_timings(result, duration), job))
         except (ValueError, RuntimeError) as err:
             bad.add(f"{Path(job.path).stem} ({job.voice}: {job.text!r})", str(err))
             for spoken in jobs:
@@ -230,14 +238,15 @@ def _item(
     return item
 
 
-def _labelled(timings: Timings, text: str) -> Timings:
-    """`timings` with its words labelled as in `text`; ValueError when Festival's words
-    are not the text's words."""
+def _labelled(timings: Timings, job: FestivalJob) -> Timings:
+    """`timings` with its words labelled as in `job`'s text; ValueError when the words
+    Festival said are not those it was given (`speakable`: the text's own letters)."""
     said = [w.label for w in timings.words]
-    written = text_words(text)
+    written = text_words(job.text)
+    given = text_words(speakable(job.text, VoiceSetting(job.language, job.coding)))
     if not written:
         raise ValueError("no words to speak (give a sentence with letters)")
-    if [_key(w) for w in said] != [_key(w) for w in written]:
+    if len(given) != len(written) or [_key(w) for w in said] != [_key(w) for w in given]:
         raise ValueError(
             f"Festival read other words than the text's (it said {' '.join(said)!r}; "
             "write numbers and abbreviations out in words)"
@@ -289,5 +298,6 @@ def _figures(
 
 
 def _key(word: str) -> str:
-    """A word as compared with Festival's (which drops some apostrophes: ma'am -> maam)."""
-    return ascii_fold(word).lower().replace("'", "")
+    """A word as compared with Festival's (which may change its case and drops some
+    apostrophes: ma'am -> maam); its letters are compared as they are."""
+    return word.lower().replace("'", "")

@@ -1,0 +1,121 @@
+"""The text a Festival voice is given: its language's letters in its own encoding.
+
+Festival reads a script as bytes and each voice reads its strings in the encoding its
+language uses: a voice states it in its description (``(coding ISO-8859-2)`` for Debian's
+Czech voices, `voice_settings`), and one that states none reads ISO-8859-1 (Latin-1).
+`speakable` keeps every letter and digit of a sentence as written; a letter the voice's
+encoding cannot hold makes the sentence an error that names it (`UnspeakableText`), never a
+word quietly spoken without it. Only what no one speaks is replaced: a typographic quote or
+dash the encoding lacks becomes its ASCII form, any other such sign a space.
+
+English voices are the one exception: their lexicon and letter-to-sound rules know the
+26 ASCII letters, so an accented Latin letter is read as its base letter (``café`` ->
+``cafe``, the word an English speaker says); a letter with no ASCII base (``æ``, ``ø``,
+Cyrillic) is an error as in any other language.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass
+
+DEFAULT_CODING = "ISO-8859-1"
+# signs no one speaks that an encoding may lack -> their ASCII form
+_ASCII_SIGNS = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"',
+    "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2026": "...", "\u00a0": " ",
+})  # fmt: skip
+
+
+class UnspeakableText(ValueError):
+    """A sentence has a letter the voice's encoding cannot hold (the message names it)."""
+
+
+@dataclass(frozen=True)
+class VoiceSetting:
+    """A voice's ``language`` (Festival's name: ``english``, ``czech``, ...) and the
+    ``coding`` its strings are read in (a Python codec name)."""
+
+    language: str = "english"
+    coding: str = DEFAULT_CODING
+
+
+def parse_descriptions(voices: list[str], printed: str) -> dict[str, VoiceSetting]:
+    """Each voice's setting from what ``(print (voice.description 'VOICE))`` printed for
+    them (``english`` and ISO-8859-1 where the description names none); ValueError when a
+    voice names an encoding Python does not know."""
+    found = {}
+    for voice in voices:
+        match = re.search(rf"\({re.escape(voice)} \((.*?)\(description ", printed, re.S)
+        fields = match.group(1) if match else ""
+        language = re.search(r"\(language (\w+)\)", fields)
+        coding = re.search(r"\(coding ([\w.-]+)\)", fields)
+        setting = VoiceSetting(
+            language.group(1).lower() if language else "english",
+            coding.group(1) if coding else DEFAULT_CODING,
+        )
+        try:
+            codecs.lookup(setting.coding)
+        except LookupError:
+            raise ValueError(
+                f"Festival voice {voice!r} reads the encoding {setting.coding!r}, "
+                "which Python does not know"
+            ) from None
+        found[voice] = setting
+    return found
+
+
+def _spoken(char: str) -> bool:
+    """Whether `char` is read aloud: a letter, a digit or a combining mark."""
+    return unicodedata.category(char)[0] in "LNM"
+
+
+def _fits(char: str, coding: str) -> bool:
+    try:
+        char.encode(coding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def speakable(text: str, setting: VoiceSetting) -> str:
+    """`text` as the voice of `setting` is given it (see the module docstring): NFC, letters
+    and digits as written (an English voice's accented letters as their ASCII base), signs
+    the encoding lacks replaced; UnspeakableText naming the letters it cannot hold."""
+    text = unicodedata.normalize("NFC", text).translate(_ASCII_SIGNS)
+    coding = "ascii" if setting.language == "english" else setting.coding
+    out, missing = [], []
+    for char in text:
+        if setting.language == "english" and not _fits(char, coding) and _spoken(char):
+            base = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+            char = base if base.isalnum() else char
+        if _fits(char, coding):
+            out.append(char)
+        elif _spoken(char):
+            missing.append(char)
+        else:
+            out.append(" ")
+    if missing:
+        letters = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in dict.fromkeys(missing))
+        held = "ASCII letters" if setting.language == "english" else setting.coding
+        raise UnspeakableText(
+            f"letters the voice cannot read ({held}, Festival's {setting.language} voices "
+            f"read): {letters}; write the sentence in the letters of its language"
+        )
+    return " ".join("".join(out).split())
+
+
+def scheme_string(text: str, coding: str) -> bytes:
+    """A one-line Scheme string literal of `text` in `coding` (backslashes and quotes
+    escaped); `text` must fit `coding` (`speakable` makes it so)."""
+    flat = " ".join(text.split()).replace("\\", "\\\\").replace('"', '\\"')
+    return b'"' + flat.encode(coding) + b'"'
+
+
+def recoded(name: str, coding: str) -> str:
+    """A name Festival printed, read as Latin-1 (which maps every byte to one character),
+    decoded again in the voice's `coding`."""
+    return name.encode("latin-1").decode(coding, errors="replace")

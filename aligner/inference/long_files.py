@@ -1,0 +1,176 @@
+"""A long recording's files and the recordings to read: `write_long` (the record, the
+TextGrid, the durations of one recording), `align_long_items` (every recording of a
+manifest, or one, aligned and written, with ``summary.json``), `long_items` (what
+``aligner align --long-form`` reads) and `recordings_to_cut` (what ``aligner segment``
+reads). The record's format: `aligner.inference.long_recording`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from aligner.alignment.intervals import Interval
+from aligner.alignment.record import RECORD_SUFFIX
+from aligner.alignment.textgrid import write_textgrid
+from aligner.audio.io import load_audio
+from aligner.audio.trim import PauseRule
+from aligner.data.manifest import manifest_items
+from aligner.files import write_atomic
+from aligner.inference.alignment_files import Summary, SuspectThresholds
+from aligner.inference.common import (
+    InferenceError,
+    check_output_folder,
+    output_names,
+    read_text_file,
+    safe_name,
+)
+from aligner.inference.loading import load_speech_model
+from aligner.inference.long_recording import align_long
+from aligner.inference.longform import LongAlignment, LongFormSettings
+
+
+def write_long(result: LongAlignment, out_dir: Path, force: bool = False) -> None:
+    """``ID.durations.json``, ``ID.TextGrid`` (words, phones, mismatches) and
+    ``durations/ID.npy`` of one long recording (existing files replaced only with `force`);
+    the TextGrid has no tokens tier (the phones and the record's tokens say it)."""
+    rec = result.record
+    paths = [out_dir / f"{rec['id']}{RECORD_SUFFIX}", out_dir / f"{rec['id']}.TextGrid"]
+    paths.append(out_dir / "durations" / f"{rec['id']}.npy")
+    for path in paths if not force else []:
+        if path.exists():
+            raise FileExistsError(f"{path} exists; pass --force to overwrite it")
+    text = json.dumps({**rec, "metrics": result.metrics}, indent=1, ensure_ascii=False) + "\n"
+    write_atomic(paths[0], lambda fh: fh.write(text), "w", encoding="utf-8")
+    tiers = {name: [Interval(*row) for row in rec[name]] for name in ("words", "phones")}
+    tiers["mismatches"] = _merged(
+        [
+            _within(m["start"], m["end"], rec["total_seconds"], f"{m['kind']}: {m['text']}")
+            for m in rec["mismatches"]
+        ]
+    )
+    write_textgrid(tiers, rec["total_seconds"], paths[1])
+    paths[2].parent.mkdir(parents=True, exist_ok=True)
+    frames = np.asarray(rec["frames"], dtype=np.int64)
+    write_atomic(paths[2], lambda fh: np.save(fh, frames))
+
+
+def _within(start: float, end: float, total: float, label: str) -> Interval:
+    """An interval of at least a millisecond (a sentence the audio lacks has no length)
+    inside ``[0, total]``."""
+    start = min(max(start, 0.0), total - 0.001)
+    return Interval(start, min(max(end, start + 0.001), total), label)
+
+
+def _merged(intervals: list[Interval]) -> list[Interval]:
+    """`intervals` in time order with those that overlap merged (labels joined by `` | ``):
+    a TextGrid tier's intervals may not overlap."""
+    out: list[Interval] = []
+    for iv in sorted(intervals, key=lambda iv: iv.start):
+        if out and iv.start < out[-1].end:
+            last = out[-1]
+            out[-1] = Interval(last.start, max(last.end, iv.end), f"{last.label} | {iv.label}")
+        else:
+            out.append(iv)
+    return out
+
+
+def align_long_items(
+    checkpoint: str | Path,
+    items: list[dict[str, Any]],
+    out_dir: str | Path,
+    force: bool = False,
+    device: str = "cpu",
+    pauses: PauseRule = PauseRule(),
+    settings: LongFormSettings = LongFormSettings(),
+) -> Summary:
+    """Each item (``id``, ``audio``, ``text``: a whole recording and its text) aligned by
+    `align_long` and written by `write_long` into `out_dir`, then ``summary.json`` (the
+    metrics of each, its ``mismatches``); an item that cannot be aligned is listed as bad."""
+    out = Path(out_dir)
+    check_output_folder(out, force)
+    speech = load_speech_model(checkpoint, "align", device)
+    if not speech.role.hard_alignment:
+        raise InferenceError(
+            f"{checkpoint}: long recordings are aligned with an alignment model (family "
+            "forward_sum, recipes/align/aligner.yaml), not with a model that aligns by attention"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    summary = Summary(SuspectThresholds(max_repeats=None))
+    names = output_names([it["id"] for it in items], str(out))
+    found: list[dict[str, Any]] = []
+    for item, name in zip(items, names):
+        try:
+            if not item.get("text") or not item.get("audio"):
+                raise InferenceError(f"item {item['id']}: give both audio and text")
+            began, cpu = time.perf_counter(), time.process_time()
+            wav = load_audio(item["audio"], speech.mel_cfg.sample_rate)[0]
+            result = align_long(speech, wav, item["text"], name, pauses, settings)
+            taken = time.perf_counter() - began
+            result.metrics["seconds_taken"] = round(taken, 2)
+            result.metrics["cpu_seconds"] = round(time.process_time() - cpu, 2)
+            result.metrics["real_time_factor"] = round(
+                len(wav) / speech.mel_cfg.sample_rate / taken, 1
+            )
+        except (InferenceError, ValueError) as err:
+            summary.add_bad(item["id"], str(err))
+            continue
+        write_long(result, out, force)
+        summary.add(item["id"], {**result.metrics, "mismatches": len(result.mismatches)})
+        found += [{"id": item["id"], **m} for m in result.mismatches]
+    body = {**summary.to_dict(), "mismatches": found}
+    text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
+    write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
+    return summary
+
+
+def long_items(
+    manifest: Path | None, audio: Path | None, text: Path | None
+) -> list[dict[str, Any]]:
+    """The recordings to align: a manifest's items, or one recording (`audio`) with its text
+    file (`text`, UTF-8), named after the audio file."""
+    if manifest is not None:
+        if audio is not None or text is not None:
+            raise InferenceError("give a manifest (--in) or --audio and --text, not both")
+        return manifest_items(Path(manifest), "--in", ("audio", "text"))
+    if audio is None or text is None:
+        raise InferenceError("give --audio FILE and --text FILE (or a manifest with --in)")
+    if not Path(audio).is_file():
+        raise InferenceError(f"--audio {audio} does not exist")
+    return [
+        {"id": Path(audio).stem, "audio": str(audio), "text": read_text_file(Path(text), "--text")}
+    ]
+
+
+def recordings_to_cut(
+    manifest: Path | None, alignments: Path | None, audio: Path | None, alignment: Path | None
+) -> list[tuple[str, Path, dict[str, Any]]]:
+    """``(name, audio, record)`` of each recording: a manifest's items (``id``, ``audio``)
+    with their records in `alignments` (``ID.durations.json``), or one `audio` file with
+    its `alignment` record; ValueError (one line) for what is missing."""
+    if manifest is not None:
+        if alignments is None:
+            raise ValueError("--in needs --alignments DIR (what aligner align --long-form wrote)")
+        found = []
+        for item in manifest_items(Path(manifest), "--in", ("audio",)):
+            path = Path(alignments) / f"{safe_name(item['id'])}.durations.json"
+            if not path.is_file():
+                raise ValueError(
+                    f"{item['id']}: no {path}; align it with aligner align --long-form"
+                )
+            found.append(
+                (safe_name(item["id"]), Path(item["audio"]), json.loads(path.read_text("utf-8")))
+            )
+        return found
+    if audio is None or alignment is None:
+        raise ValueError("give --audio FILE and --alignment FILE (or --in and --alignments)")
+    for path, option in ((audio, "--audio"), (alignment, "--alignment")):
+        if not Path(path).is_file():
+            raise ValueError(f"{option} {path} does not exist")
+    record = json.loads(Path(alignment).read_text("utf-8"))
+    if "words" not in record or "total_seconds" not in record:
+        raise ValueError(f"--alignment {alignment} is no durations record (no words)")
+    return [(safe_name(Path(audio).stem), Path(audio), record)]

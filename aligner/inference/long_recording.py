@@ -1,0 +1,181 @@
+"""A long recording's alignment put together (`aligner.inference.longform` finds the
+pieces): one durations record for the whole recording with its ``mismatches``
+(`aligner.inference.long_files` writes it, its TextGrid and ``summary.json``).
+
+The whole recording's record has the fields of an utterance's
+(`aligner.alignment.record`): ``tokens`` and ``frames`` run over every piece (a sentence's
+tokens, ``<s>`` and ``</s>`` included; a gap between sentences one ``" "`` token), summing
+to the recording's frames; ``words`` and ``phones`` in the recording's time. It adds
+``sentences`` (each ``{"text", "start", "end"}``, seconds; None for a sentence the audio
+does not hold) and ``mismatches``: ``{"kind", "start", "end", "text"}`` with ``kind`` one
+of ``text not in the audio`` (a sentence; its span is the gap where it would be), ``audio
+not in the text`` (speech that no sentence holds) and ``word unlike its audio`` (a word
+the model finds far likelier elsewhere: a wrong word in the text or the audio).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from aligner.alignment.record import resolve
+from aligner.audio.trim import PauseRule
+from aligner.inference.common import InferenceError
+from aligner.inference.longform import (
+    FrameScorer,
+    LongAlignment,
+    LongFormSettings,
+    WindowAligner,
+    _sentence_tokens,
+    align_windows,
+    chunked_mel,
+    coarse_pass,
+    pieces,
+    word_scores,
+)
+from aligner.text.sentences import raw_sentences
+
+KINDS = ("text not in the audio", "audio not in the text", "word unlike its audio")
+
+
+def align_long(
+    speech: Any,
+    wav: torch.Tensor,
+    text: str,
+    name: str,
+    pause_rule: PauseRule = PauseRule(),
+    settings: LongFormSettings = LongFormSettings(),
+    window: WindowAligner = align_windows,
+) -> LongAlignment:
+    """The alignment of recording `wav` with its whole `text` (see the module docstrings)."""
+    cfg = speech.mel_cfg
+    sec = cfg.hop_length / cfg.sample_rate
+    sentences = raw_sentences(text)
+    if not sentences:
+        raise InferenceError(f"{name}: its text has no sentences to align")
+    tokens = _sentence_tokens(speech, sentences)
+    mel = chunked_mel(speech, wav)
+    total = len(mel)
+    pauses = pause_rule.frames(wav, cfg.sample_rate, cfg.hop_length, total)
+    sound = ~pauses if pauses is not None else np.ones(total, bool)
+    scorer = FrameScorer(speech, mel)
+    del mel
+    spans, skipped, extra = coarse_pass(speech, scorer, tokens, sound, settings)
+    if not spans:
+        raise InferenceError(
+            f"none of the {len(sentences)} sentences of its text was found in its "
+            "audio: does the text belong to this recording (and the model to its language)?"
+        )
+    parts = pieces(spans, extra, sentences, total, pauses, int(round(1.0 / sec)))
+    rec: dict[str, Any] = {"tokens": [], "frames": [], "words": [], "phones": []}
+    mismatches = [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
+    metrics: list[dict[str, float]] = []
+    said = [part for part in parts if part.text is not None]
+    wavs = [
+        wav[
+            part.start * cfg.hop_length : len(wav)
+            if part.end == total
+            else part.end * cfg.hop_length
+        ]
+        for part in said
+    ]
+    names = [f"{name} sentence {part.index + 1}" for part in said]
+    aligned = iter(window(speech, wavs, [part.text for part in said], names, pause_rule))
+    for part in parts:
+        n = part.end - part.start
+        if part.text is None:
+            rec["tokens"].append(" ")
+            rec["frames"].append(n)
+            continue
+        utt = next(aligned)
+        one = resolve(utt).record
+        metrics.append(utt.metrics)
+        offset, end = part.start * sec, part.end * sec
+        for tier in ("words", "phones"):
+            rec[tier] += [
+                [round(s + offset, 6), round(min(e + offset, end), 6), lab]
+                for s, e, lab in one.get(tier, [])
+                if s + offset < end
+            ]
+        rec["tokens"] += one["tokens"]
+        rec["frames"] += _fit(one["frames"], n)
+        if settings.word_margin > 0:
+            lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
+            mismatches += _wrong_words(lp, utt.tokens, one, offset, settings.word_margin)
+    mismatches += _missing_text(skipped, sentences, spans, sec)
+    frames = np.asarray(rec["frames"])
+    starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
+    record = {
+        "id": name,
+        "method": "search",
+        "tokens": rec["tokens"],
+        "frames": frames.tolist(),
+        "start_seconds": [round(float(s) * sec, 6) for s in starts],
+        "seconds": [round(float(f) * sec, 6) for f in frames],
+        "total_frames": int(total),
+        "total_seconds": round(total * sec, 6),
+        "hop_length": cfg.hop_length,
+        "sample_rate": cfg.sample_rate,
+        "r": 1,
+        "words": rec["words"],
+        "phones": rec["phones"],
+        "sentences": [
+            {"text": s, "start": spans[k][0] * sec if k in spans else None,
+             "end": spans[k][1] * sec if k in spans else None}
+            for k, s in enumerate(sentences)
+        ],
+        "mismatches": sorted(mismatches, key=lambda m: (m["start"], m["kind"])),
+    }  # fmt: skip
+    keys = metrics[0].keys() if metrics else ()
+    mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
+    return LongAlignment(record, record["mismatches"], mean)
+
+
+def _mismatch(kind: int, start: float, end: float, text: str) -> dict[str, Any]:
+    return {"kind": KINDS[kind], "start": round(start, 3), "end": round(end, 3), "text": text}
+
+
+def _fit(frames: list[int], n: int) -> list[int]:
+    """`frames` made to sum to `n` (a piece's mel has a frame more than its share: the
+    frame centred on its end), taken from or given to its last tokens."""
+    out = list(frames)
+    diff = sum(out) - n
+    j = len(out) - 1
+    while diff > 0 and j >= 0:
+        take = min(diff, out[j])
+        out[j] -= take
+        diff -= take
+        j -= 1
+    if diff < 0:
+        out[-1] -= diff
+    return out
+
+
+def _wrong_words(
+    log_probs: np.ndarray, tokens: list[str], one: dict[str, Any], offset: float, margin: float
+) -> list[dict[str, Any]]:
+    """The words of one sentence whose frames the model finds `margin` nats (summed)
+    likelier on other tokens (`word_scores`; its log-probabilities without the prior)."""
+    scores = word_scores(log_probs, tokens, one["frames"])
+    return [
+        {**_mismatch(2, s + offset, e + offset, label), "score": round(score, 2)}
+        for (s, e, label), score in zip(one.get("words", []), scores)
+        if score < -margin
+    ]
+
+
+def _missing_text(
+    skipped: list[int], sentences: list[str], spans: dict[int, tuple[int, int]], sec: float
+) -> list[dict[str, Any]]:
+    """A mismatch per sentence the audio does not hold, spanning the gap between the
+    sentences aligned before and after it."""
+    out = []
+    for k in skipped:
+        before = [spans[j][1] for j in spans if j < k]
+        after = [spans[j][0] for j in spans if j > k]
+        start = max(before, default=0) * sec
+        end = min(after, default=max(before, default=0)) * sec
+        out.append(_mismatch(0, start, max(start, end), sentences[k]))
+    return out

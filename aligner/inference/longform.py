@@ -1,0 +1,294 @@
+"""``aligner align --long-form``: a long recording (minutes to an hour) with its whole text,
+in memory that grows with the length, not its square.
+
+Two passes. The *coarse* pass finds each sentence's span: the audio is read window by
+window (``window_seconds``), each window with the sentences that may be spoken in it, the
+alignment model's log-probabilities of those tokens (without its prior: the window's text
+and audio end at different places) and the search of `aligner.alignment.longform`,
+which may pass a sentence over (text the audio does not hold) or give audio to its filler
+(audio the text does not hold). The sentences that end in the first ``commit`` share of
+the window are kept; the next window starts where the last of them ends (an anchor). The
+*fine* pass aligns each sentence as an utterance, with the audio from the middle of the
+pause before it to the middle of the pause after (`align_window`, the one per-window
+call: any function of the same signature can stand in), and its times are shifted into
+the recording. Sentences and audio that do not match are reported with their spans
+(``mismatches``), never stretched over; so is a word whose frames the model finds far
+likelier on other tokens (``word_margin``: nats summed over its frames, `word_scores`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from aligner.alignment.longform import (
+    SentenceGraph,
+    coarse_search,
+    cut_between,
+    filler_runs,
+    sentence_spans,
+)
+from aligner.alignment.record import UtteranceAlignment
+from aligner.alignment.tiers import optional_tokens
+from aligner.audio.trim import PauseRule
+from aligner.inference.align import _utterance
+from aligner.inference.common import InferenceError
+from aligner.models.alignment import utterance_normalize
+
+
+@dataclass(frozen=True)
+class LongFormSettings:
+    """The search's settings (seconds and log-probabilities, see the module docstring)."""
+
+    window_seconds: float = 30.0
+    commit: float = 0.7
+    filler_margin: float = 2.0
+    skip_penalty: float = -40.0
+    min_extra_seconds: float = 0.5
+    word_margin: float = 100.0
+    coarse_step: int = 2
+
+
+@dataclass
+class Piece:
+    """One part of the recording: frames ``[start, end)``, a sentence (``text``) or a gap."""
+
+    start: int
+    end: int
+    text: str | None = None
+    index: int | None = None
+
+
+@dataclass
+class LongAlignment:
+    """A long recording's alignment: its durations record (words, phones, tokens over the
+    whole recording), the mismatches, and the mean metrics of its sentences."""
+
+    record: dict[str, Any]
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+WindowAligner = Callable[
+    [Any, list[torch.Tensor], list[str], list[str], PauseRule], list[UtteranceAlignment]
+]
+
+
+def align_windows(
+    speech: Any, wavs: list[torch.Tensor], texts: list[str], names: list[str], pauses: PauseRule
+) -> list[UtteranceAlignment]:
+    """Windows aligned as `aligner align` aligns utterances (each audio in `wavs` with its
+    text in `texts`; batches of 8): the model with its prior, the monotonic search, the
+    pause tiers."""
+    cfg = speech.mel_cfg
+    sources = [speech.encode_text(text, name) for text, name in zip(texts, names)]
+    targets = [speech.target_mel(wav) for wav in wavs]
+    weights = speech.teacher_force(sources, targets, 8)
+    out = []
+    for wav, text, name, source, target, w in zip(wavs, texts, names, sources, targets, weights):
+        pause = pauses.frames(wav, cfg.sample_rate, cfg.hop_length, target.size(0))
+        out.append(
+            _utterance(speech, {"text": text}, name, source, len(target), w, "search", pause)
+        )
+    return out
+
+
+def chunked_mel(speech: Any, wav: torch.Tensor, seconds: float = 60.0) -> torch.Tensor:
+    """`speech.target_mel` of a long `wav`, `seconds` of audio at a time (its STFT would
+    hold the whole recording at once): each chunk with the samples its edge frames see, so
+    that the frames are those of the whole."""
+    cfg = speech.mel_cfg
+    hop = cfg.hop_length
+    total = len(wav) // hop + 1
+    step = max(1, int(seconds * cfg.sample_rate / hop))
+    context = -(-cfg.n_fft // hop)  # frames of samples either side that a frame reads
+    parts = []
+    for c0 in range(0, total, step):
+        c1 = min(total, c0 + step)
+        lo = max(0, c0 - context)
+        mel = speech.target_mel(wav[lo * hop : min(len(wav), (c1 + context) * hop)])
+        parts.append(mel[c0 - lo : c0 - lo + (c1 - c0)])
+    return torch.cat(parts)
+
+
+def _sentence_tokens(speech: Any, sentences: list[str]) -> list[tuple[torch.Tensor, list[str]]]:
+    """Each sentence's token ids (no ``<s>``/``</s>``) and token strings."""
+    out = []
+    for k, sentence in enumerate(sentences):
+        ids = speech.encode_text(sentence, f"sentence {k + 1} ({sentence[:40]!r})")
+        keep = [i for i in ids.tolist() if i not in (speech.symbols.bos_id, speech.symbols.eos_id)]
+        out.append((torch.tensor(keep, dtype=torch.long), speech.symbols.decode(keep)))
+    return out
+
+
+class FrameScorer:
+    """The alignment model's log-probabilities of any tokens at any frames of one
+    recording, without its prior: the mel encoder runs once over the whole recording (its
+    bins normalized over the whole of it), the scores of a window's frames and tokens are
+    all that is computed per window (the model's queries see a frame of context; its keys,
+    one token each, none)."""
+
+    @torch.no_grad()
+    def __init__(self, speech: Any, mel: torch.Tensor) -> None:
+        self.model = model = speech.model
+        self.device = speech.device
+        x = mel[None].to(self.device)
+        mask = torch.ones(x.shape[:2], dtype=torch.bool, device=self.device)
+        if model.config.mel_norm == "utterance":
+            x = utterance_normalize(x, mask)
+        self.queries = model.mel_encoder(x, mask)
+
+    def __len__(self) -> int:
+        return self.queries.size(1)
+
+    @torch.no_grad()
+    def log_probs(self, ids: torch.Tensor, start: int, end: int) -> np.ndarray:
+        """``(end - start, N)`` log-probabilities of token `ids` ``(N,)`` at those frames."""
+        model = self.model
+        tokens = ids[None].to(self.device)
+        mask = torch.ones(tokens.shape, dtype=torch.bool, device=self.device)
+        keys = model.attention.project_keys(model.text_encoder(model.embedding(tokens), mask))
+        scores = model.attention.score(self.queries[:, start:end], keys).float()
+        return torch.log_softmax(scores, dim=2)[0].cpu().numpy()
+
+
+def _window_path(
+    lp: np.ndarray, graph: SentenceGraph, silent: np.ndarray, settings: LongFormSettings
+) -> np.ndarray:
+    """`coarse_search` over a window's frames taken ``coarse_step`` at a time (their mean
+    log-probabilities; silent when all are), the path given back frame by frame."""
+    step, n = settings.coarse_step, len(lp) // settings.coarse_step * settings.coarse_step
+    if step > 1 and n >= step:
+        lp = lp[:n].reshape(-1, step, lp.shape[1]).mean(1)
+        silent_steps = silent[:n].reshape(-1, step).all(1)
+    else:
+        step, n, silent_steps = 1, len(lp), silent
+    path = coarse_search(lp, graph, settings.filler_margin, settings.skip_penalty, silent_steps)
+    return np.concatenate([np.repeat(path, step), np.full(len(silent) - n, path[-1])])
+
+
+def coarse_pass(
+    speech: Any,
+    scorer: FrameScorer,
+    tokens: list[tuple[torch.Tensor, list[str]]],
+    sound: np.ndarray,
+    settings: LongFormSettings,
+) -> tuple[dict[int, tuple[int, int]], list[int], list[tuple[int, int]]]:
+    """``(spans {sentence: (start, end) frames}, sentences passed over, extra audio
+    [(start, end)])`` of the whole recording (see the module docstring)."""
+    cfg = speech.mel_cfg
+    total = len(scorer)
+    base = max(50, int(settings.window_seconds * cfg.sample_rate / cfg.hop_length))
+    rate = sum(len(ids) for ids, _ in tokens) / max(total, 1)
+    spans: dict[int, tuple[int, int]] = {}
+    skipped: list[int] = []
+    extra: list[tuple[int, int]] = []
+    min_extra = int(settings.min_extra_seconds * cfg.sample_rate / cfg.hop_length)
+    a, s0, width = 0, 0, base
+    while s0 < len(tokens) and a < total:
+        b = min(total, a + width)
+        final = b == total
+        s1, count = s0, 0
+        while s1 < len(tokens) and (final or count < 1.6 * rate * width + 20 or s1 == s0):
+            count += len(tokens[s1][0])
+            s1 += 1
+        window = tokens[s0:s1]
+        graph = SentenceGraph.build([optional_tokens(t) for _, t in window])
+        ids = torch.cat([ids for ids, _ in window])
+        path = _window_path(scorer.log_probs(ids, a, b), graph, ~sound[a:b], settings)
+        limit = b - a if final else int(settings.commit * width)
+        kept, pending = [], []
+        for span in sentence_spans(path, graph, final):
+            if span.start is None:
+                pending.append(span.index)
+            elif span.end <= limit:
+                kept += [*pending, span.index]
+                pending = []
+                spans[s0 + span.index] = (a + span.start, a + span.end)
+            else:
+                break
+        if final:
+            kept += pending
+        skipped += [s0 + k for k in kept if s0 + k not in spans]
+        done = max((spans[s0 + k][1] for k in kept if s0 + k in spans), default=None)
+        if final:
+            done = b
+        elif done is None and graph.is_filler[path[:limit]].mean() > 0.9:
+            done = a + limit  # audio the text does not hold fills the window
+        elif done is None:  # a sentence longer than the window's first part: a wider one
+            if width >= 4 * base:
+                sec = cfg.hop_length / cfg.sample_rate
+                raise InferenceError(
+                    f"no sentence found in the {width * sec:.0f} s from {a * sec:.1f} s on: "
+                    "does the text belong to this recording?"
+                )
+            width *= 2
+            continue
+        extra += [
+            (a + s, a + e)
+            for s, e in filler_runs(path[: done - a], graph, sound[a:done], min_extra)
+        ]
+        s0 += len(kept)
+        a, width = done, base
+    skipped += list(range(s0, len(tokens)))
+    voiced = np.flatnonzero(sound[a:]) if a < total else np.zeros(0, int)
+    if len(voiced) >= min_extra:  # the text ended before the speech did
+        extra.append((a + int(voiced[0]), a + int(voiced[-1]) + 1))
+    return spans, sorted(set(skipped)), extra
+
+
+def pieces(
+    spans: dict[int, tuple[int, int]],
+    extra: list[tuple[int, int]],
+    sentences: list[str],
+    total: int,
+    pauses: np.ndarray | None,
+    pad: int,
+) -> list[Piece]:
+    """The recording tiled into pieces: each aligned sentence from the middle of the pause
+    before it to the middle of the pause after (`cut_between`; at most `pad` frames of
+    its coarse span), the rest gaps."""
+    parts = sorted([(s, e, k) for k, (s, e) in spans.items()] + [(s, e, None) for s, e in extra])
+    cuts = [0]
+    for (_, e0, _), (s1, _, _) in zip(parts, parts[1:]):
+        cuts.append(max(cuts[-1], cut_between(e0, s1, pauses)))
+    cuts.append(total)
+    out: list[Piece] = []
+    for (s, e, k), left, right in zip(parts, cuts, cuts[1:]):
+        if k is None:
+            continue
+        lo, hi = max(left, s - pad), min(right, e + pad)
+        out.append(Piece(lo, hi, sentences[k], k))
+    tiled, at = [], 0
+    for piece in out:
+        if piece.start > at:
+            tiled.append(Piece(at, piece.start))
+        tiled.append(piece)
+        at = piece.end
+    if at < total:
+        tiled.append(Piece(at, total))
+    return tiled
+
+
+def word_scores(log_probs: np.ndarray, tokens: list[str], frames: list[int]) -> list[float]:
+    """Per word (a run of required tokens) the sum over its frames of its token's
+    log-probability minus the best token's (nats of evidence against the word: 0 where the
+    model finds no likelier token; a sum, so that a short word the speaker swallowed
+    weighs less than a long word that is not there)."""
+    owner = np.repeat(np.arange(len(frames)), frames)[: len(log_probs)]
+    gap = log_probs[np.arange(len(owner)), owner] - log_probs[: len(owner)].max(1)
+    skip = optional_tokens(tokens)
+    scores, current = [], []
+    for j in range(len(tokens) + 1):
+        if j == len(tokens) or skip[j]:
+            if current:
+                cells = np.concatenate([gap[owner == i] for i in current])
+                scores.append(float(cells.sum()))
+            current = []
+        else:
+            current.append(j)
+    return scores

@@ -1,0 +1,267 @@
+#!/usr/bin/env python
+"""A long-form test set from a corpus's utterances, and its scores.
+
+``build``: utterances of a manifest (with reference ``timings``) joined with natural pauses
+into recordings of the given lengths, the references shifted to match; for each length
+three versions: ``full`` (audio and text agree), ``noaudio`` (one sentence spoken in
+no audio, still in the text) and ``notext`` (one sentence spoken, not in the text). Writes
+``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
+utterances used, for the utterance-by-utterance baseline) into OUT.
+
+``score``: the word boundaries of `aligner align --long-form`'s records against the
+references (words paired in order by their labels; the words of a sentence the text or
+the audio lacks left out), the mismatches it reported against the one put in, and how
+far the words within 5 s of it moved (their errors against the same words' in the
+version without it).
+
+    python scripts/longform_testset.py build --in data/test.jsonl --out long --minutes 5 20
+    aligner align --long-form --checkpoint exp/align --in long/long.jsonl --out ali_long
+    python scripts/longform_testset.py score --reference long/long.jsonl --predicted ali_long
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+SIDES = ("words", "phones")
+
+
+def _items(path: Path) -> list[dict]:
+    items = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    for it in items:
+        it["audio"] = str((path.parent / it["audio"]).resolve())
+    return [it for it in items if it.get("timings")]
+
+
+def _join(parts: list[dict], pauses: list[float], rate: int, drop: int | None):
+    """(wav, timings, span of the dropped part) of `parts` joined, part `drop` left out of
+    the audio; ``pauses[i]`` seconds of silence before part i (and after the last)."""
+    import soundfile
+
+    chunks, words, phones, at, span = [], [], [], 0.0, None
+    for i, (part, pause) in enumerate(zip(parts, pauses)):
+        chunks.append(np.zeros(int(round(pause * rate)), np.float32))
+        at += len(chunks[-1]) / rate
+        if i == drop:
+            span = (at, at)
+            continue
+        wav, sr = soundfile.read(part["audio"], dtype="float32")
+        if sr != rate:
+            raise SystemExit(f"{part['id']}: {sr} Hz, the others {rate} Hz")
+        for side, out in zip(SIDES, (words, phones)):
+            out += [
+                [round(s + at, 5), round(e + at, 5), lab] for s, e, lab in part["timings"][side]
+            ]
+        chunks.append(wav)
+        at += len(wav) / rate
+    chunks.append(np.zeros(int(round(pauses[-1] * rate)), np.float32))
+    wav = np.concatenate(chunks)
+    duration = len(wav) / rate
+    return wav, {"duration": round(duration, 5), "words": words, "phones": phones}, span
+
+
+def build(args: argparse.Namespace) -> None:
+    import soundfile
+
+    items = [it for path in args.inputs for it in _items(Path(path))]
+    rng = random.Random(args.seed)
+    out = Path(args.out)
+    if (out / "long.jsonl").exists() and not args.force:
+        raise SystemExit(f"{out / 'long.jsonl'} exists; pass --force to overwrite it")
+    (out / "wavs").mkdir(parents=True, exist_ok=True)
+    rate = soundfile.info(items[0]["audio"]).samplerate
+    lines = []
+    for minutes in args.minutes:
+        order, parts, total = list(items), [], 0.0
+        rng.shuffle(order)
+        for it in order:
+            if total >= 60 * minutes:
+                break
+            parts.append(it)
+            total += it["duration"] + sum(args.pause) / 2
+        if total < 60 * minutes * 0.95:
+            raise SystemExit(f"{len(items)} utterances hold {total / 60:.1f} min, not {minutes}")
+        pauses = [rng.uniform(*args.pause) for _ in range(len(parts) + 1)]
+        k = len(parts) // 2  # the sentence one version lacks
+        texts = [p["text"] for p in parts]
+        w, wrong = _wrong_word(parts[k // 2], parts[k])
+        swapped = texts[: k // 2] + [wrong] + texts[k // 2 + 1 :]
+        for version, drop, text in (
+            ("full", None, texts),
+            ("noaudio", k, texts),
+            ("notext", None, texts[:k] + texts[k + 1 :]),
+            ("wrongword", None, swapped),
+        ):
+            uid = f"long_{minutes:g}min_{version}"
+            wav, timings, span = _join(parts, pauses, rate, drop)
+            soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
+            item = {"id": uid, "audio": f"wavs/{uid}.wav", "text": " ".join(text)}
+            item["timings"] = timings
+            if version == "wrongword":
+                before = sum(len(p["timings"]["words"]) for p in parts[: k // 2])
+                start, end, said = timings["words"][before + w]
+                item["mismatch"] = {
+                    "kind": "word unlike its audio", "start": start, "end": end, "text": said
+                }  # fmt: skip
+            elif version != "full":
+                if version == "notext":
+                    before = sum(len(p["timings"]["words"]) for p in parts[:k])
+                    n = len(parts[k]["timings"]["words"])
+                    span = (timings["words"][before][0], timings["words"][before + n - 1][1])
+                kind = "text not in the audio" if version == "noaudio" else "audio not in the text"
+                item["mismatch"] = {
+                    "kind": kind,
+                    "start": span[0],
+                    "end": span[1],
+                    "text": texts[k],
+                }
+            lines.append(json.dumps(item, ensure_ascii=False))
+        with open(out / f"parts_{minutes:g}min.jsonl", "w", encoding="utf-8") as fh:
+            for p in parts:
+                fh.write(json.dumps({**p, "audio": p["audio"]}, ensure_ascii=False) + "\n")
+    (out / "long.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(lines)} recordings in {out / 'long.jsonl'}")
+
+
+def _wrong_word(part: dict, other: dict) -> tuple[int, str]:
+    """(index, text): `part`'s text with its longest word put in place of another sentence's
+    longest word (what the audio says there is not what the text says)."""
+    words = [w[2] for w in part["timings"]["words"]]
+    w = max(range(len(words)), key=lambda i: len(words[i]))
+    new = max((x[2] for x in other["timings"]["words"]), key=len)
+    if new.lower() == words[w].lower():
+        new = "elephant"
+    return w, part["text"].replace(words[w], new, 1)
+
+
+def _key(label: str) -> str:
+    return label.lower().strip(".,;:!?\"'")
+
+
+def _paired(a: list, b: list) -> list[tuple[int, int]]:
+    """Index pairs of two word lists matched in order by label."""
+    matcher = difflib.SequenceMatcher(
+        None, [_key(w[2]) for w in a], [_key(w[2]) for w in b], autojunk=False
+    )
+    return [(m.a + j, m.b + j) for m in matcher.get_matching_blocks() for j in range(m.size)]
+
+
+def _word_errors(ref: dict, pred: dict) -> dict[int, tuple[float, float]]:
+    """Reference word index -> (start, end) error in seconds of its paired prediction."""
+    rw, pw = ref["timings"]["words"], pred["words"]
+    return {i: (pw[j][0] - rw[i][0], pw[j][1] - rw[i][1]) for i, j in _paired(rw, pw)}
+
+
+def score_item(ref: dict, pred: dict, full: tuple[dict, dict] | None = None) -> dict:
+    """The boundary errors (ms) of the words paired by label, the reported mismatches
+    against the one put in, and how far the words within 5 s of it moved: their boundary
+    errors against the same words' in `full` (the reference and prediction of the version
+    without the mismatch), else against the reference."""
+    rw, pw = ref["timings"]["words"], pred["words"]
+    errors, pairs = [], []
+    for i, j in _paired(rw, pw):
+        r, p = rw[i], pw[j]
+        errors += [1000 * (p[0] - r[0]), 1000 * (p[1] - r[1])]
+        pairs.append((i, r, p))
+    ms = np.abs(errors)
+    out = {
+        "id": ref["id"],
+        "words": len(rw),
+        "paired": len(pairs),
+        "mean_ms": round(float(ms.mean()), 2),
+        "median_ms": round(float(np.median(ms)), 2),
+        "over_50ms_pct": round(100 * float((ms > 50).mean()), 2),
+        "reported": pred.get("mismatches", []),
+    }
+    put = ref.get("mismatch")
+    if put:
+        found = [
+            m for m in out["reported"]
+            if m["start"] <= put["end"] + 0.5 and m["end"] >= put["start"] - 0.5
+        ]  # fmt: skip
+        out["mismatch_found"] = bool(found)
+        out["found_as"] = sorted({m["kind"] for m in found})
+        before = {}
+        if full is not None:
+            full_errors = _word_errors(*full)
+            same = dict(_paired(rw, full[0]["timings"]["words"]))
+            before = {i: full_errors[same[i]] for i in same if same[i] in full_errors}
+        moved = [
+            max(
+                abs(p[0] - r[0] - before.get(i, (0, 0))[0]),
+                abs(p[1] - r[1] - before.get(i, (0, 0))[1]),
+            )
+            for i, r, p in pairs
+            if abs(r[1] - put["start"]) < 5 or abs(r[0] - put["end"]) < 5
+        ]
+        out["beside_max_ms"] = round(1000 * max(moved, default=0.0), 1)
+        out["beside_against"] = "full version" if full is not None else "reference"
+    return out
+
+
+def score(args: argparse.Namespace) -> None:
+    refs = [
+        json.loads(ln)
+        for ln in Path(args.reference).read_text(encoding="utf-8").splitlines()
+        if ln.strip()
+    ]
+    by_id = {ref["id"]: ref for ref in refs}
+    rows = []
+    for ref in refs:
+        path = Path(args.predicted) / f"{ref['id']}.durations.json"
+        if not path.is_file():
+            print(f"{ref['id']}: no {path}", file=sys.stderr)
+            continue
+        full = None
+        base = ref["id"].rsplit("_", 1)[0] + "_full"
+        full_path = Path(args.predicted) / f"{base}.durations.json"
+        if ref.get("mismatch") and base in by_id and full_path.is_file():
+            full = (by_id[base], json.loads(full_path.read_text(encoding="utf-8")))
+        rows.append(score_item(ref, json.loads(path.read_text(encoding="utf-8")), full))
+    text = json.dumps(rows, indent=1, ensure_ascii=False)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    for row in rows:
+        extra = ""
+        if "mismatch_found" in row:
+            extra = (
+                f"  put-in mismatch found: {row['mismatch_found']} ({', '.join(row['found_as'])}), "
+                f"words beside it moved at most {row['beside_max_ms']} ms "
+                f"(against the {row['beside_against']})"
+            )
+        print(
+            f"{row['id']:<24} words {row['paired']}/{row['words']}  mean {row['mean_ms']} ms  "
+            f"median {row['median_ms']} ms  >50 ms {row['over_50ms_pct']}%  "
+            f"reported {len(row['reported'])}{extra}"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="join utterances into long recordings")
+    b.add_argument("--in", dest="inputs", nargs="+", required=True, help="manifests with timings")
+    b.add_argument("--out", required=True, help="output folder")
+    b.add_argument("--minutes", nargs="+", type=float, default=[5.0, 20.0], help="lengths")
+    b.add_argument("--pause", nargs=2, type=float, default=[0.3, 0.9], help="pause range, s")
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--force", action="store_true", help="overwrite long.jsonl")
+    s = sub.add_parser("score", help="score long-form alignments")
+    s.add_argument("--reference", required=True, help="long.jsonl of build")
+    s.add_argument("--predicted", required=True, help="aligner align --long-form's folder")
+    s.add_argument("--out", help="write the scores as JSON here")
+    args = parser.parse_args(argv)
+    build(args) if args.command == "build" else score(args)
+
+
+if __name__ == "__main__":
+    main()

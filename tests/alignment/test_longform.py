@@ -1,0 +1,206 @@
+"""The model-free parts of long-form alignment: the coarse search on
+log-probabilities built so that the right answer is known (every sentence found at its
+frames; a sentence the audio lacks passed over; audio the text lacks given to the filler,
+never to a neighbour), pauses chosen for the cuts, the recording tiled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aligner.alignment.longform import (
+    SentenceGraph,
+    coarse_search,
+    cut_between,
+    filler_runs,
+    sentence_spans,
+)
+from aligner.inference.longform import pieces, word_scores
+
+LOW, HIGH = -12.0, -0.1
+
+
+def _scene(lengths, plan):
+    """Log-probs (T, N) of sentences of `lengths` tokens (the last of each a '.' that is
+    optional) for a `plan` of ("say", k, frames per token) / ("pause", frames) /
+    ("noise", frames) parts; returns (log_probs, silent, truth {k: (start, end)})."""
+    n = sum(lengths)
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    rows, silent, truth = [], [], {}
+    for part in plan:
+        if part[0] == "say":
+            _, k, per = part
+            start = len(rows)
+            for j in range(lengths[k] - 1):  # the sounds
+                for _ in range(per):
+                    row = np.full(n, LOW)
+                    row[first[k] + j] = HIGH
+                    rows.append(row), silent.append(False)
+            truth[k] = (start, len(rows))
+        else:
+            for _ in range(part[1]):
+                row = np.full(n, LOW)
+                if part[0] == "pause":  # a pause: the '.' tokens are likely
+                    row[first + np.asarray(lengths) - 1] = -1.0
+                else:  # speech of other words: each frame most like some token
+                    row[np.random.default_rng(len(rows)).integers(n)] = HIGH
+                rows.append(row), silent.append(part[0] == "pause")
+    lp = np.asarray(rows)
+    lp -= np.logaddexp.reduce(lp, axis=1, keepdims=True)
+    return lp, np.asarray(silent), truth
+
+
+def _graph(lengths):
+    return SentenceGraph.build([np.array([False] * (n - 1) + [True]) for n in lengths])
+
+
+def test_every_sentence_is_found_at_its_frames():
+    lengths = [5, 4, 6]
+    plan = [
+        ("pause", 10),
+        ("say", 0, 4),
+        ("pause", 8),
+        ("say", 1, 5),
+        ("pause", 6),
+        ("say", 2, 3),
+        ("pause", 5),
+    ]
+    lp, silent, truth = _scene(lengths, plan)
+    graph = _graph(lengths)
+    spans = sentence_spans(coarse_search(lp, graph, silent=silent), graph, final=True)
+    assert {s.index: (s.start, s.end) for s in spans} == truth
+
+
+def test_a_sentence_missing_from_the_audio_is_passed_over():
+    lengths = [5, 7, 5]
+    plan = [("pause", 5), ("say", 0, 10), ("pause", 9), ("say", 2, 10), ("pause", 5)]
+    lp, silent, truth = _scene(lengths, plan)
+    graph = _graph(lengths)
+    spans = sentence_spans(coarse_search(lp, graph, silent=silent), graph, final=True)
+    found = {s.index: (s.start, s.end) for s in spans}
+    assert found == {0: truth[0], 1: (None, None), 2: truth[2]}
+
+
+def test_audio_missing_from_the_text_goes_to_the_filler_not_a_neighbour():
+    lengths = [5, 5]
+    plan = [
+        ("pause", 5),
+        ("say", 0, 4),
+        ("pause", 6),
+        ("noise", 60),
+        ("pause", 6),
+        ("say", 1, 4),
+        ("pause", 4),
+    ]
+    lp, silent, truth = _scene(lengths, plan)
+    graph = _graph(lengths)
+    path = coarse_search(lp, graph, silent=silent)
+    spans = sentence_spans(path, graph, final=True)
+    assert {s.index: (s.start, s.end) for s in spans} == truth
+    noise_start = truth[0][1] + 6
+    assert filler_runs(path, graph, ~silent, 10) == [(noise_start, noise_start + 60)]
+
+
+def test_a_window_that_ends_inside_a_sentence_leaves_it_out_unless_final():
+    lengths = [4, 6]
+    plan = [("pause", 3), ("say", 0, 4), ("pause", 5), ("say", 1, 4)]
+    lp, silent, truth = _scene(lengths, plan)
+    lp = lp[: truth[1][0] + 8]  # the audio stops inside sentence 1
+    graph = _graph(lengths)
+    path = coarse_search(lp, graph, silent=silent[: len(lp)])
+    assert [s.index for s in sentence_spans(path, graph)] == [0]
+    assert [s.index for s in sentence_spans(path, graph, final=True)] == [0, 1]
+
+
+def test_cuts_fall_in_the_middle_of_the_longest_pause():
+    pauses = np.zeros(40, bool)
+    pauses[12:14] = True
+    pauses[20:30] = True
+    assert cut_between(10, 35, pauses) == 25
+    assert cut_between(10, 35, None) == 22
+    assert cut_between(10, 10, pauses) == 10
+
+
+def test_pieces_tile_the_recording():
+    spans = {0: (10, 50), 1: (70, 120), 3: (200, 260)}
+    extra = [(130, 180)]
+    parts = pieces(spans, extra, ["a.", "b.", "c.", "d."], 300, None, 15)
+    assert parts[0].start == 0 and parts[-1].end == 300
+    assert all(p.end == q.start for p, q in zip(parts, parts[1:]))
+    said = [(p.index, p.start, p.end) for p in parts if p.text]
+    assert said == [(0, 0, 60), (1, 60, 125), (3, 190, 275)]
+
+
+@pytest.mark.parametrize("gap", [0.0, 2.5])
+def test_word_scores_sum_the_gap_to_the_best_token(gap):
+    tokens = ["a", "b", " ", "c", "."]
+    frames = [2, 2, 1, 3, 1]
+    lp = np.full((9, 5), -5.0)
+    owner = np.repeat(np.arange(5), frames)
+    lp[np.arange(9), owner] = -1.0
+    lp[5:8, 0] = -1.0 + gap  # c's frames: token a is likelier by `gap`
+    assert word_scores(lp, tokens, frames) == pytest.approx([0.0, -3 * gap])  # c: 3 frames
+
+
+@pytest.mark.parametrize("samples", [8000 * 7, 8000 * 7 + 77, 300])
+def test_a_long_recordings_mel_chunk_by_chunk_is_the_whole_ones(samples):
+    from types import SimpleNamespace
+
+    import torch
+
+    from aligner.audio.features import MelConfig, log_mel
+    from aligner.inference.longform import chunked_mel
+
+    cfg = MelConfig.from_dict(
+        {"sample_rate": 8000, "n_fft": 256, "hop_length": 64, "win_length": 256,
+         "n_mels": 20, "f_max": 4000.0}
+    )  # fmt: skip
+    speech = SimpleNamespace(mel_cfg=cfg, target_mel=lambda wav: log_mel(wav, cfg))
+    wav = torch.from_numpy(np.random.default_rng(0).normal(0, 0.1, samples).astype(np.float32))
+    whole = log_mel(wav, cfg)
+    assert torch.equal(chunked_mel(speech, wav, seconds=1.3), whole)
+
+
+class _Scene:
+    """A stand-in for the model (`FrameScorer`) over a planned recording: each token of
+    the text has its own frames, pauses favour the sentences' stops."""
+
+    def __init__(self, lengths, plan):
+        self.lp, self.silent, self.truth = _scene(lengths, plan)
+        self.first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+
+    def __len__(self):
+        return len(self.lp)
+
+    def log_probs(self, ids, start, end):
+        lp = self.lp[start:end][:, ids.numpy()]
+        return lp - np.logaddexp.reduce(lp, axis=1, keepdims=True)
+
+
+def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail():
+    """Twelve sentences over several windows (anchored at each kept sentence's end), one
+    missing from the audio, speech after the text's last sentence: every other sentence
+    at its frames, the missing one passed over, the tail reported."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from aligner.inference.longform import LongFormSettings, coarse_pass
+
+    lengths = [6, 5, 7, 6, 5, 6, 7, 5, 6, 6, 5, 7]
+    plan = [("pause", 20)]
+    for k in range(12):
+        if k != 7:
+            plan += [("say", k, 8), ("pause", 25)]
+    plan += [("noise", 120), ("pause", 10)]
+    scene = _Scene(lengths, plan)
+    tokens = []
+    for k, n in enumerate(lengths):
+        ids = torch.arange(scene.first[k], scene.first[k] + n)
+        tokens.append((ids, ["a"] * (n - 1) + ["."]))
+    speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
+    settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
+    spans, skipped, extra = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
+    assert spans == scene.truth and skipped == [7]
+    tail = scene.truth[11][1] + 25
+    assert extra == [(tail, tail + 120)]

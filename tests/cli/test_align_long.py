@@ -1,0 +1,164 @@
+"""`aligner align --long-form` / `--audio --text` end to end on a tiny randomly initialised
+alignment model: one record and TextGrid per recording whose frames tile it, words in
+time order inside it, the summary, --force, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+from click.testing import CliRunner
+
+from aligner.checkpoint import atomic_save
+from aligner.cli import main
+from aligner.config import ExperimentConfig
+from aligner.tasks import build_task
+
+SR = 8000
+MEL = {
+    "sample_rate": SR,
+    "n_fft": 256,
+    "hop_length": 64,
+    "win_length": 256,
+    "n_mels": 20,
+    "f_max": 4000.0,
+}
+TEXT = "The cat sat on the mat. A good day to you! Where is the dog?"
+
+
+def _wav(seconds: float, freq: float, rng: np.random.Generator) -> np.ndarray:
+    t = np.arange(int(seconds * SR)) / SR
+    return (0.3 * np.sin(2 * np.pi * freq * t) + 0.01 * rng.standard_normal(len(t))).astype(
+        np.float32
+    )
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory) -> dict[str, Path]:
+    """A tiny alignment checkpoint, a 'recording' of three tones with pauses, its text."""
+    root = tmp_path_factory.mktemp("long")
+    rng = np.random.default_rng(0)
+    parts = []
+    for i in range(3):
+        parts += [np.zeros(int(0.4 * SR), np.float32), _wav(0.8 + 0.2 * i, 200 + 80 * i, rng)]
+    audio = root / "chapter.wav"
+    sf.write(audio, np.concatenate([*parts, np.zeros(int(0.4 * SR), np.float32)]), SR)
+    (root / "chapter.txt").write_text(TEXT + "\n", encoding="utf-8")
+    item = {"id": "u0", "audio": "chapter.wav", "text": "hello world.", "speaker": "s"}
+    for split in ("train", "valid", "test"):
+        (root / f"{split}.jsonl").write_text(json.dumps(item) + "\n")
+    model = {"channels": 16, "attn_dim": 8, "text_kernels": [1], "mel_kernels": [3, 1]}
+    cfg = ExperimentConfig.from_dict(
+        {"task": "align", "data": {"mel": MEL, "tokenizer": "chars"}, "model": model}
+    )
+    built = build_task(cfg, root)
+    state = {"model": built.model.state_dict(), "step": 1, "config": cfg.to_dict()}
+    atomic_save({**state, "symbols": built.symbols}, root / "align.pt")
+    torch.manual_seed(0)
+    return {"root": root, "ckpt": root / "align.pt", "audio": audio, "text": root / "chapter.txt"}
+
+
+def _run(*args) -> object:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def found(monkeypatch):
+    """The coarse pass of a model that knows the recording: sentence k is tone k (a random
+    model finds nothing; `tests/alignment/test_longform.py` tests the coarse pass)."""
+    from aligner.inference import long_recording
+
+    frames, spans, t = SR // 64, {}, 0.0
+    for k in range(3):
+        t += 0.4
+        spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
+        t += 0.8 + 0.2 * k
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], []))
+
+
+def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path, found):
+    out = tmp_path / "ali"
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"]]
+    r = _run(*args, "--text", setup["text"], "--out", out)
+    assert r.exit_code == 0, r.output
+    record = json.loads((out / "chapter.durations.json").read_text(encoding="utf-8"))
+    duration = sf.info(str(setup["audio"])).duration
+    assert (
+        sum(record["frames"])
+        == record["total_frames"]
+        == len(record["tokens"]) * 0 + (int(duration * SR) // 64 + 1)
+    )
+    assert abs(record["total_seconds"] - record["total_frames"] * 64 / SR) < 1e-6
+    words = record["words"]
+    assert all(0 <= s < e <= record["total_seconds"] + 1e-6 for s, e, _ in words)
+    assert all(a[1] <= b[0] + 1e-6 for a, b in zip(words, words[1:]))  # in order, no overlap
+    assert [s["text"] for s in record["sentences"]] == [
+        "The cat sat on the mat.", "A good day to you!", "Where is the dog?"
+    ]  # fmt: skip
+    spoken = [w for s in record["sentences"] if s["start"] is not None for w in s["text"].split()]
+    assert len(words) == len(spoken)
+    assert (out / "chapter.TextGrid").is_file() and (out / "durations" / "chapter.npy").is_file()
+    frames = np.load(out / "durations" / "chapter.npy")
+    assert frames.tolist() == record["frames"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["utterances"] == 1 and "mismatches" in summary
+    assert summary["items"][0]["real_time_factor"] > 0
+    again = _run(*args, "--text", setup["text"], "--out", out)
+    assert again.exit_code == 1 and "--force" in again.output and "Traceback" not in again.output
+    forced = _run(*args, "--text", setup["text"], "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+
+
+def test_a_manifest_item_is_aligned_as_a_whole(setup, tmp_path, found):
+    manifest = tmp_path / "long.jsonl"
+    item = {"id": "chapter one", "audio": str(setup["audio"]), "text": TEXT}
+    manifest.write_text(json.dumps(item) + "\n")
+    r = _run(
+        "align",
+        "--long-form",
+        "--checkpoint",
+        setup["ckpt"],
+        "--in",
+        manifest,
+        "--out",
+        tmp_path / "a",
+    )
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "a" / "chapter_one.durations.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--text", "missing.txt"], ["--text", "does not exist"]),
+        ([], ["--audio", "--text"]),
+    ],
+)
+def test_bad_input_is_one_line(setup, tmp_path, extra, words):
+    r = _run(
+        "align",
+        "--checkpoint",
+        setup["ckpt"],
+        "--audio",
+        setup["audio"],
+        "--out",
+        tmp_path / "o",
+        *extra,
+    )
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("Error:")]
+    assert len(lines) == 1 and all(w in lines[0] for w in words), r.output
+
+
+def test_a_text_found_nowhere_in_the_audio_is_a_bad_item(setup, tmp_path):
+    """The random model finds no sentence: the recording is named with the reason, exit 1."""
+    args = ["--audio", setup["audio"], "--text", setup["text"], "--out", tmp_path / "o"]
+    r = _run("align", "--checkpoint", setup["ckpt"], *args)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "chapter: none of the 3 sentences" in r.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["bad"] == 1 and summary["utterances"] == 0

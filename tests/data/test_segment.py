@@ -1,0 +1,110 @@
+"""`aligner segment`: a long recording's alignment cut into an utterance corpus at its
+pauses, every utterance within the length range and cut in silence, the mismatches' spans
+left out and listed, the text's own words kept, a corpus `read_manifest` reads."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+from click.testing import CliRunner
+
+from aligner.cli import main
+from aligner.data.manifest import read_manifest
+from aligner.data.segment import SegmentRules, utterances
+
+SR = 16000
+
+
+def _record(n_sentences: int = 6, mismatch: bool = True) -> dict:
+    """Sentences of four 0.4 s words (0.05 s apart), 0.6 s pauses between sentences."""
+    words, sentences, t = [], [], 0.5
+    for k in range(n_sentences):
+        said = [f"w{k}x{j}" for j in range(4)]
+        sentences.append({"text": " ".join(said[:-1] + [said[-1] + "."]), "start": t, "end": 0})
+        for w in said:
+            words.append([round(t, 3), round(t + 0.4, 3), w])
+            t += 0.45
+        t += 0.55
+    record = {"words": words, "total_seconds": round(t + 0.5, 3), "sentences": sentences}
+    record["mismatches"] = []
+    if mismatch:  # sentence 3's second word is not what the audio says
+        s, e = words[13][0], words[13][1]
+        record["mismatches"].append(
+            {"kind": "word unlike its audio", "start": s, "end": e, "text": "w3x1"}
+        )
+    return record
+
+
+def test_utterances_are_cut_in_pauses_within_the_range_and_skip_mismatches():
+    record = _record()
+    rules = SegmentRules(min_seconds=1.0, max_seconds=4.0, min_pause=0.3, pad=0.15)
+    cuts, left = utterances(record, rules)
+    words = record["words"]
+    for lo, hi, group in cuts:
+        assert rules.min_seconds <= words[group[-1]][1] - words[group[0]][0] <= rules.max_seconds
+        assert hi - lo <= rules.max_seconds + 2 * rules.pad
+        assert lo < words[group[0]][0] and hi > words[group[-1]][1]  # silence at each edge
+        assert group == list(range(group[0], group[-1] + 1))
+        inside = [w for w in words if lo < w[1] and w[0] < hi]
+        assert len(inside) == len(group)  # no word cut in two
+    used = {i for _, _, g in cuts for i in g}
+    assert 13 not in used  # the mismatched word
+    assert not any(g[0] < 13 < g[-1] for _, _, g in cuts)
+    assert any("word unlike its audio" in s["reason"] for s in left)
+    # two sentences (4.05 s) exceed 4 s: one sentence each, the words of sentence 3 on
+    # either side of the mismatched word packed with the sentence beside them
+    assert [g for _, _, g in cuts] == [
+        [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11, 12], [14, 15, 16, 17, 18, 19], [20, 21, 22, 23]
+    ]  # fmt: skip
+    short = utterances(record, SegmentRules(min_seconds=2.0, max_seconds=2.5, min_pause=0.3))
+    assert [s["reason"] for s in short[1]].count("shorter than --min-seconds") == 7  # 5 + 2 parts
+
+
+def test_a_phrase_longer_than_the_range_is_left_out():
+    record = _record(2, mismatch=False)
+    cuts, left = utterances(record, SegmentRules(min_seconds=0.5, max_seconds=1.0, min_pause=0.3))
+    assert (
+        cuts == []
+        and [s["reason"] for s in left] == ["no pause to cut at within --max-seconds"] * 2
+    )
+
+
+def test_the_cli_writes_a_corpus_train_reads(tmp_path):
+    record = _record()
+    audio = tmp_path / "chapter.wav"
+    sf.write(audio, np.random.default_rng(0).normal(0, 0.1, int(record["total_seconds"] * SR)), SR)
+    ali = tmp_path / "chapter.durations.json"
+    ali.write_text(json.dumps(record))
+    out = tmp_path / "corpus"
+    args = ["segment", "--audio", str(audio), "--alignment", str(ali), "--out", str(out)]
+    r = CliRunner().invoke(main, [*args, "--max-seconds", "4", "--min-pause", "0.3"])
+    assert r.exit_code == 0, r.output
+    items = [it for s in ("train", "valid", "test") for it in read_manifest(out / f"{s}.jsonl")]
+    assert len(items) == 5  # as in the test above
+    for it in items:
+        info = sf.info(it["audio"])
+        assert abs(info.duration - it["duration"]) < 1e-3 and info.samplerate == SR
+        assert it["speaker"] == "chapter" and it["text"].split()[0].startswith("w")
+        assert all(0 < s < e < it["duration"] for s, e, _ in it["aligned_words"])
+    assert any(it["text"].endswith(".") for it in items)  # the text's own punctuation
+    summary = json.loads((out / "summary.json").read_text())
+    assert any("word unlike its audio" in w for w in summary["warnings"])
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 1 and "--force" in again.output and "Traceback" not in again.output
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--audio", "nope.wav", "--alignment", "x.json"], ["--audio", "does not exist"]),
+        (["--in", "m.jsonl"], ["--alignments"]),
+        ([], ["--audio", "--alignment"]),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, args, words):
+    r = CliRunner().invoke(main, ["segment", *args, "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert all(w in r.output for w in words), r.output
