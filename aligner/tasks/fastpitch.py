@@ -40,10 +40,10 @@ from aligner.models.fastpitch.model import FastPitch, FastPitchConfig, FastPitch
 from aligner.tasks.fastpitch_data import (
     FastPitchDataset,
     collate_fastpitch,
-    item_durations,
     pitch_stats,
+    required_durations,
 )
-from aligner.tasks.guides import folders_of, read_records
+from aligner.tasks.guides import dataset_durations, folders_of, read_records
 from aligner.tasks.speech import SpeechTask, first_items, set_data_sizes
 from aligner.tasks.speech_data import text_speech_data
 from aligner.tasks.truth import References, TruthErrors
@@ -212,7 +212,13 @@ def build(cfg: Any, data_dir: Path) -> FastPitchTask:
     frame = corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
     sets = [
         FastPitchDataset(
-            base, item_durations(base, corpus.table.decode, records, frame, split), pitch
+            base,
+            required_durations(
+                dataset_durations(base, corpus.table.decode, records, frame, split),
+                len(base.items),
+                split,
+            ),
+            pitch,
         )
         for base, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
     ]

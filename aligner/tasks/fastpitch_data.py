@@ -10,7 +10,6 @@ An item without durations cannot train a duration model: it is left out and coun
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,32 +19,26 @@ from torch.utils.data import Dataset
 from aligner.config import ConfigError
 from aligner.data.collate import collate_tts, pad
 from aligner.data.pitch import PitchCache, token_means
-from aligner.tasks.guides import dataset_durations
 
 
-def item_durations(
-    dataset: Any,
-    decode: Callable[[list[int]], list[str]],
-    records: dict[str, dict[str, Any]],
-    frame_seconds: float,
-    split: str,
+def required_durations(
+    found: dict[int, torch.Tensor], total: int, split: str
 ) -> dict[int, torch.Tensor]:
-    """Frames per token (N,) of the items of a TTS dataset (`TTSDataset`) that have a record
-    or a TextGrid whose phones pair with their tokens, by item index; ConfigError naming the
-    item for a record of other tokens or frames."""
-    out = dataset_durations(dataset, decode, records, frame_seconds, split)
-    if len(out) < len(dataset.items):
+    """`found` (`aligner.tasks.guides.dataset_durations` of a split of `total` items), the
+    items without durations counted in one line (a duration model learns from durations
+    only); ConfigError when no item has them."""
+    if len(found) < total:
         print(
-            f"note: {len(dataset.items) - len(out)} of {len(dataset.items)} {split} items have no "
-            "durations and are left out (a duration model learns from durations only)",
+            f"note: {total - len(found)} of {total} {split} items have no durations and are "
+            "left out (a duration model learns from durations only)",
             file=sys.stderr,
         )
-    if not out:
+    if not found:
         raise ConfigError(
             f"data.durations: no {split} item has durations; give the folders `aligner align "
             "--checkpoint ALIGNMENT_MODEL` wrote for the train and valid manifests"
         )
-    return out
+    return found
 
 
 @dataclass
