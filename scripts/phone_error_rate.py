@@ -9,6 +9,8 @@ synthesized, converted or vocoded speech can be understood.
         --manifest exp/vc/converted/manifest.jsonl                 # aligner convert's output
     python scripts/phone_error_rate.py --checkpoint exp/recognizer \\
         --manifest data/test.jsonl --audio-dir exp/vocoded         # ID.wav against the texts
+    python scripts/phone_error_rate.py --checkpoint exp/recognizer \
+        --manifest data/test.jsonl --control noise                 # what no speech scores
 
 It prints ``PER x.xx% (edits/phones) over N items`` and one line per item left out (no
 text, missing or unreadable audio); ``--json`` also writes the per-item hypotheses.
@@ -46,6 +48,12 @@ import click
     show_default=True,
     help="The manifest field of the recording (a VC pair's target: target_audio).",
 )
+@click.option(
+    "--control",
+    type=click.Choice(["griffin-lim", "noise", "wrong-text"]),
+    help="Score a control instead: each recording through Griffin-Lim (the floor of a "
+    "mel-making system), white noise of its length and RMS, or the next item's text.",
+)
 @click.option("--limit", default=0, show_default=True, help="First N items (0 = all).")
 @click.option("--batch-size", default=16, show_default=True, help="Recordings per batch.")
 @click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:1, ...")
@@ -61,6 +69,7 @@ def main(
     manifest: Path,
     audio_dir: Path | None,
     audio_key: str,
+    control: str | None,
     limit: int,
     batch_size: int,
     device: str,
@@ -72,6 +81,7 @@ def main(
     from aligner.inference.common import InferenceError
     from aligner.inference.loading import load_model
     from aligner.inference.recognizer import PhoneRecognizer, phone_error_rate
+    from aligner.inference.recognizer import control as control_condition
 
     try:
         model = load_model(checkpoint, device)
@@ -84,7 +94,10 @@ def main(
     except (InferenceError, ManifestError) as err:
         raise click.ClickException(str(err)) from None
     items = items[:limit] if limit > 0 else items
-    report = phone_error_rate(model, items, audio_dir, audio_key, batch_size)
+    transform = None
+    if control:
+        items, transform = control_condition(model, items, control)
+    report = phone_error_rate(model, items, audio_dir, audio_key, batch_size, transform)
     for line in report.bad:
         click.echo(f"left out: {line}", err=True)
     if verbose:

@@ -13,7 +13,7 @@ The references are the texts' tokens that are sounds, as the recognizer was trai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,11 +21,13 @@ from typing import Any, ClassVar
 import torch
 
 from aligner.alignment.tiers import optional_tokens
+from aligner.audio.features import log_mel
 from aligner.audio.io import load_audio
 from aligner.data.collate import length_batches, pad
 from aligner.inference.common import InferenceError
 from aligner.inference.speech import TextSpeechModel
 from aligner.models.recognizer import CTCRecognizer, greedy_decode
+from aligner.models.vocoders.base import GriffinLimVocoder
 from aligner.text.metrics import edit_distance
 
 
@@ -99,10 +101,12 @@ def phone_error_rate(
     audio_dir: str | Path | None = None,
     audio_key: str = "audio",
     batch_size: int = 16,
+    transform: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> PERReport:
     """The phone error rate of manifest `items` (``id``, ``text``, and ``audio_key`` or a
-    file ``audio_dir/ID.wav``) against their texts. An item without text, without sounds
-    in its text, or whose audio is missing or unreadable is left out with one line."""
+    file ``audio_dir/ID.wav``) against their texts; `transform` changes each waveform
+    first (`control`). An item without text, without sounds in its text, or whose audio
+    is missing or unreadable is left out with one line."""
     report, wavs, refs, ids = PERReport(), [], [], []
     folder = Path(audio_dir) if audio_dir is not None else None
     for item in items:
@@ -115,9 +119,34 @@ def phone_error_rate(
         except (InferenceError, ValueError) as err:  # AudioError is a ValueError
             report.bad.append(f"{uid}: {err}")
             continue
-        wavs.append(wav)
+        wavs.append(transform(wav) if transform is not None else wav)
         refs.append(ref)
         ids.append(uid)
     for uid, hyp, ref in zip(ids, model.recognize(wavs, batch_size), refs):
         report.add(uid, hyp, ref)
     return report
+
+
+CONTROLS = ("griffin-lim", "noise", "wrong-text")
+
+
+def control(
+    model: PhoneRecognizer, items: Sequence[dict[str, Any]], name: str, seed: int = 0
+) -> tuple[list[dict[str, Any]], Callable[[torch.Tensor], torch.Tensor] | None]:
+    """The items and waveform transform of a control condition, what tells a score's
+    meaning: ``griffin-lim`` (each recording through its own log-mel and 60 Griffin-Lim
+    iterations: the floor of a system that makes mels), ``noise`` (white noise of the
+    recording's length and RMS: what no speech scores) or ``wrong-text`` (each recording
+    against the next item's text)."""
+    if name == "wrong-text":
+        n = len(items)
+        return [{**it, "text": items[(i + 1) % n].get("text")} for i, it in enumerate(items)], None
+    if name == "griffin-lim":
+        vocoder = GriffinLimVocoder(model.mel_cfg, 60, model.device)
+        return list(items), lambda wav: vocoder(log_mel(wav, model.mel_cfg))
+    if name == "noise":
+        gen = torch.Generator().manual_seed(seed)
+        return list(
+            items
+        ), lambda wav: wav.pow(2).mean().sqrt() * torch.randn(wav.shape, generator=gen)
+    raise ValueError(f"unknown control {name!r}; choose one of {', '.join(CONTROLS)}")

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import phone_error_rate as script
 import pytest
 import soundfile as sf
+import torch
 from click.testing import CliRunner
 
+from aligner.audio.features import MelConfig
 from aligner.cli import main as aligner
 from aligner.data.manifest import read_manifest, write_manifest
-from aligner.inference.recognizer import PERReport, phone_error_rate
+from aligner.inference.recognizer import CONTROLS, PERReport, control, phone_error_rate
 from aligner.text.metrics import edit_distance
 
 SR = 8000
@@ -100,6 +103,25 @@ def test_the_rate_sums_edits_over_phones_and_leaves_bad_items_out(tmp_path: Path
     assert PERReport().per == 0.0 and PERReport().items == 0
 
 
+def test_the_controls_keep_what_they_should() -> None:
+    model = SimpleNamespace(mel_cfg=MelConfig(**MEL), device=torch.device("cpu"))
+    items = [{"id": f"u{i}", "text": t} for i, t in enumerate(["ab", "cd", "e"])]
+    moved, none = control(model, items, "wrong-text")
+    assert [it["text"] for it in moved] == ["cd", "e", "ab"] and none is None
+    assert [it["text"] for it in items] == ["ab", "cd", "e"]  # the items are not changed
+    wav = torch.from_numpy(tones("abc de", 0))
+    _, noise = control(model, items, "noise")
+    fake = noise(wav)
+    assert fake.shape == wav.shape and abs(fake.std() / wav.pow(2).mean().sqrt() - 1) < 0.05
+    assert abs(float((fake[:-1] * fake[1:]).mean() / fake.var())) < 0.05  # white
+    _, griffin_lim = control(model, items, "griffin-lim")
+    assert abs(griffin_lim(wav).numel() - wav.numel()) <= MEL["hop_length"]
+    with pytest.raises(ValueError, match="unknown control 'hum'; choose one of griffin-lim"):
+        control(model, items, "hum")
+    choices = next(p for p in script.main.params if p.name == "control").type.choices
+    assert tuple(choices) == CONTROLS
+
+
 def run(command, *args):
     return CliRunner().invoke(command, [str(a) for a in args], catch_exceptions=False)
 
@@ -157,13 +179,15 @@ def test_a_trained_recognizer_tells_speech_from_noise_and_from_a_wrong_text(
     )
     assert float(res.output.split("PER ")[1].split("%")[0]) > matching["per"] + 40
 
-    # the right recordings against the texts of other items
-    shuffled = [
-        {**item, "text": items[(i + 1) % len(items)]["text"]} for i, item in enumerate(items)
-    ]
-    write_manifest(tmp_path / "shuffled.jsonl", shuffled)
-    res = run(script.main, "--checkpoint", exp, "--manifest", tmp_path / "shuffled.jsonl")
-    assert float(res.output.split("PER ")[1].split("%")[0]) > matching["per"] + 40, res.output
+    # the right recordings against the texts of other items; noise and the Griffin-Lim
+    # floor made by the script
+    rates = {}
+    for condition in CONTROLS:
+        res = run(script.main, "--checkpoint", exp, "--manifest", valid, "--control", condition)
+        assert res.exit_code == 0, res.output
+        rates[condition] = float(res.output.split("PER ")[1].split("%")[0])
+    assert rates["wrong-text"] > matching["per"] + 40 and rates["noise"] > matching["per"] + 40
+    assert rates["griffin-lim"] < 30, rates
 
 
 def test_the_script_refuses_a_checkpoint_that_is_no_recognizer_in_one_line(tmp_path: Path) -> None:
