@@ -86,6 +86,9 @@ class PERReport:
         self.edits, self.phones = self.edits + edits, self.phones + len(ref)
 
 
+IN_MEMORY = 256  # recordings held at once (each batch is sorted by length within them)
+
+
 def audio_path(item: dict[str, Any], audio_dir: Path | None, key: str) -> Path:
     """Where an item's recording is: ``audio_dir/ID.wav``, else the item's `key`."""
     if audio_dir is not None:
@@ -107,7 +110,7 @@ def phone_error_rate(
     file ``audio_dir/ID.wav``) against their texts; `transform` changes each waveform
     first (`control`). An item without text, without sounds in its text, or whose audio
     is missing or unreadable is left out with one line."""
-    report, wavs, refs, ids = PERReport(), [], [], []
+    report, pending = PERReport(), []
     folder = Path(audio_dir) if audio_dir is not None else None
     for item in items:
         uid = str(item["id"])
@@ -119,12 +122,19 @@ def phone_error_rate(
         except (InferenceError, ValueError) as err:  # AudioError is a ValueError
             report.bad.append(f"{uid}: {err}")
             continue
-        wavs.append(transform(wav) if transform is not None else wav)
-        refs.append(ref)
-        ids.append(uid)
-    for uid, hyp, ref in zip(ids, model.recognize(wavs, batch_size), refs):
-        report.add(uid, hyp, ref)
+        pending.append((uid, transform(wav) if transform is not None else wav, ref))
+        if len(pending) >= IN_MEMORY:
+            _score(model, pending, batch_size, report)
+    _score(model, pending, batch_size, report)
     return report
+
+
+def _score(model: PhoneRecognizer, pending: list, batch_size: int, report: PERReport) -> None:
+    """Recognize the pending ``(id, waveform, reference)`` into `report`; empties it."""
+    hyps = model.recognize([wav for _, wav, _ in pending], batch_size) if pending else []
+    for (uid, _, ref), hyp in zip(pending, hyps):
+        report.add(uid, hyp, ref)
+    pending.clear()
 
 
 CONTROLS = ("griffin-lim", "noise", "wrong-text")
@@ -146,7 +156,9 @@ def control(
         return list(items), lambda wav: vocoder(log_mel(wav, model.mel_cfg))
     if name == "noise":
         gen = torch.Generator().manual_seed(seed)
-        return list(
-            items
-        ), lambda wav: wav.pow(2).mean().sqrt() * torch.randn(wav.shape, generator=gen)
+
+        def noise(wav: torch.Tensor) -> torch.Tensor:
+            return wav.pow(2).mean().sqrt() * torch.randn(wav.shape, generator=gen)
+
+        return list(items), noise
     raise ValueError(f"unknown control {name!r}; choose one of {', '.join(CONTROLS)}")

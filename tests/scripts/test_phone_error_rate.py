@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from aligner.audio.features import MelConfig
 from aligner.cli import main as aligner
 from aligner.data.manifest import read_manifest, write_manifest
+from aligner.inference import recognizer
 from aligner.inference.recognizer import CONTROLS, PERReport, control, phone_error_rate
 from aligner.text.metrics import edit_distance
 
@@ -80,7 +81,7 @@ class StubRecognizer:
         return [self.hears[w] for w in wavs]
 
 
-def test_the_rate_sums_edits_over_phones_and_leaves_bad_items_out(tmp_path: Path) -> None:
+def test_the_rate_sums_edits_over_phones_and_leaves_bad_items_out(tmp_path, monkeypatch) -> None:
     for name in ("u0", "u1"):
         (tmp_path / f"{name}.wav").write_bytes(b"")
     items = [
@@ -101,6 +102,15 @@ def test_the_rate_sums_edits_over_phones_and_leaves_bad_items_out(tmp_path: Path
     folder = phone_error_rate(StubRecognizer(hears), items[:2], audio_dir=tmp_path)
     assert folder.per == report.per and folder.items == 2
     assert PERReport().per == 0.0 and PERReport().items == 0
+    # recognized a few recordings at a time: the same
+    monkeypatch.setattr(recognizer, "IN_MEMORY", 1)
+    again = phone_error_rate(StubRecognizer(hears), items)
+    assert (again.edits, again.phones, again.scored, again.bad) == (
+        report.edits,
+        report.phones,
+        report.scored,
+        report.bad,
+    )
 
 
 def test_the_controls_keep_what_they_should() -> None:
