@@ -37,11 +37,11 @@ class RecognizerConfig:
 
     n_mels: int = 80
     n_symbols: int = 0
-    channels: int = 192
+    channels: int = 256
     subsample: int = 2
-    conv_layers: int = 1
+    conv_layers: int = 4
     rnn_dim: int = 160
-    rnn_layers: int = 2
+    rnn_layers: int = 0
     dropout: float = 0.1
     mel_norm: Literal["utterance", "global"] = "utterance"
 

@@ -8,7 +8,8 @@ Recipe sections::
     family: ctc_recognizer
     data: {train: train.jsonl, valid: valid.jsonl, tokenizer: phonemes, add_eos: false,
            audio_keys: [audio, target_audio], mel: {...}}
-    model: {channels: 192, subsample: 2, rnn_dim: 160, rnn_layers: 2, dropout: 0.1,
+    model: {channels: 256, subsample: 2, conv_layers: 4, rnn_layers: 0, dropout: 0.1,
+            mel_norm: utterance,
             spec_augment: {freq_masks: 2, freq_width: 10, time_masks: 2, time_width: 12}}
 
 The targets are the item's tokens that are sounds: word separators, punctuation and the
