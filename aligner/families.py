@@ -176,6 +176,19 @@ FAMILIES: dict[str, Family] = {
             ),
         },
     ),
+    "ctc_recognizer": Family(
+        "ctc_recognizer",
+        "a CTC phone recognizer: convolutions (time subsampled), BiGRU layers, greedy decoding",
+        {
+            "recognize": Role(
+                "aligner.tasks.recognizer",
+                "aligner.inference.recognizer:PhoneRecognizer",
+                "mel",
+                "tokens",
+                verb="scripts/phone_error_rate.py",
+            )
+        },
+    ),
 }
 
 DEFAULT_FAMILY: dict[str, str] = {
@@ -185,6 +198,7 @@ DEFAULT_FAMILY: dict[str, str] = {
     "vocoder": "vocos",
     "g2p": "rnn_seq2seq",
     "nmt": "rnn_seq2seq",
+    "recognize": "ctc_recognizer",
 }
 
 

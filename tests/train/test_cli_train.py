@@ -77,7 +77,7 @@ def test_train_writes_checkpoints_and_refuses_to_overwrite(recipe, tmp_path):
         (["--set", "train.lrate=1"], "unknown key train.lrate"),
         (
             ["--set", "task=nosuchtask"],
-            "unknown task 'nosuchtask'; choose one of tts, vc, align, vocoder, g2p, nmt",
+            "unknown task 'nosuchtask'; choose one of tts, vc, align, vocoder, g2p, nmt, recognize",
         ),
         (
             ["--set", "model.nan_steps=[0, 1, 2]", "--set", "train.max_nonfinite=3"],
