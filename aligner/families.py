@@ -1,8 +1,9 @@
 """Model families: what each trainable model is and what it can do, in one table.
 
 A recipe names its **task** (what is learned from which data: ``tts``, ``vc``, ``align``,
-``vocoder``, ``g2p``, ``nmt``) and its **family** (the architecture that learns it:
-``tacotron``, ``forward_sum``, ``vocos``, ``hifigan``, ``rnn_seq2seq``). A family serves
+``vocoder``, ``g2p``, ``nmt``, ``recognize``) and its **family** (the architecture that
+learns it: ``tacotron``, ``forward_sum``, ``fastpitch``, ``vocos``, ``hifigan``,
+``rnn_seq2seq``, ``ctc_recognizer``). A family serves
 one or more tasks; for each it declares a `Role`: the trainer task that builds and trains
 it (`aligner.tasks`), the class that uses it once trained (`aligner.inference`), and its
 capabilities. Every caller (the trainer, inference, ``align``, ``synthesize``,
