@@ -1,7 +1,7 @@
 # Sourced by egs/*/run.sh: stage selection and the steps every recipe shares.
 # Uses the script's variables stage, stop_stage, aligner, recipe, data, exp, train_args.
 # A command's --checkpoint takes the experiment folder itself: aligner picks its best.pt,
-# else its latest checkpoint (aligner.inference.loading.resolve_checkpoint).
+# else its latest checkpoint (aligner.checkpoint.checkpoint_file).
 
 # run N: true when stage N lies in --stage .. --stop-stage.
 run() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
