@@ -69,9 +69,6 @@ def align_long(
             "audio: does the text belong to this recording (and the model to its language)?"
         )
     parts = pieces(spans, extra, sentences, total, pauses, int(round(1.0 / sec)))
-    rec: dict[str, Any] = {"tokens": [], "frames": [], "words": [], "phones": []}
-    mismatches = [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
-    metrics: list[dict[str, float]] = []
     said = [part for part in parts if part.text is not None]
     wavs = [
         wav[
@@ -82,14 +79,38 @@ def align_long(
         for part in said
     ]
     names = [f"{name} sentence {part.index + 1}" for part in said]
-    aligned = iter(window(speech, wavs, [part.text for part in said], names, pause_rule))
+    aligned = window(speech, wavs, [part.text for part in said], names, pause_rule)
+    rec, mismatches, metrics = _joined(speech, parts, aligned, scorer, settings, sec)
+    mismatches += [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
+    mismatches += _missing_text(skipped, sentences, spans, sec)
+    record = _record(name, rec, total, cfg, sentences, spans, mismatches)
+    keys = metrics[0].keys() if metrics else ()
+    mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
+    return LongAlignment(record, record["mismatches"], mean)
+
+
+def _joined(
+    speech: Any,
+    parts: list,
+    aligned: list,
+    scorer: FrameScorer,
+    settings: LongFormSettings,
+    sec: float,
+) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]]]:
+    """The pieces of a recording joined into one record's tokens, frames, words and phones
+    (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
+    text one filler token), the words unlike their audio, and each sentence's metrics."""
+    rec: dict[str, list] = {"tokens": [], "frames": [], "words": [], "phones": []}
+    mismatches: list[dict[str, Any]] = []
+    metrics: list[dict[str, float]] = []
+    sentences = iter(aligned)
     for part in parts:
         n = part.end - part.start
         if part.text is None:
             rec["tokens"].append(" ")
             rec["frames"].append(n)
             continue
-        utt = next(aligned)
+        utt = next(sentences)
         one = resolve(utt).record
         metrics.append(utt.metrics)
         offset, end = part.start * sec, part.end * sec
@@ -104,10 +125,24 @@ def align_long(
         if settings.word_margin > 0:
             lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
             mismatches += _wrong_words(lp, utt.tokens, one, offset, settings.word_margin)
-    mismatches += _missing_text(skipped, sentences, spans, sec)
+    return rec, mismatches, metrics
+
+
+def _record(
+    name: str,
+    rec: dict[str, list],
+    total: int,
+    cfg: Any,
+    sentences: list[str],
+    spans: dict[int, tuple[int, int]],
+    mismatches: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The durations record of a whole recording (`aligner.alignment.record`'s, plus its
+    ``sentences`` with their spans and its ``mismatches`` in time order)."""
+    sec = cfg.hop_length / cfg.sample_rate
     frames = np.asarray(rec["frames"])
     starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
-    record = {
+    return {
         "id": name,
         "method": "search",
         "tokens": rec["tokens"],
@@ -122,15 +157,15 @@ def align_long(
         "words": rec["words"],
         "phones": rec["phones"],
         "sentences": [
-            {"text": s, "start": spans[k][0] * sec if k in spans else None,
-             "end": spans[k][1] * sec if k in spans else None}
+            {
+                "text": s,
+                "start": spans[k][0] * sec if k in spans else None,
+                "end": spans[k][1] * sec if k in spans else None,
+            }
             for k, s in enumerate(sentences)
         ],
         "mismatches": sorted(mismatches, key=lambda m: (m["start"], m["kind"])),
-    }  # fmt: skip
-    keys = metrics[0].keys() if metrics else ()
-    mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
-    return LongAlignment(record, record["mismatches"], mean)
+    }
 
 
 def _mismatch(kind: int, start: float, end: float, text: str) -> dict[str, Any]:
