@@ -3,13 +3,16 @@ second at batch 1 (each sentence alone) and for all sentences in one batch, on t
 sentences and threads, no vocoder.
 
     python scripts/bench_synthesis.py CKPT [CKPT ...] --in sentences.txt [--threads 2]
-        [--repeats 3] [--device cpu]
+        [--repeats 3] [--device cpu] [--same-length]
 
 Each checkpoint is loaded with `load_speech_model(path, "synthesize")` and decodes as
 ``aligner synthesize`` does (its recipe's window for a Tacotron). Timings are the median of
 ``--repeats`` runs after one warm-up, the checkpoints interleaved so that load changes on
 the machine hit all alike. Prints one JSON line per checkpoint: family, frames, frames per
 second at batch 1 and in one batch, and the ratio to the first checkpoint's.
+``--same-length``: every checkpoint after the first decodes as many frames as the first
+made, its stop turned off (an attention decoder that stops at once, e.g. untrained, is then
+timed on a real output length; a decoder step's cost does not depend on its weights).
 """
 
 from __future__ import annotations
@@ -26,9 +29,15 @@ from aligner.inference import load_speech_model
 from aligner.text.normalize import normalize_and_split
 
 
-def _timed(speech, ids: list[torch.Tensor], batch: int) -> tuple[float, int]:
+def _timed(
+    speech, ids: list[torch.Tensor], batch: int, frames: int | None = None
+) -> tuple[float, int]:
+    """Seconds and frames of one decode; `frames`: as many frames in all, without a stop."""
+    options = {}
+    if frames is not None:
+        options = {"stop_threshold": 1.0, "max_length_ratio": frames / sum(len(i) for i in ids)}
     start = time.perf_counter()
-    results = speech.generate(ids, batch_size=batch)
+    results = speech.generate(ids, batch_size=batch, **options)
     return time.perf_counter() - start, sum(len(r.mel) for r in results)
 
 
@@ -39,6 +48,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--same-length",
+        action="store_true",
+        help="decode the later checkpoints to the first one's frames, their stop off",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     models = [load_speech_model(p, "synthesize", args.device) for p in args.checkpoints]
@@ -51,7 +65,8 @@ def main(argv: list[str] | None = None) -> None:
             sentences = normalize_and_split(text, cleaner=speech.tokenizer.cleaner)
             ids = [speech.encode_text(s) for s in sentences]
             for key, batch in (("1", 1), ("all", len(ids))):
-                seconds, n = _timed(speech, ids, batch)
+                target = frames.get(0) if args.same_length and i else None
+                seconds, n = _timed(speech, ids, batch, target)
                 frames[i] = n
                 if repeat:  # the first run warms up
                     rates[i][key].append(n / seconds)

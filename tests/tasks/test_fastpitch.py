@@ -196,8 +196,11 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
     (tmp_path / "say.txt").write_text("a bad cab. a dead bee.")
     bench = ["--in", str(tmp_path / "say.txt"), "--repeats", "1", "--threads", "1"]
     _bench().main([str(exp), *bench])
-    row = json.loads(capfd.readouterr().out.strip().splitlines()[-1])
-    assert row["family"] == "FastPitchModel" and row["frames_per_s_batch1"] > 0
+    # the same checkpoint timed again to the first one's length: the same frames, no stop
+    _bench().main([str(exp), str(exp), *bench, "--same-length"])
+    rows = [json.loads(line) for line in capfd.readouterr().out.strip().splitlines()[-2:]]
+    assert all(r["family"] == "FastPitchModel" and r["frames_per_s_batch1"] > 0 for r in rows)
+    assert 0 < rows[1]["frames"] <= rows[0]["frames"]  # capped at the first one's length
     recipe["train"]["max_steps"] = 5
     (tmp_path / "fp.yaml").write_text(yaml.safe_dump(recipe))
     result = invoke("train", tmp_path / "fp.yaml", "--data", corpus, "--out", exp, "--resume")
