@@ -454,21 +454,26 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         assert (tmp_path / "exp/vocoder/.done").exists()  # every sound through it
 
 
-@pytest.mark.slow
-def test_espeak_tts_with_the_durations_guide_end_to_end(tmp_path):
-    """The real egs/espeak/tts1 on 12 utterances: the alignment model, its durations of
-    train and valid, a Tacotron guided by them, synthesis, alignment and its score."""
-    bin_dir = Path(sys.executable).parent
+def tiny_training_env(train_extra: str = "") -> dict[str, str]:
+    """The environment of an egs run with the real `aligner` and two-step trainings (the
+    TTS training's arguments followed by `train_extra`)."""
     tiny = (
         "--set train.max_steps=2 --set train.batch_size=2 --set train.eval_every=2 "
         "--set train.checkpoint_every=2 --set train.progress=false"
     )
-    env = {
+    return {
         **os.environ,
-        "ALIGNER": str(bin_dir / "aligner"),
-        "ALIGNER_TRAIN_ARGS": tiny + " --set data.log.infer_items=0",
+        "ALIGNER": str(Path(sys.executable).parent / "aligner"),
+        "ALIGNER_TRAIN_ARGS": tiny + train_extra,
         "ALIGNER_ALIGN_ARGS": tiny,
     }
+
+
+@pytest.mark.slow
+def test_espeak_tts_with_the_durations_guide_end_to_end(tmp_path):
+    """The real egs/espeak/tts1 on 12 utterances: the alignment model, its durations of
+    train and valid, a Tacotron guided by them, synthesis, alignment and its score."""
+    env = tiny_training_env(" --set data.log.infer_items=0")
     r = run("espeak_tts", tmp_path, env, "--utterances", "12")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     valid = (tmp_path / "data/valid.jsonl").read_text().splitlines()

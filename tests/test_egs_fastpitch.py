@@ -5,15 +5,12 @@ recording stand-in for the `aligner` command of tests/test_egs.py)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import soundfile as sf
 import yaml
-from test_egs import SCRIPTS, fake_env
+from test_egs import SCRIPTS, fake_env, tiny_training_env
 
 
 def run(tmp, env, *args: str) -> subprocess.CompletedProcess:
@@ -43,17 +40,7 @@ def test_espeak_fastpitch_end_to_end(tmp_path):
     """The real egs/espeak/tts1 --model fastpitch on 12 utterances: the alignment model, its
     durations of train and valid, a FastPitch trained on them (WORLD pitch of eSpeak NG's
     audio), synthesis, its timing of the test split and the score."""
-    bin_dir = Path(sys.executable).parent
-    tiny = (
-        "--set train.max_steps=2 --set train.batch_size=2 --set train.eval_every=2 "
-        "--set train.checkpoint_every=2 --set train.progress=false"
-    )
-    env = {
-        **os.environ,
-        "ALIGNER": str(bin_dir / "aligner"),
-        "ALIGNER_TRAIN_ARGS": tiny,
-        "ALIGNER_ALIGN_ARGS": tiny,
-    }
+    env = tiny_training_env()
     r = run(tmp_path, env, "--utterances", "12", "--model", "fastpitch")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     exp = tmp_path / "exp/fastpitch_small"
