@@ -127,8 +127,6 @@ def checkpoint_family(state: dict, file: str | Path = "checkpoint") -> tuple[str
     default. CheckpointError (one line) for a task no family serves."""
     config = {**(state.get("config") or {})}
     config["task"] = (state.get("symbols") or {}).get("task") or config.get("task")
-    if not config.get("family") and config["task"] == "vocoder":
-        config["model"] = (state.get("symbols") or {}).get("model") or config.get("model")
     family, task = family_name(config), str(config["task"])
     try:
         role(family, task)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+from aligner.text.metrics import edit_distance as token_edit_distance
+
 STRESS = "ˈˌ"
 MAX_RUN = 4  # text words one phonemized word may stand for
 
@@ -24,14 +26,9 @@ def _bare(phone: str) -> str:
 
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
-    """Levenshtein distance between two phone sequences, stress marks ignored."""
-    a, b = [_bare(p) for p in a], [_bare(p) for p in b]
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
+    """Levenshtein distance between two phone sequences, stress marks ignored
+    (`aligner.text.metrics.edit_distance` of the bare phones)."""
+    return token_edit_distance([_bare(p) for p in a], [_bare(p) for p in b])
 
 
 def _cuts(phones: Sequence[str], alone: Sequence[Sequence[str]]) -> list[list[str]]:
