@@ -43,7 +43,9 @@ def test_token_path_is_the_one_hot_token_of_every_frame(d) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.floats(0.0, 20.0), min_size=1, max_size=10),
+    st.lists(
+        st.floats(0.0, 20.0, width=32), min_size=1, max_size=10
+    ),  # as the float32 tensor holds them
     st.integers(0, 120),
     st.data(),
 )
