@@ -1,5 +1,6 @@
-"""How right and how robust a Tacotron's attention is, checkpoint by checkpoint
-(the tables of egs/espeak/tts1/RESULTS.md and docs/results/tts_festival.md).
+"""How right and how robust a TTS model's timing is, checkpoint by checkpoint: a
+Tacotron's attention or a FastPitch's durations (the tables of egs/espeak/tts1/RESULTS.md
+and docs/results/tts_festival.md).
 
 For each experiment folder and each of its last ``--last`` checkpoints: `aligner align`
 (teacher-forced) on the valid and test splits and the word and phone boundary errors of
@@ -10,14 +11,17 @@ commas, decoded free-running, each counted as a failure when it skips or repeats
 got, in decoder steps, and each stretch where the attention went back with how far, how
 long and how focused it was) or does not predict its end; and synthesis quality: the mel
 distortion of ``--quality`` test sentences synthesized free-running against their
-recordings (after DTW) and their length ratio. ``--seed`` names the prenet dropout's
-seeds (long-form decodes once per seed); ``--window BACK,FRONT`` (or ``none``) decodes
-under that monotonic window, as ``aligner synthesize --window`` does; by default under the
+recordings (after DTW), their length ratio and the timing they were spoken with (the
+alignment's frames per token fitted to the recording's length, scored against the
+reference timings: a duration model's timing is measured the same way); ``--audio DIR``
+writes them through Griffin-Lim for `phone_error_rate.py --audio-dir`. ``--seed`` names
+the prenet dropout's seeds (long-form decodes once per seed); ``--window BACK,FRONT`` (or
+``none``) decodes under that monotonic window, as ``aligner synthesize --window`` does; by default under the
 recipe's (``model.decoder.window``), as ``aligner synthesize`` does.
 
     python scripts/eval_guide.py exp/dca_guided exp/dca_diagonal --data data [--last 5] \
         [--long 12] [--quality 50] [--seed 0 1 2] [--window 0,2|none] [--no-boundaries] \
-        [--json table.json]
+        [--audio synth/] [--json table.json]
 """
 
 from __future__ import annotations
@@ -201,36 +205,66 @@ def synthesis_quality(
     limit: int,
     seed: int = 0,
     window: tuple[int, int] | str | None = RECIPE_WINDOW,
+    audio_dir: Path | None = None,
 ) -> dict[str, float]:
     """Free-running synthesis of the manifest's first `limit` texts (the prenet's dropout
     on, as `aligner synthesize` runs, seeded) against their recordings: the mean mel
     distortion after DTW (`aligner.audio.distortion.log_mel_cepstra`, dB), the mean ratio
-    of synthesized to recorded frames, and the items that reached the length limit."""
+    of synthesized to recorded frames, the items that reached the length limit, and the
+    timing it spoke with: each token's frames in its alignment (the attention's argmax
+    path, a duration model's own), fitted to the recording's length
+    (`aligner.models.fastpitch.layers.fit_durations`), scored as boundaries against the
+    reference timings (``spoken_words_ms``, ``spoken_phones_ms``). `audio_dir`: also
+    write each as ``ID.wav`` through Griffin-Lim, for `phone_error_rate.py --audio-dir`."""
     import numpy as np
+    import soundfile as sf
 
+    from aligner.alignment.tiers import optional_tokens, token_tiers
     from aligner.audio.distortion import log_mel_cepstra, mcd_dtw
     from aligner.audio.features import log_mel
     from aligner.audio.io import load_audio
     from aligner.data.manifest import read_manifest
     from aligner.inference.loading import load_speech_model
+    from aligner.models.fastpitch.layers import fit_durations
+    from aligner.tasks.truth import References, TruthErrors
 
     speech = load_speech_model(ckpt, "synthesize")
     items = list(read_manifest(manifest))[:limit]
     torch.manual_seed(seed)
     ids = [speech.encode_text(it["text"]) for it in items]
     results = speech.generate(ids, batch_size=16, window=window)
+    references, spoken = References(items, speech.mel_cfg), TruthErrors()
+    frame = speech.mel_cfg.hop_length / speech.mel_cfg.sample_rate
+    if audio_dir is not None:
+        audio_dir.mkdir(parents=True, exist_ok=True)
     mcd, ratio = [], []
-    for item, result in zip(items, results):
+    for item, src, result in zip(items, ids, results):
         wav = load_audio(item["audio"], speech.mel_cfg.sample_rate)[0]
         ref = log_mel(wav, speech.mel_cfg).numpy()
         mcd.append(mcd_dtw(log_mel_cepstra(result.mel.numpy()), log_mel_cepstra(ref)))
         ratio.append(len(result.mel) / len(ref))
+        tokens = speech.symbols.decode(src.tolist())
+        reference = references.get(item["id"])
+        if reference is not None:
+            path = result.alignment.float().argmax(1)
+            frames = torch.bincount(path, minlength=len(tokens)).double() * speech.r
+            required = torch.from_numpy(~optional_tokens(tokens))
+            fitted = fit_durations(frames, len(ref), required).tolist()
+            pauses = references.pauses(item["id"], len(ref))
+            kind = speech.tokenizer.kind
+            spoken.add(reference, token_tiers(tokens, fitted, frame, kind, pauses=pauses))
+        if audio_dir is not None:
+            audio = speech.vocode(result.mel).cpu().numpy()
+            sf.write(audio_dir / f"{item['id']}.wav", audio, speech.mel_cfg.sample_rate)
+    timing = spoken.means()
     return {
         "window": speech.decoding_window(window),
         "items": len(items),
         "mel_distortion_db": float(np.mean(mcd)),
         "length_ratio": float(np.mean(ratio)),
         "hit_max": sum(r.hit_max for r in results),
+        "spoken_words_ms": timing.get("word_boundary_ms"),
+        "spoken_phones_ms": timing.get("phone_boundary_ms"),
     }
 
 
@@ -266,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
         help="decode long-form and quality texts under the monotonic window BACK,FRONT, none, "
         "or recipe: the one the checkpoint's recipe names (model.decoder.window; the default)",
     )
+    parser.add_argument(
+        "--audio",
+        type=Path,
+        help="write the quality texts' synthesis as AUDIO/EXP_NAME/ID.wav (Griffin-Lim)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     table = {}
@@ -286,7 +325,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.quality:
             last = checkpoints(exp, 1)[0]
             entry["quality"] = synthesis_quality(
-                last, args.data / "test.jsonl", args.quality, args.seed[0], args.window
+                last,
+                args.data / "test.jsonl",
+                args.quality,
+                args.seed[0],
+                args.window,
+                args.audio / exp.name if args.audio else None,
             )
             print(exp.name, "synthesis", json.dumps(entry["quality"]), flush=True)
         table[str(exp)] = entry

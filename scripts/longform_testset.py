@@ -17,6 +17,15 @@ version without it).
     python scripts/longform_testset.py build --in data/test.jsonl --out long --minutes 5 20
     aligner align --long-form --checkpoint exp/align --in long/long.jsonl --out ali_long
     python scripts/longform_testset.py score --reference long/long.jsonl --predicted ali_long
+
+``segments``: an utterance corpus that `aligner segment` cut from those alignments against
+the references: each utterance's words (``aligned_words``, back in the recording's time)
+against the reference words in its span, its text against theirs, the cuts that fall
+inside a reference word, the utterances that overlap a put-in mismatch, and the share of
+the reference words that some utterance holds.
+
+    aligner segment --in long/long.jsonl --alignments ali_long --out corpus
+    python scripts/longform_testset.py segments --reference long/long.jsonl --segmented corpus
 """
 
 from __future__ import annotations
@@ -243,6 +252,60 @@ def score(args: argparse.Namespace) -> None:
         )
 
 
+def _read_jsonl(path: Path) -> list[dict]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(ln) for ln in lines if ln.strip()]
+
+
+def score_segments(refs: dict[str, dict], utterances: list[dict]) -> dict:
+    """The segmented corpus's `utterances` (``recording, recording_start, recording_end,
+    text, aligned_words``) against the references of their recordings (id -> item)."""
+    errors, held = [], {rid: set() for rid in refs}
+    out = {"utterances": 0, "text_matches": 0, "cuts_in_a_word": 0, "on_a_mismatch": 0}
+    for utt in utterances:
+        ref = refs.get(utt.get("recording"))
+        if ref is None:
+            continue
+        out["utterances"] += 1
+        lo, hi = float(utt["recording_start"]), float(utt["recording_end"])
+        words = ref["timings"]["words"]
+        inside = [i for i, w in enumerate(words) if w[1] > lo + 0.005 and w[0] < hi - 0.005]
+        held[utt["recording"]].update(inside)
+        out["cuts_in_a_word"] += sum(
+            w[0] + 0.005 < t < w[1] - 0.005 for w in words for t in (lo, hi)
+        )
+        said = [_key(words[i][2]) for i in inside]
+        out["text_matches"] += said == [_key(w) for w in str(utt["text"]).split()]
+        put = ref.get("mismatch")
+        out["on_a_mismatch"] += bool(put and put["start"] < hi and put["end"] > lo)
+        timed = [[w[0] + lo, w[1] + lo, w[2]] for w in utt.get("aligned_words", [])]
+        mine = [words[i] for i in inside]
+        for i, j in _paired(mine, timed):
+            errors += [1000 * (timed[j][0] - mine[i][0]), 1000 * (timed[j][1] - mine[i][1])]
+    ms = np.abs(np.asarray(errors, dtype=float))
+    total = sum(len(r["timings"]["words"]) for r in refs.values())
+    out.update(
+        words_ms=round(float(ms.mean()), 2) if ms.size else None,
+        words_median_ms=round(float(np.median(ms)), 2) if ms.size else None,
+        words_over_50ms_pct=round(100 * float((ms > 50).mean()), 2) if ms.size else None,
+        reference_words_held_pct=round(100 * sum(map(len, held.values())) / max(total, 1), 2),
+    )
+    return out
+
+
+def segments(args: argparse.Namespace) -> None:
+    refs = {ref["id"]: ref for ref in _read_jsonl(args.reference)}
+    utterances = []
+    for split in ("train", "valid", "test"):
+        path = Path(args.segmented) / f"{split}.jsonl"
+        if path.is_file():
+            utterances += _read_jsonl(path)
+    row = score_segments(refs, utterances)
+    if args.out:
+        Path(args.out).write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(row))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -259,8 +322,12 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--reference", required=True, help="long.jsonl of build")
     s.add_argument("--predicted", required=True, help="aligner align --long-form's folder")
     s.add_argument("--out", help="write the scores as JSON here")
+    g = sub.add_parser("segments", help="score an aligner segment corpus")
+    g.add_argument("--reference", required=True, help="long.jsonl of build")
+    g.add_argument("--segmented", required=True, help="aligner segment's output folder")
+    g.add_argument("--out", help="write the scores as JSON here")
     args = parser.parse_args(argv)
-    build(args) if args.command == "build" else score(args)
+    {"build": build, "score": score, "segments": segments}[args.command](args)
 
 
 if __name__ == "__main__":

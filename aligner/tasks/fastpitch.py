@@ -52,10 +52,13 @@ from aligner.tasks.truth import References, TruthErrors
 @dataclass
 class FastPitchLoss:
     """``model.loss``: the mel distance and the weights of the variance predictors' MSEs
-    (FastPitch's 0.1 each)."""
+    (FastPitch's 0.1 each). ``duration_scale``: the durations' MSE on log(1 + frames)
+    (FastPitch's) or on the frames themselves, which weighs a long sound's error as much
+    as the timing of everything after it moves: what the boundaries' error adds up."""
 
     mel: Literal["l1", "mse"] = "mse"
     duration: float = 0.1
+    duration_scale: Literal["log", "frames"] = "log"
     pitch: float = 0.1
     energy: float = 0.1
 
@@ -65,6 +68,17 @@ def _masked_mean(err: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     while mask.dim() < err.dim():
         mask = mask[..., None]
     return (err * mask).sum() / (mask.sum() * (err.numel() / mask.numel())).clamp(min=1)
+
+
+def duration_loss(
+    log_durations: torch.Tensor, durations: torch.Tensor, mask: torch.Tensor, cfg: FastPitchLoss
+) -> torch.Tensor:
+    """The MSE of predicted log(1 + frames) (B, N) against given frames (B, N) over the
+    valid tokens, on ``cfg.duration_scale``."""
+    given = durations.float()
+    if cfg.duration_scale == "frames":
+        return _masked_mean((torch.expm1(log_durations.float()) - given) ** 2, mask)
+    return _masked_mean((log_durations - torch.log1p(given)) ** 2, mask)
 
 
 def fastpitch_loss(
@@ -78,8 +92,8 @@ def fastpitch_loss(
     if out.mel_post is not out.mel:
         mel = mel + _masked_mean(dist(out.mel_post, target, reduction="none"), out.mel_mask)
     tokens = out.token_mask
-    given = torch.log1p(batch["durations"].float())
-    parts = {"mel": mel, "duration": _masked_mean((out.log_durations - given) ** 2, tokens)}
+    duration = duration_loss(out.log_durations, batch["durations"], tokens, cfg)
+    parts = {"mel": mel, "duration": duration}
     total = mel + cfg.duration * parts["duration"]
     for name in ("pitch", "energy"):
         predicted = getattr(out, name)

@@ -9,7 +9,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aligner.models.fastpitch.layers import fit_durations, regulate_length, token_path
+from aligner.models.fastpitch.layers import (
+    FFTBlock,
+    fit_durations,
+    kernel_pair,
+    regulate_length,
+    token_path,
+)
 from aligner.models.fastpitch.model import FastPitch, FastPitchConfig
 
 durations_lists = st.lists(
@@ -141,3 +147,26 @@ def test_a_required_token_keeps_its_frame_when_another_needs_one() -> None:
     required = torch.tensor([False, False, True, True, False])
     out = fit_durations(torch.tensor([0.0, 0.0, 0.0, 0.0, 1.0]), 2, required)
     assert out.tolist() == [0, 0, 1, 1, 0]
+
+
+@pytest.mark.parametrize("kernels", [3, [3, 1], [5, 3]])
+def test_fft_attention_is_torchs_multihead_attention(kernels) -> None:
+    torch.manual_seed(0)
+    block = FFTBlock(16, 2, 24, kernels, 0.0).eval()
+    x = torch.randn(3, 9, 16)
+    mask = torch.ones(3, 9, dtype=torch.bool)
+    mask[1, 6:], mask[2, 2:] = False, False
+    reference, _ = block.attn(x, x, x, key_padding_mask=~mask, need_weights=False)
+    torch.testing.assert_close(block.attention(x, mask), reference, atol=1e-5, rtol=1e-4)
+    whole, _ = block.attn(x, x, x, need_weights=False)
+    torch.testing.assert_close(block.attention(x, None), whole, atol=1e-5, rtol=1e-4)
+    # no mask where every position is valid: the same output as the all-true mask
+    torch.testing.assert_close(block(x, None), block(x, torch.ones(3, 9, dtype=torch.bool)))
+    k1, k2 = kernel_pair(kernels)
+    assert (block.ff.conv1.kernel_size, block.ff.conv2.kernel_size) == ((k1,), (k2,))
+
+
+@pytest.mark.parametrize("bad", [2, [3], [3, 2], [3, 1, 1], 0])
+def test_a_feed_forward_kernel_must_be_odd_sizes(bad) -> None:
+    with pytest.raises(ValueError, match="ff_kernel"):
+        kernel_pair(bad)

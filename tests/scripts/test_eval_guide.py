@@ -122,3 +122,21 @@ def test_every_repeat_the_core_counts_has_a_backward_move(seed, steps, n):
     assert repeated == 0 or moves
     assert all(m["tokens_back"] >= 1 and m["steps"] >= 1 for m in moves)
     assert sum(m["steps"] for m in moves) <= steps - 1
+
+
+def test_synthesis_quality_writes_each_text_and_scores_its_spoken_timing(tts, tmp_path):
+    import soundfile as sf
+
+    from aligner.data.manifest import read_manifest
+
+    ckpt, manifest = tts
+    out = eval_guide.synthesis_quality(ckpt, manifest, 2, window=None, audio_dir=tmp_path / "a")
+    items = read_manifest(manifest)[:2]
+    assert out["items"] == 2 and out["mel_distortion_db"] > 0
+    for item in items:
+        audio, rate = sf.read(tmp_path / "a" / f"{item['id']}.wav")
+        assert len(audio) > 0
+    timed = any(item.get("timings") for item in items)
+    assert (out["spoken_words_ms"] is not None) == timed
+    if timed:
+        assert out["spoken_words_ms"] >= 0

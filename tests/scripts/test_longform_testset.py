@@ -57,3 +57,28 @@ def test_built_recordings_match_their_shifted_references(corpus):
     assert score["mean_ms"] == 0.0 and score["mismatch_found"] and score["beside_max_ms"] == 0.0
     missing = longform_testset.score_item(notext, {"words": record["words"], "mismatches": []})
     assert missing["mismatch_found"] is False
+
+
+def test_segments_are_scored_against_the_reference_words_of_their_span():
+    words = [[0.5, 0.9, "One"], [1.0, 1.4, "two."], [2.5, 2.9, "three"], [3.0, 3.6, "four"]]
+    refs = {
+        "rec": {"id": "rec", "timings": {"words": words}},
+        "bad": {"id": "bad", "timings": {"words": words}, "mismatch": {"start": 2.4, "end": 3.7}},
+    }
+    good = {  # the first two words, 10 ms late each, cut in the pauses
+        "recording": "rec", "recording_start": 0.3, "recording_end": 1.6, "text": "One two.",
+        "aligned_words": [[0.21, 0.61, "One"], [0.71, 1.11, "two"]],
+    }  # fmt: skip
+    cut = {  # cut inside "three", its text says four only
+        "recording": "rec", "recording_start": 2.7, "recording_end": 3.8, "text": "four",
+        "aligned_words": [[0.3, 0.9, "four"]],
+    }  # fmt: skip
+    on_mismatch = {**good, "recording": "bad", "recording_start": 2.4, "recording_end": 3.7}
+    out = longform_testset.score_segments(refs, [good, cut, on_mismatch])
+    assert out["utterances"] == 3
+    assert out["text_matches"] == 1  # the cut one holds part of "three"
+    assert out["cuts_in_a_word"] == 1
+    assert out["on_a_mismatch"] == 1
+    # good: four boundaries 10 ms off; cut: "four" exact; on_mismatch: no word pairs by label
+    assert out["words_ms"] == pytest.approx(40 / 6, abs=0.01)
+    assert out["reference_words_held_pct"] == pytest.approx(100 * (2 + 2 + 2) / 8)

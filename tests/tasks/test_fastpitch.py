@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from aligner.cli import main
 from aligner.config import ConfigError, ExperimentConfig
 from aligner.tasks import build_task
+from aligner.tasks.fastpitch import FastPitchLoss, duration_loss
 from aligner.train.tensorboard import Logger
 
 from .speech_corpus import MEL, TEXTS, make_corpus
@@ -103,6 +104,19 @@ def test_loss_parts_and_gradients(corpus: Path) -> None:
     weighted = parts["mel"] + 0.1 * (parts["duration"] + parts["pitch"] + parts["energy"])
     assert float(loss.detach()) == pytest.approx(weighted, rel=1e-5)
     assert all(p.grad is not None for p in task.model.duration.parameters())
+
+
+def test_the_duration_loss_on_either_scale() -> None:
+    given = torch.tensor([[3, 0, 7], [2, 5, 0]])
+    mask = torch.tensor([[True, True, True], [True, True, False]])
+    predicted = torch.tensor([[4.0, 1.0, 5.0], [2.0, 2.0, 9.0]])
+    log = duration_loss(torch.log1p(predicted), given, mask, FastPitchLoss())
+    on_frames = FastPitchLoss(duration_scale="frames")
+    frames = duration_loss(torch.log1p(predicted), given, mask, on_frames)
+    valid = mask.flatten()
+    expected_log = ((torch.log1p(predicted) - torch.log1p(given.float())) ** 2).flatten()[valid]
+    assert float(log) == pytest.approx(float(expected_log.mean()), rel=1e-5)
+    assert float(frames) == pytest.approx((1 + 1 + 4 + 0 + 9) / 5, rel=1e-5)
 
 
 def test_validation_measures_durations_and_word_boundaries(corpus: Path, tmp_path: Path):

@@ -10,6 +10,7 @@ alone (the padding then acts as the convolution's own zero padding).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -25,22 +26,36 @@ def sinusoids(length: int, dim: int, device: torch.device | None = None) -> torc
     return nn.functional.pad(out, (0, dim - 2 * half))
 
 
-class ConvFeedForward(nn.Module):
-    """The position-wise feed-forward of FastSpeech: conv (k) -> ReLU -> conv (k), with
-    dropout; (B, L, D) -> (B, L, D)."""
+def kernel_pair(kernel_size: int | Sequence[int]) -> tuple[int, int]:
+    """The kernels of a feed-forward's two convolutions: one size for both, or the pair
+    (FastSpeech 2's [9, 1]); each odd."""
+    pair = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    if len(pair) != 2 or any(int(k) < 1 or int(k) % 2 != 1 for k in pair):
+        raise ValueError(f"ff_kernel must be an odd size or two odd sizes, got {kernel_size}")
+    return int(pair[0]), int(pair[1])
 
-    def __init__(self, dim: int, hidden: int, kernel_size: int, dropout: float) -> None:
+
+class ConvFeedForward(nn.Module):
+    """The position-wise feed-forward of FastSpeech: conv (k1) -> ReLU -> conv (k2), with
+    dropout; (B, L, D) -> (B, L, D). ``kernel_size``: k1 = k2, or the pair (k1, k2)."""
+
+    def __init__(
+        self, dim: int, hidden: int, kernel_size: int | Sequence[int], dropout: float
+    ) -> None:
         super().__init__()
-        if kernel_size % 2 != 1:
-            raise ValueError(f"kernel_size must be odd, got {kernel_size}")
-        self.conv1 = nn.Conv1d(dim, hidden, kernel_size, padding=kernel_size // 2)
-        self.conv2 = nn.Conv1d(hidden, dim, kernel_size, padding=kernel_size // 2)
+        k1, k2 = kernel_pair(kernel_size)
+        self.conv1 = nn.Conv1d(dim, hidden, k1, padding=k1 // 2)
+        self.conv2 = nn.Conv1d(hidden, dim, k2, padding=k2 // 2)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        keep = mask[:, None, :].to(x.dtype)  # (B, 1, L)
-        h = x.transpose(1, 2) * keep
-        h = torch.relu(self.conv1(h)) * keep
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """x (B, L, D), mask (B, L) or None (every position valid) -> (B, L, D)."""
+        h = x.transpose(1, 2)
+        if mask is None:
+            h = torch.relu(self.conv1(h.contiguous()))
+        else:
+            keep = mask[:, None, :].to(x.dtype)  # (B, 1, L)
+            h = torch.relu(self.conv1(h * keep)) * keep
         h = self.conv2(self.dropout(h))
         return self.dropout(h.transpose(1, 2))
 
@@ -50,7 +65,9 @@ class FFTBlock(nn.Module):
     feed-forward, each residual and post-normalized (FastSpeech); (B, L, D) -> (B, L, D),
     zero at the padded positions."""
 
-    def __init__(self, dim: int, heads: int, hidden: int, kernel_size: int, dropout: float):
+    def __init__(
+        self, dim: int, heads: int, hidden: int, kernel_size: int | Sequence[int], dropout: float
+    ) -> None:
         super().__init__()
         self.attn = nn.MultiheadAttention(dim, heads, dropout=dropout, batch_first=True)
         self.norm1 = nn.LayerNorm(dim)
@@ -58,12 +75,24 @@ class FFTBlock(nn.Module):
         self.norm2 = nn.LayerNorm(dim)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """x (B, L, D), mask (B, L) True at valid positions -> (B, L, D)."""
-        h, _ = self.attn(x, x, x, key_padding_mask=~mask, need_weights=False)
-        x = self.norm1(x + self.dropout(h))
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """x (B, L, D), mask (B, L) True at valid positions, or None where every position is
+        (a batch of one: no masking at all) -> (B, L, D)."""
+        x = self.norm1(x + self.dropout(self.attention(x, mask)))
         x = self.norm2(x + self.ff(x, mask))
-        return x.masked_fill(~mask[..., None], 0.0)
+        return x if mask is None else x.masked_fill(~mask[..., None], 0.0)
+
+    def attention(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """Multi-head self-attention with ``attn``'s weights through
+        `scaled_dot_product_attention` (one fused kernel); (B, L, D) -> (B, L, D)."""
+        b, length, dim = x.shape
+        attn, heads = self.attn, self.attn.num_heads
+        qkv = nn.functional.linear(x, attn.in_proj_weight, attn.in_proj_bias)
+        q, k, v = qkv.view(b, length, 3, heads, dim // heads).permute(2, 0, 3, 1, 4)
+        keys = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, L)
+        p = attn.dropout if self.training else 0.0
+        h = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keys, dropout_p=p)
+        return attn.out_proj(h.transpose(1, 2).reshape(b, length, dim))
 
 
 class FFTStack(nn.Module):
@@ -71,7 +100,13 @@ class FFTStack(nn.Module):
     (B, L, D), mask (B, L) -> (B, L, D)."""
 
     def __init__(
-        self, dim: int, layers: int, heads: int, hidden: int, kernel_size: int, dropout: float
+        self,
+        dim: int,
+        layers: int,
+        heads: int,
+        hidden: int,
+        kernel_size: int | Sequence[int],
+        dropout: float,
     ) -> None:
         super().__init__()
         self.dim = dim
@@ -82,8 +117,9 @@ class FFTStack(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = x + sinusoids(x.size(1), self.dim, x.device)[None].to(x.dtype)
         x = x.masked_fill(~mask[..., None], 0.0)
+        valid = None if bool(mask.all()) else mask  # no padding: no masks to apply
         for block in self.blocks:
-            x = block(x, mask)
+            x = block(x, valid)
         return x
 
 

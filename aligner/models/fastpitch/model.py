@@ -38,7 +38,8 @@ class FastPitchConfig:
 
     dim: the width D of encoder and decoder; encoder_layers / decoder_layers FFT blocks of
     ``heads`` attention heads and a convolutional feed-forward of ``ff_hidden`` channels,
-    kernel ``ff_kernel``. The variance predictors (duration, and pitch and energy when
+    kernel ``ff_kernel`` (one size for its two convolutions, or the pair: [3, 1] halves the
+    decoder's work, FastSpeech 2's [9, 1]). The variance predictors (duration, and pitch and energy when
     on) have ``predictor_hidden`` channels of kernel ``predictor_kernel``.
     """
 
@@ -49,7 +50,7 @@ class FastPitchConfig:
     decoder_layers: int = 2
     heads: int = 2
     ff_hidden: int = 512
-    ff_kernel: int = 3
+    ff_kernel: int | list[int] = 3
     dropout: float = 0.1
     predictor_hidden: int = 128
     predictor_kernel: int = 3
