@@ -170,3 +170,21 @@ def test_fft_attention_is_torchs_multihead_attention(kernels) -> None:
 def test_a_feed_forward_kernel_must_be_odd_sizes(bad) -> None:
     with pytest.raises(ValueError, match="ff_kernel"):
         kernel_pair(bad)
+
+
+def test_a_duration_encoder_of_its_own_learns_from_the_durations_alone() -> None:
+    torch.manual_seed(0)
+    model = FastPitch(FastPitchConfig.from_dict({**CFG, "duration_encoder_layers": 1}))
+    _, tokens, lengths = _batch()
+    durations = torch.randint(1, 4, tokens.shape) * (tokens > 0)
+    out = model(tokens, lengths, durations)
+    out.mel.sum().backward(retain_graph=True)
+    assert all(p.grad is None for p in model.duration_encoder.parameters())
+    assert all(p.grad is None for p in model.duration.parameters())
+    model.zero_grad(set_to_none=True)
+    out.log_durations.sum().backward()
+    assert all(p.grad is None for p in model.encoder.parameters())
+    assert any(p.grad is not None for p in model.duration_encoder.parameters())
+    assert model.embedding.weight.grad is not None  # the tokens' embedding is shared
+    again = FastPitch.from_symbols({"model": model.config.to_dict()}, model.state_dict())
+    assert again.duration_encoder is not None

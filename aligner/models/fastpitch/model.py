@@ -39,8 +39,13 @@ class FastPitchConfig:
     dim: the width D of encoder and decoder; encoder_layers / decoder_layers FFT blocks of
     ``heads`` attention heads and a convolutional feed-forward of ``ff_hidden`` channels,
     kernel ``ff_kernel`` (one size for its two convolutions, or the pair: [3, 1] halves the
-    decoder's work, FastSpeech 2's [9, 1]). The variance predictors (duration, and pitch and energy when
-    on) have ``predictor_hidden`` channels of kernel ``predictor_kernel``.
+    decoder's work, FastSpeech 2's [9, 1]). The variance predictors (duration, and pitch
+    and energy when on) have ``predictor_hidden`` channels of kernel ``predictor_kernel``.
+    ``duration_encoder_layers``: FFT blocks of the duration predictor's own encoder over the
+    token embeddings (0: it reads the text encoder, as FastPitch does). The text encoder
+    then serves the mel alone, and the durations are learnt from their own loss alone:
+    shared, the mel's loss steers the encoder and the durations' error along a sentence
+    grows.
     """
 
     n_symbols: int = 0
@@ -55,6 +60,7 @@ class FastPitchConfig:
     predictor_hidden: int = 128
     predictor_kernel: int = 3
     predictor_dropout: float = 0.1
+    duration_encoder_layers: int = 0
     pitch: bool = True
     energy: bool = True
     max_duration: int = 75  # frames one token may get at synthesis
@@ -108,6 +114,8 @@ class FastPitch(nn.Module):
         stack = (cfg.heads, cfg.ff_hidden, cfg.ff_kernel, cfg.dropout)
         self.encoder = FFTStack(d, cfg.encoder_layers, *stack)
         self.decoder = FFTStack(d, cfg.decoder_layers, *stack)
+        layers = cfg.duration_encoder_layers
+        self.duration_encoder = FFTStack(d, layers, *stack) if layers > 0 else None
         pred = (cfg.predictor_hidden, cfg.predictor_kernel, cfg.predictor_dropout)
         self.duration = VariancePredictor(d, *pred)
         self.pitch = VariancePredictor(d, *pred) if cfg.pitch else None
@@ -168,8 +176,10 @@ class FastPitch(nn.Module):
         """Tokens (B, N), lengths (B,) -> (encoder output (B, N, D), token mask (B, N),
         predicted log(1 + frames) (B, N))."""
         mask = lengths_to_mask(token_lengths.to(tokens.device), tokens.size(1))
-        enc = self.encoder(self.embedding(tokens), mask)
-        return enc, mask, self.duration(enc, mask)
+        embedded = self.embedding(tokens)
+        enc = self.encoder(embedded, mask)
+        timing = enc if self.duration_encoder is None else self.duration_encoder(embedded, mask)
+        return enc, mask, self.duration(timing, mask)
 
     def _decode(
         self,
