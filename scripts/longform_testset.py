@@ -22,7 +22,7 @@ version without it).
 the references: each utterance's words (``aligned_words``, back in the recording's time)
 against the reference words in its span, its text against theirs, the cuts that fall
 inside a reference word, the utterances that overlap a put-in mismatch, and the share of
-the reference words that some utterance holds.
+the reference words (of the recordings it cut) that some utterance holds.
 
     aligner segment --in long/long.jsonl --alignments ali_long --out corpus
     python scripts/longform_testset.py segments --reference long/long.jsonl --segmented corpus
@@ -283,7 +283,8 @@ def score_segments(refs: dict[str, dict], utterances: list[dict]) -> dict:
         for i, j in _paired(mine, timed):
             errors += [1000 * (timed[j][0] - mine[i][0]), 1000 * (timed[j][1] - mine[i][1])]
     ms = np.abs(np.asarray(errors, dtype=float))
-    total = sum(len(r["timings"]["words"]) for r in refs.values())
+    cut = [rid for rid, words in held.items() if words]  # the recordings it cut
+    total = sum(len(refs[rid]["timings"]["words"]) for rid in cut)
     out.update(
         words_ms=round(float(ms.mean()), 2) if ms.size else None,
         words_median_ms=round(float(np.median(ms)), 2) if ms.size else None,

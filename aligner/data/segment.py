@@ -6,8 +6,9 @@ recording's time, its ``sentences`` and ``mismatches``) are grouped into *phrase
 of words with no pause of ``min_pause`` seconds between them. Consecutive phrases are
 packed into utterances of at most ``max_seconds``; the audio is cut in the middle of the
 pauses between them (at most ``pad`` seconds of silence kept on each side). An
-utterance never holds a word that a mismatch of the alignment touches, nor crosses a
-mismatch: those spans are left out, and so is a phrase longer than ``max_seconds`` (no
+utterance never holds a word that a mismatch of the alignment touches (or abuts, within
+20 ms: a word said without a pause before unexplained audio may be the wrong word's
+first half), nor crosses a mismatch: those spans are left out, and so is a phrase longer than ``max_seconds`` (no
 pause to cut at) and an utterance shorter than ``min_seconds``; each is listed with its
 span and reason. Each utterance's text is the text's own words (with their punctuation)
 when the record's words can be matched to the sentences' words, else the record's labels.
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+
+ABUTS = 0.02  # s: a word this close to a mismatch, with no pause between, is touched by it
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,9 @@ def phrases(record: dict[str, Any], rules: SegmentRules) -> tuple[list[list[int]
         for m in record.get("mismatches", [])
     ]
 
-    def touched(i: int) -> bool:
+    def touched(i: int) -> bool:  # or abuts one: no pause tells where the bad stretch began
         s, e = words[i][0], words[i][1]
-        return any(bs < e and be > s for bs, be in bad)
+        return any(bs < e + ABUTS and be > s - ABUTS for bs, be in bad)
 
     def crossed(i: int, j: int) -> bool:  # a mismatch between two words
         return any(words[i][1] - 0.05 <= bs and be <= words[j][0] + 0.05 for bs, be in bad)

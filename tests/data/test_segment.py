@@ -63,6 +63,19 @@ def test_utterances_are_cut_in_pauses_within_the_range_and_skip_mismatches():
     assert [s["reason"] for s in short[1]].count("shorter than --min-seconds") == 7  # 5 + 2 parts
 
 
+def test_a_word_that_abuts_a_mismatch_is_left_out_with_it():
+    record = _record(mismatch=False)
+    words = record["words"]
+    # audio not in the text right after word 13 (no pause): its word may be wrong too
+    record["mismatches"] = [
+        {"kind": "audio not in the text", "start": words[13][1] + 0.001, "end": words[14][0] - 0.001, "text": ""}
+    ]  # fmt: skip
+    cuts, _ = utterances(record, SegmentRules(min_seconds=0.3, max_seconds=4.0, min_pause=0.3))
+    used = {i for _, _, g in cuts for i in g}
+    assert 13 not in used and 14 not in used  # both within 20 ms of it
+    assert {12, 15} <= used
+
+
 def test_a_phrase_longer_than_the_range_is_left_out():
     record = _record(2, mismatch=False)
     cuts, left = utterances(record, SegmentRules(min_seconds=0.5, max_seconds=1.0, min_pause=0.3))

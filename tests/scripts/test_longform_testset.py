@@ -81,4 +81,4 @@ def test_segments_are_scored_against_the_reference_words_of_their_span():
     assert out["on_a_mismatch"] == 1
     # good: four boundaries 10 ms off; cut: "four" exact; on_mismatch: no word pairs by label
     assert out["words_ms"] == pytest.approx(40 / 6, abs=0.01)
-    assert out["reference_words_held_pct"] == pytest.approx(100 * (2 + 2 + 2) / 8)
+    assert out["reference_words_held_pct"] == pytest.approx(100 * (2 + 2 + 2) / 8)  # both cut
