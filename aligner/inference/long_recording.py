@@ -68,7 +68,9 @@ def align_long(
             f"none of the {len(sentences)} sentences of its text was found in its "
             "audio: does the text belong to this recording (and the model to its language)?"
         )
-    parts = pieces(spans, extra, sentences, total, pauses, int(round(1.0 / sec)))
+    parts = pieces(
+        spans, extra, sentences, total, pauses, int(round(1.0 / sec)), int(round(0.2 / sec))
+    )
     said = [part for part in parts if part.text is not None]
     wavs = [
         wav[

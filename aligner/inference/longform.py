@@ -248,10 +248,13 @@ def pieces(
     total: int,
     pauses: np.ndarray | None,
     pad: int,
+    edge: int = 0,
 ) -> list[Piece]:
     """The recording tiled into pieces: each aligned sentence from the middle of the pause
     before it to the middle of the pause after (`cut_between`; at most `pad` frames of
-    its coarse span), the rest gaps."""
+    its coarse span, and with `pauses`, at most `edge` pause frames before its first
+    speech frame and after its last, as an utterance holds: more silence before a
+    sentence goes to its first word), the rest gaps."""
     parts = sorted([(s, e, k) for k, (s, e) in spans.items()] + [(s, e, None) for s, e in extra])
     cuts = [0]
     for (_, e0, _), (s1, _, _) in zip(parts, parts[1:]):
@@ -262,6 +265,13 @@ def pieces(
         if k is None:
             continue
         lo, hi = max(left, s - pad), min(right, e + pad)
+        if pauses is not None and edge > 0:
+            speech = np.flatnonzero(~np.asarray(pauses[lo:hi], bool))
+            if speech.size:
+                lo, hi = (
+                    max(lo, lo + int(speech[0]) - edge),
+                    min(hi, lo + int(speech[-1]) + 1 + edge),
+                )
         out.append(Piece(lo, hi, sentences[k], k))
     tiled, at = [], 0
     for piece in out:

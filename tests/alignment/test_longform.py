@@ -131,6 +131,19 @@ def test_pieces_tile_the_recording():
     assert said == [(0, 0, 60), (1, 60, 125), (3, 190, 275)]
 
 
+def test_a_sentence_keeps_at_most_edge_pause_frames_at_each_end():
+    spans = {0: (10, 50), 1: (90, 140)}
+    pauses = np.ones(200, bool)
+    pauses[20:45] = pauses[100:130] = False  # its speech lies within its coarse span
+    parts = pieces(spans, [], ["a.", "b."], 200, pauses, 40, edge=5)
+    said = [(p.index, p.start, p.end) for p in parts if p.text]
+    assert said == [(0, 15, 50), (1, 95, 135)]
+    assert parts[0].start == 0 and parts[-1].end == 200  # the pause goes to the gaps
+    assert all(p.end == q.start for p, q in zip(parts, parts[1:]))
+    untrimmed = pieces(spans, [], ["a.", "b."], 200, pauses, 40)
+    assert [(p.start, p.end) for p in untrimmed if p.text] == [(0, 70), (70, 180)]
+
+
 @pytest.mark.parametrize("gap", [0.0, 2.5])
 def test_word_scores_sum_the_gap_to_the_best_token(gap):
     tokens = ["a", "b", " ", "c", "."]
