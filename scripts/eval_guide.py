@@ -220,6 +220,7 @@ def synthesis_quality(
     import soundfile as sf
 
     from aligner.alignment.tiers import optional_tokens, token_tiers
+    from aligner.attention.metrics import durations as path_durations
     from aligner.audio.distortion import log_mel_cepstra, mcd_dtw
     from aligner.audio.features import log_mel
     from aligner.audio.io import load_audio
@@ -246,8 +247,10 @@ def synthesis_quality(
         tokens = speech.symbols.decode(src.tolist())
         reference = references.get(item["id"])
         if reference is not None:
-            path = result.alignment.float().argmax(1)
-            frames = torch.bincount(path, minlength=len(tokens)).double() * speech.r
+            w = result.alignment.float()[None]
+            steps, n = torch.tensor([w.size(1)]), torch.tensor([w.size(2)])
+            n_frames = torch.tensor([len(result.mel)])
+            frames = path_durations(w, steps, n, speech.r, n_frames)[0].double()
             required = torch.from_numpy(~optional_tokens(tokens))
             fitted = fit_durations(frames, len(ref), required).tolist()
             pauses = references.pauses(item["id"], len(ref))

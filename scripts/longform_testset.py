@@ -216,11 +216,7 @@ def score_item(ref: dict, pred: dict, full: tuple[dict, dict] | None = None) -> 
 
 
 def score(args: argparse.Namespace) -> None:
-    refs = [
-        json.loads(ln)
-        for ln in Path(args.reference).read_text(encoding="utf-8").splitlines()
-        if ln.strip()
-    ]
+    refs = _read_jsonl(args.reference)
     by_id = {ref["id"]: ref for ref in refs}
     rows = []
     for ref in refs:
