@@ -2,7 +2,7 @@
 
 A recipe names its **task** (what is learned from which data: ``tts``, ``vc``, ``align``,
 ``vocoder``, ``g2p``, ``nmt``, ``recognize``) and its **family** (the architecture that
-learns it: ``tacotron``, ``forward_sum``, ``fastpitch``, ``vocos``, ``hifigan``,
+learns it: ``tacotron``, ``forward_sum``, ``fastpitch``, ``fastvc``, ``vocos``, ``hifigan``,
 ``rnn_seq2seq``, ``ctc_recognizer``). A family serves
 one or more tasks; for each it declares a `Role`: the trainer task that builds and trains
 it (`aligner.tasks`), the class that uses it once trained (`aligner.inference`), and its
@@ -128,6 +128,23 @@ FAMILIES: dict[str, Family] = {
                 aligns=True,
                 paced=True,
                 verb="aligner synthesize",
+            ),
+        },
+    ),
+    "fastvc": Family(
+        "fastvc",
+        "non-autoregressive VC: source mel encoder, target frames per step, parallel decoder",
+        {
+            "vc": Role(
+                "aligner.tasks.fastvc",
+                "aligner.inference.fastvc:FastVCModel",
+                "mel",
+                "mel",
+                free_running=True,
+                aligns=True,
+                skips_suspect=False,
+                paced=True,
+                verb="aligner convert",
             ),
         },
     ),

@@ -94,7 +94,8 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
     if expected[2] == "convert":
         expected.insert(2, "train")  # the vocoder, on the target voice (--vocoder train)
         expected.append("score")  # aligner score --task vc
-        expected += ["python"] * 4  # baseline train, convert, vocode; scripts/eval_vc.py
+        expected += ["python"] * 3  # baseline train, convert, vocode
+        expected += ["train", "python"]  # the phone recognizer; scripts/eval_vc.py
     if name.endswith("_align"):  # an alignment model does not synthesize
         expected.remove("synthesize")
     if name == "espeak_tts":  # the alignment model and its durations of train and valid
@@ -179,7 +180,8 @@ def test_bad_arguments(tmp_path):
 
 def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     """--pair picks the voices (accent: an RP target), the default data/exp folders are
-    per pair, and stage 6 scores seq2seq and baseline with the mapping of each."""
+    per pair and model, the model and the baseline train for the same --minutes, the judge
+    trains on both voices, and stage 9 scores both systems with the mapping of each."""
     env = fake_env(tmp_path)
     cmd = ["bash", str(SCRIPTS["espeak_vc"]), "--pair", "accent"]
     r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
@@ -187,9 +189,9 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     lines = (tmp_path / "calls.txt").read_text().splitlines()
     assert lines[0].startswith("prepare espeak data/accent --utterances 1000 --parallel ")
     assert lines[0].endswith("en-us+m3,rate=150,pitch=35 en-gb-x-rp+f2,rate=210,pitch=70")
-    exp = "exp/accent/seq2seq_vc_lsa_small"
-    # stage 1 (the default guide, durations): the alignment model on both voices, then
-    # the durations of each voice's train and valid splits
+    exp = "exp/accent/fastvc_small"
+    # stage 1: the alignment model on both voices, then the durations of each voice's train
+    # and valid splits
     assert f"--out {exp}/aligner --resume --set data.audio_keys=[audio,target_audio]" in lines[1]
     assert (
         lines[2] == f"align --checkpoint {exp}/aligner --in data/accent/train.jsonl --out "
@@ -198,14 +200,17 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     assert lines[5].endswith(
         "--out data/accent/durations/target/valid --audio-key target_audio --no-png --force"
     )
-    assert f"--out {exp} " in lines[6]
+    assert lines[6].startswith("train ") and "recipes/vc/fastvc_small.yaml" in lines[6]
+    assert f"--out {exp} --resume --set train.max_minutes=15 " in lines[6]
     assert (
         "--set data.durations=durations/target --set data.source_durations=durations/source"
         in lines[6]
     )
+    assert "guided" not in lines[6]  # a fastvc has no attention to guide
     assert f"--out {exp}/vocoder --resume --set data.audio_keys=[target_audio]" in lines[7]
     assert lines[8].startswith(f"convert --checkpoint {exp} --vocoder {exp}/vocoder ")
     assert "vc_baseline.py train --data data/accent" in lines[11]
+    assert lines[11].endswith("--max-minutes 15 --epochs 100000")  # the model's minutes
     assert (
         f"vc_baseline.py convert --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
         in lines[12]
@@ -214,15 +219,31 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         f"vc_baseline.py vocode --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
         in lines[13]
     )
-    assert "--system vocoded-target=" in lines[14]
-    assert lines[14].endswith(
-        "--alignment seq2seq=exp/accent/seq2seq_vc_lsa_small/align/"
-        "summary.json --alignment baseline=source --json "
-        "exp/accent/seq2seq_vc_lsa_small/score/vc.json"
+    assert lines[14].startswith("train ") and "recipes/recognize/ctc_small.yaml" in lines[14]
+    assert (
+        f"--out {exp}/recognizer --resume --set data.audio_keys=[audio,target_audio]" in (lines[14])
     )
-    assert (tmp_path / "exp/accent/seq2seq_vc_lsa_small/score/vc.md").exists()
+    assert f"--system fastvc={exp}/converted/manifest.jsonl" in lines[15]
+    assert "--system vocoded-target=" in lines[15]
+    assert lines[15].endswith(
+        f"--alignment fastvc={exp}/align/summary.json --alignment baseline=source "
+        f"--recognizer {exp}/recognizer --json {exp}/score/vc.json"
+    )
+    assert (tmp_path / f"{exp}/score/vc.md").exists()
+    tacotron = subprocess.run(
+        [*cmd, "--model", "tacotron", "--minutes", "20", "--stage", "2", "--stop-stage", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert tacotron.returncode == 0, tacotron.stderr
+    line = (tmp_path / "calls.txt").read_text().splitlines()[-1]
+    assert "recipes/vc/seq2seq_vc_lsa_small.yaml" in line
+    assert "--out exp/accent/seq2seq_vc_lsa_small --resume --set train.max_minutes=20 " in line
+    assert "--set model.loss.guided.source=durations" in line
     diagonal = subprocess.run(
-        [*cmd, "--guide", "diagonal", "--exp", "g"],
+        [*cmd, "--model", "tacotron", "--guide", "diagonal", "--exp", "g"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -230,7 +251,8 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     )
     assert diagonal.returncode == 0, diagonal.stderr
     assert "--guide diagonal: no alignment model needed" in diagonal.stdout
-    new = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    new = lines[lines.index(line) + 1 :]
     assert new[0].startswith("train ") and "--out g " in new[0]
     assert "durations" not in new[0] and not any(
         line.startswith("align --checkpoint g/aligner") for line in new
@@ -247,10 +269,15 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     later = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
     assert not any("vocoder --resume" in line for line in later)
     assert any(line.startswith("convert --checkpoint gl --vocoder griffin-lim ") for line in later)
-    bad = subprocess.run(
-        [*cmd[:2], "--pair", "hard"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert bad.returncode == 2 and "use easy or accent" in bad.stderr
+    for args, message in (
+        (["--pair", "hard"], "use easy or accent"),
+        (["--model", "glow"], "use fastvc or tacotron"),
+        (["--guide", "diagonal"], "--model fastvc learns from durations"),
+    ):
+        bad = subprocess.run(
+            [*cmd[:2], *args], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert bad.returncode == 2 and message in bad.stderr
 
 
 def test_festival_vc_pair_and_its_tokenizer(tmp_path):
@@ -265,6 +292,11 @@ def test_festival_vc_pair_and_its_tokenizer(tmp_path):
     assert lines[0] == "prepare festival data --utterances 1000 --parallel kal_diphone ked_diphone"
     assert "--set data.audio_keys=[audio,target_audio] --set data.tokenizer=arpabet" in lines[1]
     assert "--set data.source_durations=durations/source" in lines[-1]
+    r = run("festival_vc", tmp_path, env, "--stage", "8", "--stop-stage", "8")
+    assert r.returncode == 0, r.stderr
+    judge = (tmp_path / "calls.txt").read_text().splitlines()[-1]
+    assert "ctc_small.yaml --data data --out exp/recognizer " in judge
+    assert judge.endswith("--set data.audio_keys=[audio,target_audio] --set data.tokenizer=arpabet")
     bad = run("festival_vc", tmp_path, env, "--voices", "kal_diphone")
     assert bad.returncode == 2 and "give two voices" in bad.stderr
 

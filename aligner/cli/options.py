@@ -241,8 +241,8 @@ def pace_option(func):
         default=1.0,
         show_default=True,
         type=click.FloatRange(0.1, 10.0),
-        help="Speaking rate of a model that predicts its durations (fastpitch): 2 says it "
-        "twice as fast, 0.8 slower.",
+        help="Speaking rate of a model that predicts its durations (fastpitch, fastvc): 2 "
+        "says it twice as fast, 0.8 slower.",
     )(func)
 
 

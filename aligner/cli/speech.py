@@ -140,6 +140,7 @@ def synthesize(
     16,
     "Pieces of audio decoded at once.",
     "model.decoder.window; the VC recipes name none",
+    pace=True,
 )
 @device_option
 @force_option

@@ -37,6 +37,7 @@ class VcTable:
 
     items: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     totals: dict[str, dict[str, float]] = field(default_factory=dict)
+    sources: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # manifest items
 
 
 def identity_mapping_ms(item: dict[str, Any]) -> float | None:
@@ -56,7 +57,9 @@ def identity_mapping_ms(item: dict[str, Any]) -> float | None:
 
 def _totals(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Means over items (NaN-free ones for F0), ``mcd_std``, the mean absolute duration
-    difference and the mean duration ratio; ``mapping_ms`` where the items have it."""
+    difference and the mean duration ratio; ``mapping_ms`` where the items have it; the
+    phone error rate ``per`` (%: edits over reference phones, summed over the items
+    `set_per` scored)."""
 
     def mean(key: str) -> float:
         values = np.array([r[key] for r in rows if r.get(key) is not None], dtype=float)
@@ -68,6 +71,12 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, float]:
     out["duration_abs_diff"] = float(np.mean([abs(r["duration_diff"]) for r in rows]))
     out["duration_ratio"] = mean("duration_ratio")
     out["mapping_ms"] = mean("mapping_ms")
+    scored = [r for r in rows if r.get("phones")]
+    out["per"] = (
+        100.0 * sum(r["phone_edits"] for r in scored) / sum(r["phones"] for r in scored)
+        if scored
+        else float("nan")
+    )
     out["items"] = len(rows)
     return out
 
@@ -123,7 +132,7 @@ def score_systems(
     first_name, first = next(iter(systems.items()))
     jobs = [("source", it, "source_audio", str(manifests[first_name])) for it in first]
     jobs += [(n, it, "audio", str(manifests[n])) for n, items in systems.items() for it in items]
-    analyses, table = _Analyses(cfg), VcTable()
+    analyses, table = _Analyses(cfg), VcTable(sources={"source": first, **systems})
     for done, (name, item, key, where) in enumerate(jobs, 1):
         table.items.setdefault(name, []).append(_score(analyses, item, key, where))
         if progress is not None:
@@ -157,6 +166,23 @@ def set_mapping(table: VcTable, name: str, alignment: str | Path) -> None:
     table.totals[name] = _totals(table.items[name])
 
 
+def set_per(table: VcTable, name: str, recognizer: Any, key: str, batch_size: int = 16) -> Any:
+    """Fill system `name`'s phone error rate per item (``phone_edits``, ``phones``): its
+    audio (the source row: the ``source_audio``) recognized by `recognizer`
+    (`aligner.inference.recognizer.PhoneRecognizer`) against the items' texts. Returns the
+    `PERReport`; an item it cannot score is left out of the rate and named there."""
+    from aligner.inference.recognizer import phone_error_rate
+
+    if name not in table.items:
+        raise EvaluationError(f"no system named {name!r}")
+    report = phone_error_rate(recognizer, table.sources[name], None, key, batch_size)
+    for row in table.items[name]:
+        edits, phones, _ = report.scored.get(row["id"], (None, None, None))
+        row["phone_edits"], row["phones"] = edits, phones
+    table.totals[name] = _totals(table.items[name])
+    return report
+
+
 COLUMNS = (
     ("MCD dB", "mcd", "{:.2f}"),
     ("F0 RMSE Hz", "f0_rmse_hz", "{:.1f}"),
@@ -165,6 +191,7 @@ COLUMNS = (
     ("abs dur diff s", "duration_abs_diff", "{:.3f}"),
     ("dur ratio", "duration_ratio", "{:.3f}"),
     ("mapping ms", "mapping_ms", "{:.1f}"),
+    ("PER %", "per", "{:.2f}"),
 )
 
 

@@ -24,16 +24,17 @@ from aligner.data.manifest import ManifestError, read_manifest, write_manifest
 from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, output_names
 from aligner.inference.loading import load_speech_model
+from aligner.inference.speech import MelSpeechModel
 from aligner.inference.synthesis import (
     Decoding,
     SpeechRun,
     length_warnings,
     mel_paths,
+    pace_of,
     refuse_existing,
     save_mel_config,
     write_mel,
 )
-from aligner.inference.tacotron import VCModel
 from aligner.inference.vocoders import load_vocoder
 
 AUDIO_EXTS = (".wav", ".flac", ".ogg", ".mp3")
@@ -90,7 +91,7 @@ class _Converter:
     """Pieces of several items decoded `batch_size` at a time; an item is written as soon
     as its last piece is vocoded."""
 
-    def __init__(self, speech: VCModel, decoding: Decoding, keep_alignments: bool) -> None:
+    def __init__(self, speech: MelSpeechModel, decoding: Decoding, keep_alignments: bool) -> None:
         self.speech, self.decoding, self.keep = speech, decoding, keep_alignments
         self.vocoder = load_vocoder(
             decoding.vocoder,
@@ -98,6 +99,7 @@ class _Converter:
             griffin_lim_iters=decoding.griffin_lim_iters,
             device=speech.device,
         )
+        self.pace = pace_of(speech, decoding)
         self.queue: list[tuple[_Pending, torch.Tensor]] = []
         self.done: list[_Pending] = []
 
@@ -112,7 +114,7 @@ class _Converter:
             return
         d = self.decoding
         results = self.speech.generate(
-            [m for _, m in group], d.batch_size, d.max_length_ratio, d.window
+            [m for _, m in group], d.batch_size, d.max_length_ratio, d.window, **self.pace
         )
         for (item, _), r in zip(group, results):
             item.waves.append(self.vocoder(r.mel))
@@ -132,7 +134,7 @@ class _Converter:
         self.done.append(item)
 
 
-def _source_pieces(speech: VCModel, audio: str, max_seconds: float) -> list[torch.Tensor]:
+def _source_pieces(speech: MelSpeechModel, audio: str, max_seconds: float) -> list[torch.Tensor]:
     """Normalized source mels (S, M) of a recording's pieces (cut at silences)."""
     sr = speech.mel_cfg.sample_rate
     wav, _ = load_audio(audio, sr, min_samples=speech.mel_cfg.win_length)
@@ -193,7 +195,7 @@ def convert(
 
 
 def _save_alignments(
-    speech: VCModel, alignments: list[torch.Tensor], path: Path, force: bool
+    speech: MelSpeechModel, alignments: list[torch.Tensor], path: Path, force: bool
 ) -> None:
     """One panel per piece of the recording (a short one has one)."""
     titles = [f"piece {k}" for k in range(1, len(alignments) + 1)] if len(alignments) > 1 else None

@@ -1,6 +1,7 @@
 """What every speech family's runtime class shares (`aligner.families`; the classes are
-`aligner.inference.tacotron`'s `TTSModel` and `VCModel`, `aligner.inference.forward_sum`'s
-`AlignModel`).
+`aligner.inference.tacotron`'s `TTSModel` and `VCModel`, `aligner.inference.fastpitch`'s
+`FastPitchModel`, `aligner.inference.fastvc`'s `FastVCModel` and
+`aligner.inference.forward_sum`'s `AlignModel`).
 
 Each holds the model in eval mode and its front end (tokenizer and symbol table, mel
 settings, normalization statistics), and offers what its callers need: the source of a
@@ -21,6 +22,7 @@ import torch
 from torch import nn
 
 from aligner.audio.features import MelConfig, MelStats, log_mel
+from aligner.audio.io import load_audio
 from aligner.config import ConfigError
 from aligner.data.collate import length_batches, pad
 from aligner.families import Role
@@ -209,3 +211,30 @@ class TextSpeechModel(TextInput, SpeechModel):
     symbols: SymbolTable | None = None
     add_bos: bool = False
     add_eos: bool = False
+
+
+@dataclass
+class MelSpeechModel(SpeechModel):
+    """A speech family that reads a source speaker's mel (voice conversion): items need
+    ``audio`` (the source) and ``target_audio``; ``src_stats`` normalizes source mels."""
+
+    src_stats: MelStats | None = None
+
+    needs: ClassVar[tuple[str, ...]] = ("audio", "target_audio")
+    target_key: ClassVar[str] = "target_audio"
+
+    @classmethod
+    def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
+        stats = symbols.get("stats_src")
+        return {
+            **super().front_end(symbols),
+            "src_stats": MelStats.from_dict(stats) if stats else None,
+        }
+
+    def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
+        """Waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""
+        mel = log_mel(wav, self.mel_cfg)
+        return self.src_stats.normalize(mel) if self.src_stats is not None else mel
+
+    def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
+        return self.source_mel(load_audio(item["audio"], self.mel_cfg.sample_rate)[0])

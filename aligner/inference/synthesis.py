@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -103,15 +104,22 @@ def synthesize_text(
     vocoder = load_vocoder(
         d.vocoder, speech.mel_cfg, griffin_lim_iters=d.griffin_lim_iters, device=speech.device
     )
-    rate = {"pace": d.pace} if d.pace != 1.0 else {}
-    if rate and not speech.role.paced:
-        raise InferenceError(
-            f"{speech.path}: --pace is for a model that predicts its durations (fastpitch); "
-            "this one's timing comes from its attention"
-        )
-    results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window, **rate)
+    results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window, **pace_of(speech, d))
     waves = [vocoder(r.mel) for r in results]
     return join_waves(waves, vocoder.features.sample_rate, pause), results, sentences
+
+
+def pace_of(speech: Any, decoding: Decoding) -> dict[str, float]:
+    """``generate``'s ``pace`` argument: none at 1, else the rate for a model whose role is
+    ``paced``; InferenceError for any other model."""
+    if decoding.pace == 1.0:
+        return {}
+    if not speech.role.paced:
+        raise InferenceError(
+            f"{speech.path}: --pace is for a model that predicts its durations (fastpitch, "
+            "fastvc); this one's timing comes from its attention"
+        )
+    return {"pace": decoding.pace}
 
 
 def refuse_existing(paths: Sequence[Path | None], force: bool) -> None:

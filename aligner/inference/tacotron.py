@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import torch
 
-from aligner.audio.features import MelStats, log_mel
-from aligner.audio.io import load_audio
 from aligner.data.collate import length_batches, pad
 from aligner.inference.common import RECIPE_WINDOW, InferenceError
-from aligner.inference.speech import Generated, SpeechModel, TextSpeechModel
+from aligner.inference.speech import Generated, MelSpeechModel, TextSpeechModel
 from aligner.models.tacotron.model import Tacotron
 from aligner.models.tacotron.precision import PrecisionError, check_precision, prepare_decoder
 
@@ -96,27 +94,5 @@ class TTSModel(FreeRunning, TextSpeechModel):
 
 
 @dataclass
-class VCModel(FreeRunning, SpeechModel):
-    """A trained Tacotron VC: a source speaker's mel -> the target speaker's; ``src_stats``
-    normalizes source mels."""
-
-    src_stats: MelStats | None = None
-
-    needs: ClassVar[tuple[str, ...]] = ("audio", "target_audio")
-    target_key: ClassVar[str] = "target_audio"
-
-    @classmethod
-    def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:
-        stats = symbols.get("stats_src")
-        return {
-            **super().front_end(symbols),
-            "src_stats": MelStats.from_dict(stats) if stats else None,
-        }
-
-    def source_mel(self, wav: torch.Tensor) -> torch.Tensor:
-        """Waveform (L,) at ``mel_cfg.sample_rate`` -> normalized source log-mel (S, M)."""
-        mel = log_mel(wav, self.mel_cfg)
-        return self.src_stats.normalize(mel) if self.src_stats is not None else mel
-
-    def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
-        return self.source_mel(load_audio(item["audio"], self.mel_cfg.sample_rate)[0])
+class VCModel(FreeRunning, MelSpeechModel):
+    """A trained Tacotron VC: a source speaker's mel -> the target speaker's."""

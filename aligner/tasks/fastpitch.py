@@ -63,7 +63,8 @@ class FastPitchLoss:
     energy: float = 0.1
 
 
-def _masked_mean(err: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def masked_mean(err: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The mean of `err` (B, L, ...) over the positions of `mask` (B, L)."""
     mask = mask.to(err.dtype)
     while mask.dim() < err.dim():
         mask = mask[..., None]
@@ -77,8 +78,8 @@ def duration_loss(
     valid tokens, on ``cfg.duration_scale``."""
     given = durations.float()
     if cfg.duration_scale == "frames":
-        return _masked_mean((torch.expm1(log_durations.float()) - given) ** 2, mask)
-    return _masked_mean((log_durations - torch.log1p(given)) ** 2, mask)
+        return masked_mean((torch.expm1(log_durations.float()) - given) ** 2, mask)
+    return masked_mean((log_durations - torch.log1p(given)) ** 2, mask)
 
 
 def fastpitch_loss(
@@ -88,9 +89,9 @@ def fastpitch_loss(
     t = out.mel.size(1)
     target = batch["mel"][:, :t].to(out.mel.dtype)
     dist = nn.functional.l1_loss if cfg.mel == "l1" else nn.functional.mse_loss
-    mel = _masked_mean(dist(out.mel, target, reduction="none"), out.mel_mask)
+    mel = masked_mean(dist(out.mel, target, reduction="none"), out.mel_mask)
     if out.mel_post is not out.mel:
-        mel = mel + _masked_mean(dist(out.mel_post, target, reduction="none"), out.mel_mask)
+        mel = mel + masked_mean(dist(out.mel_post, target, reduction="none"), out.mel_mask)
     tokens = out.token_mask
     duration = duration_loss(out.log_durations, batch["durations"], tokens, cfg)
     parts = {"mel": mel, "duration": duration}
@@ -98,7 +99,7 @@ def fastpitch_loss(
     for name in ("pitch", "energy"):
         predicted = getattr(out, name)
         if predicted is not None:
-            parts[name] = _masked_mean((predicted - batch[name]) ** 2, tokens)
+            parts[name] = masked_mean((predicted - batch[name]) ** 2, tokens)
             total = total + getattr(cfg, name) * parts[name]
     return total, {k: float(v.detach()) for k, v in parts.items()}
 

@@ -268,21 +268,18 @@ def vc_tokens(source: dict[str, Any], target: dict[str, Any], uid: str) -> list[
     return ["<s>", *spaced, "</s>"]
 
 
-def vc_guides(
+def pair_durations(
     dataset: Any,
     source_records: dict[str, dict[str, Any]],
     target_records: dict[str, dict[str, Any]],
-    reduction: int,
-    r: int,
-    width: float,
     split: str,
     frame_seconds: float,
-) -> Guides:
-    """The guides of a VC dataset (`aligner.data.datasets.VCDataset`): each pair's target
-    frames mapped to source encoder positions through the durations of both sides (records
-    of one alignment model, or TextGrids whose phones pair)."""
-    paths, unpaired = {}, []
-    for item in dataset.items:
+) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
+    """The frames per token (N,) of both voices of each pair of a VC dataset
+    (`aligner.data.datasets.VCDataset`) that has them, by item index: records of one
+    alignment model, or TextGrids whose phones pair (the unpaired ones reported)."""
+    out, unpaired = {}, []
+    for index, item in enumerate(dataset.items):
         uid = str(item["id"])
         if uid not in source_records or uid not in target_records:
             continue
@@ -306,7 +303,28 @@ def vc_guides(
         if sides[0] is None or sides[1] is None:
             unpaired.append(f"{uid} ({'source' if sides[0] is None else 'target'} voice)")
             continue
-        paths[uid] = pair_positions(sides[0], sides[1], reduction)
-    report_unpaired(unpaired, len(paths), split, "durations")
+        out[index] = (sides[0], sides[1])
+    report_unpaired(unpaired, len(out), split, "durations")
+    return out
+
+
+def vc_guides(
+    dataset: Any,
+    source_records: dict[str, dict[str, Any]],
+    target_records: dict[str, dict[str, Any]],
+    reduction: int,
+    r: int,
+    width: float,
+    split: str,
+    frame_seconds: float,
+) -> Guides:
+    """The guides of a VC dataset (`aligner.data.datasets.VCDataset`): each pair's target
+    frames mapped to source encoder positions through the durations of both sides
+    (`pair_durations`)."""
+    pairs = pair_durations(dataset, source_records, target_records, split, frame_seconds)
+    paths = {
+        str(dataset.items[i]["id"]): pair_positions(src, tgt, reduction)
+        for i, (src, tgt) in pairs.items()
+    }
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)

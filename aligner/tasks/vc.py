@@ -9,6 +9,7 @@ checkpoint's ``symbols`` hold ``task``, ``model``, ``mel``, ``stats_src`` and ``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import torch
 
 from aligner.alignment.intervals import Timings
 from aligner.attention.search import frame_durations
-from aligner.audio.features import MelStats
+from aligner.audio.features import MelConfig, MelStats
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc
 from aligner.data.datasets import VCDataset
@@ -78,8 +79,21 @@ class VCTask(SpeechTask):
         return [(item["id"], item["src_mel"], None) for item in items]
 
 
-def build(cfg: Any, data_dir: Path) -> VCTask:
-    """The VC task of an ``ExperimentConfig`` from parallel manifests under ``data_dir``."""
+@dataclass
+class ParallelCorpus:
+    """The parallel train and valid sets of a VC recipe, normalized by the statistics of
+    each voice's training mels (``stats_src``, ``stats_tgt``)."""
+
+    data: SpeechData
+    mel_cfg: MelConfig
+    train_set: VCDataset
+    valid_set: VCDataset
+    stats_src: MelStats
+    stats_tgt: MelStats
+
+
+def parallel_corpus(cfg: Any, data_dir: Path) -> ParallelCorpus:
+    """The `ParallelCorpus` of an ``ExperimentConfig``'s ``data:`` under ``data_dir``."""
     data = from_dict(SpeechData, cfg.data, where="data")
     mel_cfg = mel_settings(data)
     cache = Path(data_dir) / data.cache_dir
@@ -95,6 +109,16 @@ def build(cfg: Any, data_dir: Path) -> VCTask:
     stats_src, stats_tgt = stats_of("audio"), stats_of("target_audio")
     for dataset in (train_set, valid_set):
         dataset.stats_src, dataset.stats_tgt = stats_src, stats_tgt
+    return ParallelCorpus(data, mel_cfg, train_set, valid_set, stats_src, stats_tgt)
+
+
+def build(cfg: Any, data_dir: Path) -> VCTask:
+    """The VC task of an ``ExperimentConfig`` from parallel manifests under ``data_dir``."""
+    corpus = parallel_corpus(cfg, data_dir)
+    data, mel_cfg, train_set, valid_set = (
+        corpus.data, corpus.mel_cfg, corpus.train_set, corpus.valid_set
+    )  # fmt: skip
+    stats_src, stats_tgt = corpus.stats_src, corpus.stats_tgt
     model_section = dict(cfg.model)
     encoder = dict(model_section.get("encoder") or {})
     if encoder.setdefault("kind", "mel") != "mel":

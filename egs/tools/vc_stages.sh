@@ -1,7 +1,8 @@
-# Sourced by egs/*/vc1/run.sh after stage.sh: the durations guide, the vocoder, the
-# conversion, the frame-wise baseline and the evaluation table. Uses the script's variables
-# root, aligner, python, data, exp, baseline_args, vocoder, vocoder_recipe, vocoder_args,
-# guide, align_recipe, align_exp, align_args.
+# Sourced by egs/*/vc1/run.sh after stage.sh: the durations of both voices, the vocoder,
+# the conversion, the frame-wise baseline, the phone recognizer that judges intelligibility
+# and the evaluation table. Uses the script's variables root, aligner, python, data, exp,
+# model, recipe, minutes, train_args, baseline_args, vocoder, vocoder_recipe, vocoder_args,
+# guide, align_recipe, align_exp, align_args, judge_recipe, judge_exp, judge_args.
 
 # vc_durations_stage N: with --guide durations, the alignment model trained on both voices
 # of $data (data.audio_keys [audio, target_audio]) -> $align_exp, then its durations of
@@ -29,12 +30,6 @@ vc_durations_stage() {
       fi
     done
   done
-}
-
-# vc_guide_args: the `aligner train` arguments that guide the VC attention with them.
-vc_guide_args() {
-  echo "--set model.loss.guided.source=durations --set data.durations=durations/target" \
-    "--set data.source_durations=durations/source"
 }
 
 # vocoder_used: the --vocoder spec the conversion stages pass on: with --vocoder train, the
@@ -92,23 +87,36 @@ vc_baseline_stage() {
   done
 }
 
-# vc_evaluate_stage N: MCD, F0, duration and mapping errors of the source, the baseline, the
-# seq2seq model and the vocoded targets on the test split -> $exp/score/vc.md (table),
-# $exp/score/vc.json.
+# vc_judge_stage N: the phone recognizer trained on both voices of $data (the corpus's own
+# judge: no off-the-shelf recognizer hears these voices) -> $judge_exp, resuming.
+vc_judge_stage() {
+  echo "stage $1: the phone recognizer that judges intelligibility ($judge_recipe)"
+  if [ -f "$judge_exp"/.done ]; then echo "  $judge_exp is trained, skipped"
+    return 0
+  fi
+  # shellcheck disable=SC2086
+  $aligner train "$judge_recipe" --data "$data" --out "$judge_exp" --resume \
+    --set "data.audio_keys=[audio,target_audio]" $judge_args
+  touch "$judge_exp"/.done
+}
+
+# vc_evaluate_stage N: MCD, F0, duration, mapping errors and phone error rates of the
+# source, the baseline, the VC model and the vocoded targets on the test split ->
+# $exp/score/vc.md (table), $exp/score/vc.json.
 vc_evaluate_stage() {
-  echo "stage $1: evaluate source, baseline and seq2seq against the target voice"
+  echo "stage $1: evaluate source, baseline and $model against the target voice"
   if needed "$exp"/score/vc.md; then
     mkdir -p "$exp"/score
-    $python "$root"/scripts/eval_vc.py --system seq2seq="$exp"/converted/manifest.jsonl \
+    $python "$root"/scripts/eval_vc.py --system "$model"="$exp"/converted/manifest.jsonl \
       --system baseline="$exp"/baseline/converted/manifest.jsonl \
       --system vocoded-target="$exp"/baseline/vocoded/manifest.jsonl \
-      --alignment seq2seq="$exp"/align/summary.json --alignment baseline=source \
-      --json "$exp"/score/vc.json > "$exp"/score/vc.md.tmp
+      --alignment "$model"="$exp"/align/summary.json --alignment baseline=source \
+      --recognizer "$judge_exp" --json "$exp"/score/vc.json > "$exp"/score/vc.md.tmp
     mv "$exp"/score/vc.md.tmp "$exp"/score/vc.md; cat "$exp"/score/vc.md
   fi
 }
 
-# vc_stages: stages 1 to 8 of a vc1 run.sh (after its own stage 0).
+# vc_stages: stages 1 to 9 of a vc1 run.sh (after its own stage 0).
 vc_stages() {
   if run 1; then vc_durations_stage 1; fi
   if run 2; then train_stage 2; fi
@@ -117,14 +125,37 @@ vc_stages() {
   if run 5; then align_stage 5; fi
   if run 6; then vc_score_stage 6; fi
   if run 7; then vc_baseline_stage 7; fi
-  if run 8; then vc_evaluate_stage 8; fi
+  if run 8; then vc_judge_stage 8; fi
+  if run 9; then vc_evaluate_stage 9; fi
 }
 
-# vc_guide_option: the --guide value checked, and with durations the training arguments.
-vc_guide_option() {
-  case $guide in
-    durations) train_args="$(vc_guide_args) $train_args" ;;
-    diagonal) ;;
-    *) echo "run.sh: --guide $guide: use diagonal or durations" >&2; exit 2 ;;
+# vc_model_option SIZE EXP_ROOT: --model and --guide checked; the model's recipe (SIZE:
+# small for a CPU, full for a GPU) unless --recipe gave one; the default folders (the
+# model's exp under EXP_ROOT, named as its recipe; in it the alignment model and the
+# judge); the training arguments: --minutes for both the VC model and the baseline, and
+# the durations of both voices (tacotron: as its attention's guide).
+vc_model_option() {
+  local size=$1 base=$2 name
+  case $model in
+    fastvc)
+      [ "$guide" = durations ] || { echo "run.sh: --model fastvc learns from durations: use --guide durations" >&2; exit 2; }
+      name=fastvc ;;
+    tacotron) name=seq2seq_vc_lsa ;;
+    *) echo "run.sh: --model $model: use fastvc or tacotron" >&2; exit 2 ;;
   esac
+  [ "$size" = full ] || name=${name}_small
+  recipe=${recipe:-"$root"/recipes/vc/$name.yaml}
+  exp=${exp:-$base/$(basename "$recipe" .yaml)}
+  align_exp=${align_exp:-$exp/aligner}
+  judge_exp=${judge_exp:-$exp/recognizer}
+  case $guide in
+    durations) [ "$model" = fastvc ] || train_args="--set model.loss.guided.source=durations $train_args"
+      train_args="--set data.durations=durations/target --set data.source_durations=durations/source $train_args" ;;
+    diagonal) ;;
+    *) echo "run.sh: --guide $guide: use durations or diagonal" >&2; exit 2 ;;
+  esac
+  if [ "$minutes" != 0 ]; then
+    train_args="--set train.max_minutes=$minutes $train_args"
+    baseline_args="--max-minutes $minutes --epochs 100000 $baseline_args"
+  fi
 }

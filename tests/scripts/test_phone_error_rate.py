@@ -205,3 +205,33 @@ def test_the_script_refuses_a_checkpoint_that_is_no_recognizer_in_one_line(tmp_p
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert res.output.startswith("Error: ") and len(res.output.strip().splitlines()) == 1
     assert script.main.name and "--audio-dir" in run(script.main, "--help").output
+
+
+def test_the_vc_table_gains_each_rows_phone_error_rate(tmp_path) -> None:
+    """`set_per`: each row's audio (the source row: its source audio) against the texts,
+    edits summed over phones; an item it cannot score is left out of the rate."""
+    from aligner.evaluation.vc import VcTable, markdown, set_per
+
+    for name in ("s0", "s1", "c0", "c1"):
+        (tmp_path / f"{name}.wav").write_bytes(b"")
+    items = [
+        {"id": "u0", "text": "abc", "audio": str(tmp_path / "c0.wav")},
+        {"id": "u1", "text": "dab", "audio": str(tmp_path / "c1.wav")},
+        {"id": "u2", "text": "cab", "audio": str(tmp_path / "gone.wav")},
+    ]
+    for k, item in enumerate(items):
+        item["source_audio"] = str(tmp_path / f"s{min(k, 1)}.wav")
+    row = {"mcd": 5.0, "duration_diff": 0.0, "duration_ratio": 1.0}
+    rows = {name: [{"id": it["id"], **row} for it in items] for name in ("source", "fastvc")}
+    table = VcTable(items=rows, sources={"source": items, "fastvc": items})
+    hears = {"s0": list("xyz"), "s1": list("dab"), "c0": list("abc"), "c1": list("da")}
+    report = set_per(table, "fastvc", StubRecognizer(hears), "audio")
+    assert report.bad and report.bad[0].startswith("u2")
+    assert table.totals["fastvc"]["per"] == pytest.approx(100 * 1 / 6)
+    set_per(table, "source", StubRecognizer(hears), "source_audio")
+    # u0 3 substitutions of 3; u1 none; u2 is heard as s1 too: "dab" against "cab", one
+    assert table.totals["source"]["per"] == pytest.approx(100 * 4 / 9)
+    text = markdown(table)
+    assert "PER %" in text and "| fastvc | 3 |" in text and "16.67 |" in text
+    with pytest.raises(Exception, match="no system named 'other'"):
+        set_per(table, "other", StubRecognizer(hears), "audio")

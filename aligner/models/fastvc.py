@@ -1,0 +1,229 @@
+"""A non-autoregressive voice conversion network (family ``fastvc``): the source mel
+encoded at a reduced frame rate, target frames predicted for each encoder step, the steps
+spread over those frames (the length regulator) and decoded to the target voice's mel all
+at once. The alignment-aware, non-autoregressive conversion of AAS-VC (Huang et al. 2023)
+with FastPitch's parts (`aligner.models.fastpitch.layers`).
+
+It never learns an alignment: training gives each encoder step its target frames from the
+alignment model's durations of both voices (`step_frames`); converting, it predicts
+them, so it cannot skip or repeat and needs no text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from aligner.attention.base import lengths_to_mask
+from aligner.config import from_dict
+from aligner.models.fastpitch.layers import FFTStack, VariancePredictor, regulate_length
+from aligner.models.fastpitch.model import PostnetSettings
+from aligner.models.tacotron.postnet import Postnet
+
+
+@dataclass
+class FastVCConfig:
+    """``model:`` of a FastVC recipe; ``n_mels`` comes from the data.
+
+    reduction: source frames stacked into one encoder step (a step then gets the target
+    frames of that stretch of the source: 0, 1, 2, ...); dim: the width of encoder and
+    decoder, each ``encoder_layers`` / ``decoder_layers`` FFT blocks (``heads``,
+    ``ff_hidden`` channels, ``ff_kernel`` one odd size or a pair); the duration predictor
+    has ``predictor_hidden`` channels of kernel ``predictor_kernel``; ``max_duration``: the
+    most target frames one step may get when converting.
+    """
+
+    n_mels: int = 80
+    reduction: int = 2
+    dim: int = 192
+    encoder_layers: int = 3
+    decoder_layers: int = 3
+    heads: int = 2
+    ff_hidden: int = 384
+    ff_kernel: int | list[int] = 3
+    dropout: float = 0.1
+    predictor_hidden: int = 192
+    predictor_kernel: int = 3
+    predictor_dropout: float = 0.1
+    max_duration: int = 32
+    postnet: PostnetSettings | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None, where: str = "model") -> FastVCConfig:
+        cfg = from_dict(cls, data, where)
+        if cfg.reduction < 1:
+            raise ValueError(f"{where}.reduction must be >= 1, got {cfg.reduction}")
+        return cfg
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class FastVCOutput:
+    """What a forward pass gives.
+
+    mel, mel_post: (B, T, M) before / after the postnet (the same without one), zero at
+    padded frames; mel_mask (B, T); log_durations (B, N): predicted log(1 + target frames)
+    of each encoder step; enc_mask (B, N); durations (B, N): the target frames each step
+    got (given, or predicted and rounded along the utterance).
+    """
+
+    mel: torch.Tensor
+    mel_post: torch.Tensor
+    mel_mask: torch.Tensor
+    log_durations: torch.Tensor
+    enc_mask: torch.Tensor
+    durations: torch.Tensor
+
+
+def step_frames(
+    src_durations: torch.Tensor, tgt_durations: torch.Tensor, reduction: int
+) -> torch.Tensor:
+    """Target frames of each encoder step, fractional, from the frames per token of both
+    voices (N,): a token's target frames shared evenly over its source frames (a token the
+    source passes over gives its frames to the source frame where the next one starts),
+    summed over each step's ``reduction`` source frames. Returns (ceil(S / reduction),)
+    float64 summing to the target's frames, S the source's. The duration predictor's
+    target: the same timing as whole frames (`step_durations`) without their rounding
+    noise."""
+    src = torch.as_tensor(src_durations).long()
+    tgt = torch.as_tensor(tgt_durations).long()
+    if src.shape != tgt.shape or src.dim() != 1:
+        raise ValueError(
+            f"source and target durations must be (N,) of one length, got {tuple(src.shape)} "
+            f"and {tuple(tgt.shape)}"
+        )
+    n_src = int(src.sum())
+    if bool((src < 0).any() | (tgt < 0).any()) or n_src < 1:
+        raise ValueError("durations must be >= 0, with at least one source frame")
+    rates = torch.zeros(n_src, dtype=torch.float64)
+    per_frame = tgt.double() / src.clamp(min=1).double()
+    rates += torch.repeat_interleave(per_frame, src)
+    starts = (torch.cumsum(src, 0) - src).clamp(max=n_src - 1)
+    passed = src == 0
+    rates.index_add_(0, starts[passed], tgt[passed].double())
+    rates = nn.functional.pad(rates, (0, (-n_src) % reduction))
+    return rates.view(-1, reduction).sum(1)
+
+
+def step_durations(
+    src_durations: torch.Tensor, tgt_durations: torch.Tensor, reduction: int
+) -> torch.Tensor:
+    """Whole target frames of each encoder step (ceil(S / reduction),) long: `step_frames`
+    rounded along the utterance (`round_along`), summing to the target's frames."""
+    frames = step_frames(src_durations, tgt_durations, reduction)[None]
+    return round_along(frames, torch.ones_like(frames, dtype=torch.bool))[0]
+
+
+def round_along(frames: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Fractional frames per step (B, N) -> whole frames (B, N), rounded along the
+    utterance (each step's end rounded, not its length), so the total is the rounded sum
+    and no rounding bias builds up; zero at padded steps."""
+    ends = torch.cumsum(frames.clamp(min=0) * mask, dim=1).round()  # halves to even
+    starts = torch.nn.functional.pad(ends[:, :-1], (1, 0))
+    return (ends - starts).long() * mask.long()
+
+
+class MelEncoder(nn.Module):
+    """Source mel (B, S, M) -> encoder steps (B, ceil(S / reduction), D): ``reduction``
+    frames stacked, projected and passed through FFT blocks."""
+
+    def __init__(self, cfg: FastVCConfig) -> None:
+        super().__init__()
+        self.reduction = cfg.reduction
+        self.proj = nn.Linear(cfg.n_mels * cfg.reduction, cfg.dim)
+        stack = (cfg.heads, cfg.ff_hidden, cfg.ff_kernel, cfg.dropout)
+        self.blocks = FFTStack(cfg.dim, cfg.encoder_layers, *stack)
+
+    def reduced_lengths(self, lengths: torch.Tensor) -> torch.Tensor:
+        """Encoder steps (B,) for source lengths (B,): ``ceil(lengths / reduction)``."""
+        return torch.div(lengths + self.reduction - 1, self.reduction, rounding_mode="floor")
+
+    def forward(
+        self, mel: torch.Tensor, lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """mel (B, S, M), lengths (B,) -> (steps (B, N, D), mask (B, N))."""
+        b, s, m = mel.shape
+        r = self.reduction
+        frame_mask = lengths_to_mask(lengths.to(mel.device), s)
+        mel = mel.masked_fill(~frame_mask[..., None], 0.0)
+        mel = nn.functional.pad(mel, (0, 0, 0, (-s) % r))
+        stacked = mel.reshape(b, -1, r * m)
+        mask = lengths_to_mask(self.reduced_lengths(lengths.to(mel.device)), stacked.size(1))
+        return self.blocks(self.proj(stacked), mask), mask
+
+
+class FastVC(nn.Module):
+    """Source mels (B, S, M) -> target mels (B, T, M) through given or predicted durations
+    per encoder step."""
+
+    r = 1  # one target frame per alignment row
+
+    def __init__(self, cfg: FastVCConfig) -> None:
+        super().__init__()
+        self.config = cfg
+        stack = (cfg.heads, cfg.ff_hidden, cfg.ff_kernel, cfg.dropout)
+        self.encoder = MelEncoder(cfg)
+        self.duration = VariancePredictor(
+            cfg.dim, cfg.predictor_hidden, cfg.predictor_kernel, cfg.predictor_dropout
+        )
+        self.decoder = FFTStack(cfg.dim, cfg.decoder_layers, *stack)
+        self.proj = nn.Linear(cfg.dim, cfg.n_mels)
+        p = cfg.postnet
+        self.postnet = (
+            Postnet(cfg.n_mels, p.channels, p.n_convs, p.kernel_size, p.dropout) if p else None
+        )
+
+    @classmethod
+    def from_symbols(
+        cls, symbols: dict[str, Any], state_dict: dict[str, torch.Tensor] | None = None
+    ) -> FastVC:
+        """Rebuild the network of a checkpoint from its ``symbols["model"]`` (and its
+        weights, if given)."""
+        model = cls(FastVCConfig.from_dict(symbols["model"]))
+        if state_dict is not None:
+            model.load_state_dict(state_dict)
+        return model
+
+    def forward(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, durations: torch.Tensor
+    ) -> FastVCOutput:
+        """Teacher forcing: source mels (B, S, M), lengths (B,), target frames of each
+        encoder step (B, N)."""
+        enc, mask = self.encoder(src, src_lengths)
+        log_durations = self.duration(enc, mask)
+        return self._decode(enc, mask, log_durations, durations[:, : mask.size(1)] * mask)
+
+    @torch.no_grad()
+    def infer(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, pace: float = 1.0
+    ) -> FastVCOutput:
+        """Conversion: the durations predicted, divided by `pace` (2: twice as fast),
+        at most ``max_duration`` frames a step, rounded along the utterance."""
+        if pace <= 0:
+            raise ValueError(f"pace must be positive, got {pace}")
+        enc, mask = self.encoder(src, src_lengths)
+        log_durations = self.duration(enc, mask)
+        frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
+        durations = round_along(frames, mask)
+        durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
+        return self._decode(enc, mask, log_durations, durations)
+
+    def _decode(
+        self,
+        enc: torch.Tensor,
+        mask: torch.Tensor,
+        log_durations: torch.Tensor,
+        durations: torch.Tensor,
+    ) -> FastVCOutput:
+        """Steps spread over their frames, decoded to mels."""
+        frames, lengths = regulate_length(enc * mask[..., None].to(enc.dtype), durations)
+        mel_mask = lengths_to_mask(lengths, frames.size(1))
+        mel = self.proj(self.decoder(frames, mel_mask)).masked_fill(~mel_mask[..., None], 0.0)
+        post = self.postnet(mel, mel_mask) if self.postnet is not None else mel
+        return FastVCOutput(mel, post, mel_mask, log_durations, mask, durations.long())
