@@ -452,7 +452,7 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
     (ljspeech_fixture if name == "ljspeech" else arctic_fixture)(tmp_path / "corpus")
     small = {
         "ljspeech": "recipes/tts/tacotron_lsa_small.yaml",
-        "arctic": "recipes/vc/seq2seq_vc_lsa_small.yaml",
+        "arctic": "recipes/vc/fastvc_small.yaml",
     }[name]
     bin_dir = Path(sys.executable).parent
     env = {
@@ -469,6 +469,10 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         # fixture's items per voice are shorter than their tokens and are left out
         "ALIGNER_ALIGN_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
         "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false",
+        # the judge (stage 8): a phone recognizer on both voices, two steps
+        "ALIGNER_JUDGE_ARGS": "--set train.max_steps=2 --set train.batch_size=2 "
+        "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false "
+        "--set model.channels=16 --set model.conv_layers=1",
     }
     r = run(name, tmp_path, env, "--recipe", str(ROOT / small))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
@@ -481,8 +485,9 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         score = (tmp_path / "exp/score/test.txt").read_text()
         assert "MCD converted vs target" in score and "source vs target" in score
         table = (tmp_path / "exp/score/vc.md").read_text()  # the same metrics, four rows
-        for row in ("| source |", "| seq2seq |", "| baseline |", "| vocoded-target |"):
+        for row in ("| source |", "| fastvc |", "| baseline |", "| vocoded-target |"):
             assert row in table
+        assert "PER %" in table and "The target's recordings: PER" in table
         assert (tmp_path / "exp/vocoder/.done").exists()  # every sound through it
 
 

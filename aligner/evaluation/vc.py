@@ -26,6 +26,7 @@ from aligner.audio.distortion import compare
 from aligner.audio.world import WorldUnavailable, analyze_file
 from aligner.data.manifest import manifest_items
 from aligner.evaluation import EvaluationError
+from aligner.inference.recognizer import phone_error_rate
 
 KEYS = ("audio", "source_audio", "target_audio")
 TOTALS = ("mcd", "f0_rmse_hz", "f0_rmse_cents", "f0_corr", "vuv_error")
@@ -171,8 +172,6 @@ def set_per(table: VcTable, name: str, recognizer: Any, key: str, batch_size: in
     audio (the source row: the ``source_audio``) recognized by `recognizer`
     (`aligner.inference.recognizer.PhoneRecognizer`) against the items' texts. Returns the
     `PERReport`; an item it cannot score is left out of the rate and named there."""
-    from aligner.inference.recognizer import phone_error_rate
-
     if name not in table.items:
         raise EvaluationError(f"no system named {name!r}")
     report = phone_error_rate(recognizer, table.sources[name], None, key, batch_size)

@@ -111,3 +111,17 @@ def test_pace_divides_the_predicted_frames():
 def test_config_refuses_a_reduction_below_one():
     with pytest.raises(ValueError, match="reduction must be >= 1"):
         FastVCConfig.from_dict({"reduction": 0})
+
+
+@pytest.mark.parametrize("name", ["fastvc_small", "fastvc"])
+def test_recipes_build_at_the_size_they_claim(name: str) -> None:
+    from pathlib import Path
+
+    from aligner.config import load_config
+
+    cfg = load_config(Path(__file__).parents[2] / "recipes" / "vc" / f"{name}.yaml")
+    assert (cfg.task, cfg.family) == ("vc", "fastvc")
+    model = {k: v for k, v in cfg.model.items() if k != "loss"}
+    net = FastVC(FastVCConfig.from_dict({**model, "n_mels": 80}))
+    params = sum(p.numel() for p in net.parameters())
+    assert (params < 5e6) == name.endswith("_small"), params
