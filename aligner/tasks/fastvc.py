@@ -62,24 +62,24 @@ class StepDurationDataset(Dataset):
     the target frames of each of the N = ceil(S / reduction) encoder steps, fractional (the
     duration predictor's target) and rounded along the utterance (the length regulator's)."""
 
-    def __init__(self, base: Any, durations: dict[int, torch.Tensor]) -> None:
-        keep = sorted(durations)
+    def __init__(self, base: Any, frames: dict[int, torch.Tensor]) -> None:
+        keep = sorted(frames)
         self.base = base
         self.items = [base.items[i] for i in keep]
         self.lengths = [base.lengths[i] for i in keep]
-        self.indices, self.durations = keep, [durations[i] for i in keep]
+        self.indices, self.frames = keep, [frames[i] for i in keep]
 
     def __len__(self) -> int:
         return len(self.items)
 
     def __getitem__(self, index: int) -> dict[str, Any]:
         example = self.base[self.indices[index]]
-        frames = self.durations[index]
+        frames = self.frames[index]
         whole = round_along(frames[None], torch.ones(1, len(frames), dtype=torch.bool))[0]
         return {**example, "step_frames": frames.float(), "durations": whole}
 
 
-def pair_step_durations(
+def pair_step_frames(
     dataset: Any,
     source_records: dict[str, dict[str, Any]],
     target_records: dict[str, dict[str, Any]],
@@ -257,13 +257,10 @@ def build(cfg: Any, data_dir: Path) -> FastVCTask:
         )
     target_records = read_records(targets, corpus.mel_cfg, "durations", target=True)
     source_records = read_records(sources, corpus.mel_cfg, "source_durations")
+    frame = corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
+    records, r = (source_records, target_records), vc_cfg.reduction
     sets = [
-        StepDurationDataset(
-            base,
-            pair_step_durations(
-                base, source_records, target_records, vc_cfg.reduction, split, task_frame(corpus)
-            ),
-        )
+        StepDurationDataset(base, pair_step_frames(base, *records, r, split, frame))
         for base, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
     ]
     task = FastVCTask(FastVC(vc_cfg), corpus, sets[0], sets[1], loss_cfg)
@@ -275,8 +272,3 @@ def build(cfg: Any, data_dir: Path) -> FastVCTask:
         "stats": corpus.stats_tgt.to_dict(),
     }
     return task
-
-
-def task_frame(corpus: ParallelCorpus) -> float:
-    """Seconds per mel frame."""
-    return corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
