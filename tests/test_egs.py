@@ -201,7 +201,7 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         "--out data/accent/durations/target/valid --audio-key target_audio --no-png --force"
     )
     assert lines[6].startswith("train ") and "recipes/vc/fastvc_small.yaml" in lines[6]
-    assert f"--out {exp} --resume --set train.max_minutes=15 " in lines[6]
+    assert f"--out {exp} --resume --set train.max_minutes=30 " in lines[6]
     assert (
         "--set data.durations=durations/target --set data.source_durations=durations/source"
         in lines[6]
@@ -210,7 +210,7 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     assert f"--out {exp}/vocoder --resume --set data.audio_keys=[target_audio]" in lines[7]
     assert lines[8].startswith(f"convert --checkpoint {exp} --vocoder {exp}/vocoder ")
     assert "vc_baseline.py train --data data/accent" in lines[11]
-    assert lines[11].endswith("--max-minutes 15 --epochs 100000")  # the model's minutes
+    assert lines[11].endswith("--max-minutes 30 --epochs 100000")  # the model's minutes
     assert (
         f"vc_baseline.py convert --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
         in lines[12]

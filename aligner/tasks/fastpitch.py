@@ -109,6 +109,7 @@ class FastPitchTask:
     ``aligner.tasks.base.Task``."""
 
     vocoder = SpeechTask.vocoder  # data.log.vocoder, else Griffin-Lim from zero phases
+    vocode = SpeechTask.vocode
 
     def __init__(self, model: FastPitch, corpus: Any, train_set, valid_set, loss_cfg) -> None:
         self.model, self.train_set, self.valid_set = model, train_set, valid_set
@@ -199,7 +200,7 @@ class FastPitchTask:
                 logger.alignment(f"durations/{uid}/{name}", path, step, labels, **timing)
             if i < self.log.audio_items:
                 mel = self.target_stats.denormalize(free.mel_post[i, :t_free].float().cpu())
-                logger.audio(f"audio/{uid}", self.vocoder()(mel), self.mel_cfg.sample_rate, step)
+                logger.audio(f"audio/{uid}", self.vocode(mel), self.mel_cfg.sample_rate, step)
 
 
 def build(cfg: Any, data_dir: Path) -> FastPitchTask:

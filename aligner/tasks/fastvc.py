@@ -128,6 +128,7 @@ class FastVCTask:
     ``aligner.tasks.base.Task``."""
 
     vocoder = SpeechTask.vocoder  # data.log.vocoder, else Griffin-Lim from zero phases
+    vocode = SpeechTask.vocode
 
     def __init__(
         self, model: FastVC, corpus: ParallelCorpus, train_set, valid_set, loss_cfg
@@ -232,7 +233,7 @@ class FastVCTask:
                 logger.alignment(f"durations/{uid}/{name}", path, step, labels, **timing)
             if i < self.log.audio_items:
                 mel = self.target_stats.denormalize(free.mel_post[i, :t_free].float().cpu())
-                logger.audio(f"audio/{uid}", self.vocoder()(mel), self.mel_cfg.sample_rate, step)
+                logger.audio(f"audio/{uid}", self.vocode(mel), self.mel_cfg.sample_rate, step)
 
 
 def build(cfg: Any, data_dir: Path) -> FastVCTask:

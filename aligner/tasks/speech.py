@@ -244,6 +244,12 @@ class SpeechTask:
                     raise ConfigError(f"data.log.vocoder: {err}") from None
         return self._vocoder
 
+    def vocode(self, mel: torch.Tensor) -> torch.Tensor:
+        """The logged audio (L,) of a denormalized mel (T, M): `vocoder` in fp32, outside
+        the run's autocast (Griffin-Lim has no bf16)."""
+        with torch.autocast(mel.device.type, enabled=False):
+            return self.vocoder()(mel.float())
+
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
         """Alignment heatmaps, metrics, predicted vs target mels and Griffin-Lim audio of the
         fixed validation items (tags ``alignment/<id>``, ``mel/<id>/...``, ``audio/<id>``)."""
@@ -282,4 +288,4 @@ class SpeechTask:
             logger.mel(f"mel/{item}/target", batch["mel"][i, :t], step)
             if i < self.log.audio_items:
                 mel = self.target_stats.denormalize(out.mel_post[i, :t].float().cpu())
-                logger.audio(f"audio/{item}", self.vocoder()(mel), self.mel_cfg.sample_rate, step)
+                logger.audio(f"audio/{item}", self.vocode(mel), self.mel_cfg.sample_rate, step)

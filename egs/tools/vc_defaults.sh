@@ -10,7 +10,7 @@ vocoder_recipe="$root"/recipes/vocoder/vocos_small.yaml
 vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
 model=fastvc     # fastvc (non-autoregressive, on the durations of stage 1) or tacotron
 recipe=""        # empty: the model's recipe (run.sh's vc_model_option)
-minutes=15       # CPU minutes of VC training (stage 2) and of the frame-wise baseline (stage 7)
+minutes=30       # minutes of VC training (stage 2) and of the frame-wise baseline (stage 7)
 guide=durations  # the alignment model's durations of both voices (stage 1), or diagonal
                  # (tacotron only: the guided attention loss's own band)
 align_recipe="$root"/recipes/align/aligner.yaml

@@ -172,3 +172,20 @@ def test_train_convert_align_and_resume(corpus: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     ckpt = torch.load(exp / "checkpoints" / "ckpt-00000005.pt", weights_only=False)
     assert ckpt["step"] == 5 and ckpt["config"]["family"] == "fastvc"
+
+
+def test_validation_under_bf16_autocast_logs_audio(corpus: Path, tmp_path: Path) -> None:
+    """A bf16 run (``train.precision: bf16``, on the CPU too) validates under autocast: the
+    logged audio is vocoded in fp32 (Griffin-Lim has no bf16)."""
+    from aligner.train.evolution import image_tags
+
+    cfg = _cfg()
+    cfg["data"]["log"]["audio_items"] = 1
+    task = build_task(ExperimentConfig.from_dict(cfg), corpus)
+    task.model.eval()
+    batches = [task.collate([task.valid_set[i] for i in range(2)])]
+    logger = Logger(tmp_path / "tb")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        metrics = task.validate(task.model, batches, step=1, logger=logger)
+    logger.close()
+    assert np.isfinite(metrics["loss"]) and "mel/u4/converted" in image_tags(tmp_path / "tb")

@@ -2,7 +2,7 @@
 # Voice conversion on a parallel eSpeak NG voice pair (built in), scored as VC papers score
 # it beside the source and a frame-wise baseline trained for the same minutes.
 #
-#   ./run.sh [--pair easy|accent] [--model fastvc|tacotron] [--minutes 15] [--stage N]
+#   ./run.sh [--pair easy|accent] [--model fastvc|tacotron] [--minutes 30] [--stage N]
 #            [--stop-stage M] [--utterances U] [--vocoder V] [--voices "SRC TGT"]
 #            [--recipe YAML] [--data DIR] [--exp DIR] [--train-args "--set ..."]
 #            [--baseline-args ARGS] [--guide durations|diagonal] [--align-args ARGS]
@@ -15,7 +15,7 @@
 #           British (RP) accent: other vowels, no rhotic r (about 14% of phones differ)
 # Models: fastvc (default; recipes/vc/fastvc_small.yaml: non-autoregressive, trained on the
 # durations of both voices) or tacotron (recipes/vc/seq2seq_vc_lsa_small.yaml: attention,
-# guided by them). --minutes: the CPU minutes of stage 2 and of the baseline (0: the
+# guided by them). --minutes: the minutes of stage 2 and of the baseline (30; 0: the
 # recipe's steps and the baseline's 30 epochs).
 # Run it from its folder (data/PAIR/ and exp/PAIR/MODEL_RECIPE/ are written under it).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):

@@ -5,7 +5,7 @@
 # pair beside egs/espeak/vc1, of other synthesizers (slt: HTS, a female US voice; kal: a
 # diphone male US voice) and sample rates (48 and 16 kHz, read at the recipe's).
 #
-#   ./run.sh [--voices "SRC TGT"] [--model fastvc|tacotron] [--minutes 15] [--stage N]
+#   ./run.sh [--voices "SRC TGT"] [--model fastvc|tacotron] [--minutes 30] [--stage N]
 #            [--stop-stage M] [--utterances U] [--tokenizer arpabet|phonemes] [--vocoder V]
 #            [--recipe YAML] [--data DIR] [--exp DIR] [--train-args "--set ..."]
 #            [--guide durations|diagonal] [--align-args ARGS] [--baseline-args ARGS]
