@@ -225,6 +225,7 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
 
 
 def test_a_tacotron_refuses_pace_in_one_line(tmp_path: Path) -> None:
+    """`synthesize` and `convert` name --pace's models; a Tacotron's timing is its attention's."""
     from cli.test_speech_cli import make_checkpoint
 
     ckpt = make_checkpoint(tmp_path, "tts")
@@ -234,3 +235,11 @@ def test_a_tacotron_refuses_pace_in_one_line(tmp_path: Path) -> None:
         result.output
     )
     assert "Traceback" not in result.output and not (tmp_path / "x.wav").exists()
+    vc = make_checkpoint(tmp_path / "vc", "vc")
+    wav = next((tmp_path / "vc").rglob("*.wav"))
+    result = invoke("convert", "--checkpoint", vc, "--in", wav, "--out", tmp_path / "y.wav",
+                    "--pace", "1.5")  # fmt: skip
+    assert result.exit_code == 1 and "--pace is for a model that predicts its durations" in (
+        result.output
+    )
+    assert "Traceback" not in result.output and not (tmp_path / "y.wav").exists()
