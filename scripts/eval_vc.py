@@ -126,7 +126,9 @@ def _phone_error_rates(table, recognizer: Path):
             "recipes/recognize/ctc_small.yaml"
         )
     for name in list(table.items):
-        report = set_per(table, name, model, "source_audio" if name == "source" else "audio")
+        key = "source_audio" if name == "source" else "audio"
+        report = phone_error_rate(model, table.sources[name], None, key)
+        set_per(table, name, report.scored)
         for line in report.bad:
             click.echo(f"PER of {name}: left out {line}", err=True)
     return phone_error_rate(model, table.sources["source"], None, "target_audio")

@@ -26,7 +26,6 @@ from aligner.audio.distortion import compare
 from aligner.audio.world import WorldUnavailable, analyze_file
 from aligner.data.manifest import manifest_items
 from aligner.evaluation import EvaluationError
-from aligner.inference.recognizer import phone_error_rate
 
 KEYS = ("audio", "source_audio", "target_audio")
 TOTALS = ("mcd", "f0_rmse_hz", "f0_rmse_cents", "f0_corr", "vuv_error")
@@ -167,19 +166,17 @@ def set_mapping(table: VcTable, name: str, alignment: str | Path) -> None:
     table.totals[name] = _totals(table.items[name])
 
 
-def set_per(table: VcTable, name: str, recognizer: Any, key: str, batch_size: int = 16) -> Any:
-    """Fill system `name`'s phone error rate per item (``phone_edits``, ``phones``): its
-    audio (the source row: the ``source_audio``) recognized by `recognizer`
-    (`aligner.inference.recognizer.PhoneRecognizer`) against the items' texts. Returns the
-    `PERReport`; an item it cannot score is left out of the rate and named there."""
+def set_per(table: VcTable, name: str, scored: dict[str, tuple[int, int, Any]]) -> None:
+    """Fill system `name`'s phone error rate per item (``phone_edits``, ``phones``) from
+    `scored`: item id -> (edits, reference phones, hypothesis), the ``scored`` of
+    `aligner.inference.recognizer.phone_error_rate` on its audio (the source row: its source
+    audio, the items of ``table.sources[name]``). An item not scored is left out of the rate."""
     if name not in table.items:
         raise EvaluationError(f"no system named {name!r}")
-    report = phone_error_rate(recognizer, table.sources[name], None, key, batch_size)
     for row in table.items[name]:
-        edits, phones, _ = report.scored.get(row["id"], (None, None, None))
+        edits, phones, _ = scored.get(row["id"], (None, None, None))
         row["phone_edits"], row["phones"] = edits, phones
     table.totals[name] = _totals(table.items[name])
-    return report
 
 
 COLUMNS = (

@@ -46,6 +46,7 @@ from aligner.tasks.fastpitch_data import (
 from aligner.tasks.guides import dataset_durations, folders_of, read_records
 from aligner.tasks.speech import SpeechTask, first_items, set_data_sizes
 from aligner.tasks.speech_data import text_speech_data
+from aligner.tasks.speech_losses import duration_loss, masked_mean
 from aligner.tasks.truth import References, TruthErrors
 
 
@@ -61,25 +62,6 @@ class FastPitchLoss:
     duration_scale: Literal["log", "frames"] = "log"
     pitch: float = 0.1
     energy: float = 0.1
-
-
-def masked_mean(err: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """The mean of `err` (B, L, ...) over the positions of `mask` (B, L)."""
-    mask = mask.to(err.dtype)
-    while mask.dim() < err.dim():
-        mask = mask[..., None]
-    return (err * mask).sum() / (mask.sum() * (err.numel() / mask.numel())).clamp(min=1)
-
-
-def duration_loss(
-    log_durations: torch.Tensor, durations: torch.Tensor, mask: torch.Tensor, cfg: FastPitchLoss
-) -> torch.Tensor:
-    """The MSE of predicted log(1 + frames) (B, N) against given frames (B, N) over the
-    valid tokens, on ``cfg.duration_scale``."""
-    given = durations.float()
-    if cfg.duration_scale == "frames":
-        return masked_mean((torch.expm1(log_durations.float()) - given) ** 2, mask)
-    return masked_mean((log_durations - torch.log1p(given)) ** 2, mask)
 
 
 def fastpitch_loss(

@@ -40,11 +40,11 @@ from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc, pad
 from aligner.models.fastpitch.layers import fit_durations, token_path
 from aligner.models.fastvc import FastVC, FastVCConfig, FastVCOutput, round_along, step_frames
-from aligner.tasks.fastpitch import duration_loss, masked_mean
 from aligner.tasks.guides import folders_of, pair_durations, read_records
 from aligner.tasks.speech import SpeechTask, first_items
+from aligner.tasks.speech_data import ParallelCorpus, parallel_corpus
+from aligner.tasks.speech_losses import duration_loss, masked_mean
 from aligner.tasks.truth import TruthErrors
-from aligner.tasks.vc import ParallelCorpus, parallel_corpus
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from aligner.audio.features import MelConfig, MelStats
 from aligner.config import ConfigError, from_dict
-from aligner.data.datasets import TTSDataset
+from aligner.data.datasets import TTSDataset, VCDataset
 from aligner.data.manifest import read_manifest
 from aligner.tasks.speech import SpeechLog
 from aligner.text.symbols import SymbolTable
@@ -174,3 +174,36 @@ def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
     stats = compute_stats(train_set.mel, len(train_set), data.stats_items)
     train_set.stats = valid_set.stats = stats
     return TextSpeechData(data, mel_cfg, tokenizer, table, train_set, valid_set, stats)
+
+
+@dataclass
+class ParallelCorpus:
+    """The parallel train and valid sets of a VC recipe, normalized by the statistics of
+    each voice's training mels (``stats_src``, ``stats_tgt``)."""
+
+    data: SpeechData
+    mel_cfg: MelConfig
+    train_set: VCDataset
+    valid_set: VCDataset
+    stats_src: MelStats
+    stats_tgt: MelStats
+
+
+def parallel_corpus(cfg: Any, data_dir: Path) -> ParallelCorpus:
+    """The `ParallelCorpus` of an ``ExperimentConfig``'s ``data:`` under ``data_dir``."""
+    data = from_dict(SpeechData, cfg.data, where="data")
+    mel_cfg = mel_settings(data)
+    cache = Path(data_dir) / data.cache_dir
+    train_set, valid_set = (
+        VCDataset(read_manifest(manifest_path(data_dir, name, key)), mel_cfg, cache)
+        for name, key in ((data.train, "train"), (data.valid, "valid"))
+    )
+
+    def stats_of(side: str) -> MelStats:  # side: "audio" (source) or "target_audio"
+        mel = lambda i: train_set.cache.get(train_set.items[i][side])  # noqa: E731
+        return compute_stats(mel, len(train_set), data.stats_items)
+
+    stats_src, stats_tgt = stats_of("audio"), stats_of("target_audio")
+    for dataset in (train_set, valid_set):
+        dataset.stats_src, dataset.stats_tgt = stats_src, stats_tgt
+    return ParallelCorpus(data, mel_cfg, train_set, valid_set, stats_src, stats_tgt)

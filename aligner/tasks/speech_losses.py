@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch.nn import functional as F
@@ -154,3 +154,23 @@ def tacotron_loss(
         total = total + weight * guided
         parts.update(guided=guided.item(), guided_weight=weight)
     return total, parts
+
+
+def masked_mean(err: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The mean of `err` (B, L, ...) over the positions of `mask` (B, L)."""
+    mask = mask.to(err.dtype)
+    while mask.dim() < err.dim():
+        mask = mask[..., None]
+    return (err * mask).sum() / (mask.sum() * (err.numel() / mask.numel())).clamp(min=1)
+
+
+def duration_loss(
+    log_durations: torch.Tensor, durations: torch.Tensor, mask: torch.Tensor, cfg: Any
+) -> torch.Tensor:
+    """The MSE of predicted log(1 + frames) (B, N) against given frames (B, N) over the
+    valid positions, on ``cfg.duration_scale`` (``log`` or ``frames``): what the duration
+    models (FastPitch, FastVC) learn from."""
+    given = durations.float()
+    if cfg.duration_scale == "frames":
+        return masked_mean((torch.expm1(log_durations.float()) - given) ** 2, mask)
+    return masked_mean((log_durations - torch.log1p(given)) ** 2, mask)

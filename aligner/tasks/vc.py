@@ -9,7 +9,6 @@ checkpoint's ``symbols`` hold ``task``, ``model``, ``mel``, ``stats_src`` and ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +17,13 @@ import torch
 
 from aligner.alignment.intervals import Timings
 from aligner.attention.search import frame_durations
-from aligner.audio.features import MelConfig, MelStats
-from aligner.config import ConfigError, from_dict
+from aligner.config import ConfigError
 from aligner.data.collate import collate_vc
-from aligner.data.datasets import VCDataset
-from aligner.data.manifest import read_manifest
 from aligner.families import role
 from aligner.models.tacotron.model import Tacotron
 from aligner.tasks.guides import Guides, guide_folders, read_records, vc_guides
 from aligner.tasks.speech import SpeechTask, model_config
-from aligner.tasks.speech_data import SpeechData, compute_stats, manifest_path, mel_settings
+from aligner.tasks.speech_data import parallel_corpus
 from aligner.tasks.truth import TruthErrors
 
 
@@ -77,39 +73,6 @@ class VCTask(SpeechTask):
         n = min(self.log.infer_items, len(self.valid_set))
         items = (self.valid_set[i] for i in range(n))
         return [(item["id"], item["src_mel"], None) for item in items]
-
-
-@dataclass
-class ParallelCorpus:
-    """The parallel train and valid sets of a VC recipe, normalized by the statistics of
-    each voice's training mels (``stats_src``, ``stats_tgt``)."""
-
-    data: SpeechData
-    mel_cfg: MelConfig
-    train_set: VCDataset
-    valid_set: VCDataset
-    stats_src: MelStats
-    stats_tgt: MelStats
-
-
-def parallel_corpus(cfg: Any, data_dir: Path) -> ParallelCorpus:
-    """The `ParallelCorpus` of an ``ExperimentConfig``'s ``data:`` under ``data_dir``."""
-    data = from_dict(SpeechData, cfg.data, where="data")
-    mel_cfg = mel_settings(data)
-    cache = Path(data_dir) / data.cache_dir
-    train_set, valid_set = (
-        VCDataset(read_manifest(manifest_path(data_dir, name, key)), mel_cfg, cache)
-        for name, key in ((data.train, "train"), (data.valid, "valid"))
-    )
-
-    def stats_of(side: str) -> MelStats:  # side: "audio" (source) or "target_audio"
-        mel = lambda i: train_set.cache.get(train_set.items[i][side])  # noqa: E731
-        return compute_stats(mel, len(train_set), data.stats_items)
-
-    stats_src, stats_tgt = stats_of("audio"), stats_of("target_audio")
-    for dataset in (train_set, valid_set):
-        dataset.stats_src, dataset.stats_tgt = stats_src, stats_tgt
-    return ParallelCorpus(data, mel_cfg, train_set, valid_set, stats_src, stats_tgt)
 
 
 def build(cfg: Any, data_dir: Path) -> VCTask:

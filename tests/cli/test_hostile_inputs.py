@@ -325,13 +325,15 @@ def test_a_long_recording_is_converted_in_bounded_pieces(ckpts, tmp_path, monkey
     src = tmp_path / "long.wav"
     sf.write(src, wav, sr)
     seen: list[int] = []
-    real = conversion.VCModel.generate
+    from aligner.inference.tacotron import VCModel
+
+    real = VCModel.generate
 
     def spy(self, sources, *args, **kwargs):
         seen.extend(len(s) for s in sources)
         return real(self, sources, *args, **kwargs)
 
-    monkeypatch.setattr(conversion.VCModel, "generate", spy)
+    monkeypatch.setattr(VCModel, "generate", spy)
     run = conversion.convert(
         ckpts["vc"],
         src,

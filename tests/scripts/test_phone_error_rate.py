@@ -209,7 +209,7 @@ def test_the_script_refuses_a_checkpoint_that_is_no_recognizer_in_one_line(tmp_p
 
 def test_the_vc_table_gains_each_rows_phone_error_rate(tmp_path) -> None:
     """`set_per`: each row's audio (the source row: its source audio) against the texts,
-    edits summed over phones; an item it cannot score is left out of the rate."""
+    edits summed over phones; an item the recognizer could not score is left out."""
     from aligner.evaluation.vc import VcTable, markdown, set_per
 
     for name in ("s0", "s1", "c0", "c1"):
@@ -225,13 +225,15 @@ def test_the_vc_table_gains_each_rows_phone_error_rate(tmp_path) -> None:
     rows = {name: [{"id": it["id"], **row} for it in items] for name in ("source", "fastvc")}
     table = VcTable(items=rows, sources={"source": items, "fastvc": items})
     hears = {"s0": list("xyz"), "s1": list("dab"), "c0": list("abc"), "c1": list("da")}
-    report = set_per(table, "fastvc", StubRecognizer(hears), "audio")
+    report = phone_error_rate(StubRecognizer(hears), table.sources["fastvc"])
     assert report.bad and report.bad[0].startswith("u2")
+    set_per(table, "fastvc", report.scored)
     assert table.totals["fastvc"]["per"] == pytest.approx(100 * 1 / 6)
-    set_per(table, "source", StubRecognizer(hears), "source_audio")
+    heard = phone_error_rate(StubRecognizer(hears), items, audio_key="source_audio")
+    set_per(table, "source", heard.scored)
     # u0 3 substitutions of 3; u1 none; u2 is heard as s1 too: "dab" against "cab", one
     assert table.totals["source"]["per"] == pytest.approx(100 * 4 / 9)
     text = markdown(table)
     assert "PER %" in text and "| fastvc | 3 |" in text and "16.67 |" in text
     with pytest.raises(Exception, match="no system named 'other'"):
-        set_per(table, "other", StubRecognizer(hears), "audio")
+        set_per(table, "other", report.scored)
