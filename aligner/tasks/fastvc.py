@@ -35,7 +35,6 @@ import torch
 from torch import nn
 from torch.utils.data import Dataset
 
-from aligner.alignment.intervals import Timings
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc, pad
 from aligner.models.fastpitch.layers import fit_durations, token_path
@@ -44,7 +43,7 @@ from aligner.tasks.guides import folders_of, pair_durations, read_records
 from aligner.tasks.speech import SpeechTask, first_items
 from aligner.tasks.speech_data import ParallelCorpus, parallel_corpus
 from aligner.tasks.speech_losses import duration_loss, masked_mean
-from aligner.tasks.truth import TruthErrors
+from aligner.tasks.truth import TruthErrors, timing_pairs
 
 
 @dataclass
@@ -67,16 +66,17 @@ class StepDurationDataset(Dataset):
         self.base = base
         self.items = [base.items[i] for i in keep]
         self.lengths = [base.lengths[i] for i in keep]
-        self.indices, self.frames = keep, [frames[i] for i in keep]
+        self.indices, self.frames = keep, [frames[i].float() for i in keep]
+        self.durations = [
+            round_along(f[None], torch.ones(1, len(f), dtype=torch.bool))[0] for f in self.frames
+        ]
 
     def __len__(self) -> int:
         return len(self.items)
 
     def __getitem__(self, index: int) -> dict[str, Any]:
         example = self.base[self.indices[index]]
-        frames = self.frames[index]
-        whole = round_along(frames[None], torch.ones(1, len(frames), dtype=torch.bool))[0]
-        return {**example, "step_frames": frames.float(), "durations": whole}
+        return {**example, "step_frames": self.frames[index], "durations": self.durations[index]}
 
 
 def pair_step_frames(
@@ -139,14 +139,7 @@ class FastVCTask:
         self.symbols: dict[str, Any] = {}
         self._vocoder = None
         self.frame = self.mel_cfg.hop_length / self.mel_cfg.sample_rate
-        self.pairs = {
-            str(it["id"]): (
-                Timings.from_dict(it["timings"]),
-                Timings.from_dict(it["target_timings"]),
-            )
-            for it in valid_set.items
-            if it.get("timings") and it.get("target_timings")
-        }
+        self.pairs = timing_pairs(valid_set.items)
 
     def lengths(self, dataset: StepDurationDataset) -> list[int]:
         return dataset.lengths

@@ -106,3 +106,13 @@ class TruthErrors:
                 out[f"{name}_ms"] = sum(map(abs, errors)) / len(errors)
                 out[f"{name.split('_')[0]}_bias_ms"] = sum(errors) / len(errors)
         return out
+
+
+def timing_pairs(items: Any) -> dict[str, tuple[Timings, Timings]]:
+    """Both voices' reference timings (``timings``, ``target_timings``) of the parallel
+    items that have them, by item id: what `TruthErrors.add_mapping` scores against."""
+    return {
+        str(it["id"]): (Timings.from_dict(it["timings"]), Timings.from_dict(it["target_timings"]))
+        for it in items
+        if it.get("timings") and it.get("target_timings")
+    }

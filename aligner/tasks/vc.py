@@ -24,7 +24,7 @@ from aligner.models.tacotron.model import Tacotron
 from aligner.tasks.guides import Guides, guide_folders, read_records, vc_guides
 from aligner.tasks.speech import SpeechTask, model_config
 from aligner.tasks.speech_data import parallel_corpus
-from aligner.tasks.truth import TruthErrors
+from aligner.tasks.truth import TruthErrors, timing_pairs
 
 
 class VCTask(SpeechTask):
@@ -48,14 +48,7 @@ class VCTask(SpeechTask):
         frame durations per encoder position against the items' reference timings of both
         voices (``timings``, ``target_timings``); items without them add nothing."""
         if self.pairs is None:
-            self.pairs = {
-                str(it["id"]): (
-                    Timings.from_dict(it["timings"]),
-                    Timings.from_dict(it["target_timings"]),
-                )
-                for it in self.valid_set.items
-                if it.get("timings") and it.get("target_timings")
-            }
+            self.pairs = timing_pairs(self.valid_set.items)
         frame = self.mel_cfg.hop_length / self.mel_cfg.sample_rate
         reduction = self.model.config.encoder.reduction
         for i, uid in enumerate(batch["ids"]):
