@@ -20,7 +20,12 @@ from torch import nn
 
 from aligner.attention.base import lengths_to_mask
 from aligner.config import from_dict
-from aligner.models.fastpitch.layers import FFTStack, VariancePredictor, regulate_length
+from aligner.models.fastpitch.layers import (
+    DurationOutput,
+    FFTStack,
+    VariancePredictor,
+    regulate_length,
+)
 from aligner.models.fastpitch.model import PostnetSettings
 from aligner.models.tacotron.postnet import Postnet
 
@@ -61,24 +66,6 @@ class FastVCConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-@dataclass
-class FastVCOutput:
-    """What a forward pass gives.
-
-    mel, mel_post: (B, T, M) before / after the postnet (the same without one), zero at
-    padded frames; mel_mask (B, T); log_durations (B, N): predicted log(1 + target frames)
-    of each encoder step; enc_mask (B, N); durations (B, N): the target frames each step
-    got (given, or predicted and rounded along the utterance).
-    """
-
-    mel: torch.Tensor
-    mel_post: torch.Tensor
-    mel_mask: torch.Tensor
-    log_durations: torch.Tensor
-    enc_mask: torch.Tensor
-    durations: torch.Tensor
 
 
 def step_frames(
@@ -192,27 +179,33 @@ class FastVC(nn.Module):
 
     def forward(
         self, src: torch.Tensor, src_lengths: torch.Tensor, durations: torch.Tensor
-    ) -> FastVCOutput:
+    ) -> DurationOutput:
         """Teacher forcing: source mels (B, S, M), lengths (B,), target frames of each
         encoder step (B, N)."""
-        enc, mask = self.encoder(src, src_lengths)
-        log_durations = self.duration(enc, mask)
+        enc, mask, log_durations = self.encode(src, src_lengths)
         return self._decode(enc, mask, log_durations, durations[:, : mask.size(1)] * mask)
 
     @torch.no_grad()
     def infer(
         self, src: torch.Tensor, src_lengths: torch.Tensor, pace: float = 1.0
-    ) -> FastVCOutput:
+    ) -> DurationOutput:
         """Conversion: the durations predicted, divided by `pace` (2: twice as fast),
         at most ``max_duration`` frames a step, rounded along the utterance."""
         if pace <= 0:
             raise ValueError(f"pace must be positive, got {pace}")
-        enc, mask = self.encoder(src, src_lengths)
-        log_durations = self.duration(enc, mask)
+        enc, mask, log_durations = self.encode(src, src_lengths)
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
         durations = round_along(frames, mask)
         durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
         return self._decode(enc, mask, log_durations, durations)
+
+    def encode(
+        self, src: torch.Tensor, src_lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Source mels (B, S, M), lengths (B,) -> (encoder steps (B, N, D), step mask
+        (B, N), predicted log(1 + target frames) (B, N))."""
+        enc, mask = self.encoder(src, src_lengths)
+        return enc, mask, self.duration(enc, mask)
 
     def _decode(
         self,
@@ -220,10 +213,10 @@ class FastVC(nn.Module):
         mask: torch.Tensor,
         log_durations: torch.Tensor,
         durations: torch.Tensor,
-    ) -> FastVCOutput:
+    ) -> DurationOutput:
         """Steps spread over their frames, decoded to mels."""
         frames, lengths = regulate_length(enc * mask[..., None].to(enc.dtype), durations)
         mel_mask = lengths_to_mask(lengths, frames.size(1))
         mel = self.proj(self.decoder(frames, mel_mask)).masked_fill(~mel_mask[..., None], 0.0)
         post = self.postnet(mel, mel_mask) if self.postnet is not None else mel
-        return FastVCOutput(mel, post, mel_mask, log_durations, mask, durations.long())
+        return DurationOutput(mel, post, mel_mask, log_durations, mask, durations.long())

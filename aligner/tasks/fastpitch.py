@@ -23,7 +23,6 @@ durations, synthesized audio.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -35,8 +34,9 @@ from aligner.alignment.tiers import optional_tokens, token_tiers
 from aligner.audio.world import WorldUnavailable, modules
 from aligner.config import ConfigError, from_dict
 from aligner.data.pitch import PitchCache
-from aligner.models.fastpitch.layers import fit_durations, token_path
+from aligner.models.fastpitch.layers import fit_durations
 from aligner.models.fastpitch.model import FastPitch, FastPitchConfig, FastPitchOutput
+from aligner.tasks.duration_models import DurationTask
 from aligner.tasks.fastpitch_data import (
     FastPitchDataset,
     collate_fastpitch,
@@ -44,9 +44,9 @@ from aligner.tasks.fastpitch_data import (
     required_durations,
 )
 from aligner.tasks.guides import dataset_durations, folders_of, read_records
-from aligner.tasks.speech import SpeechTask, first_items, set_data_sizes
+from aligner.tasks.speech import set_data_sizes
 from aligner.tasks.speech_data import text_speech_data
-from aligner.tasks.speech_losses import duration_loss, masked_mean
+from aligner.tasks.speech_losses import duration_loss, masked_mean, parallel_mel_loss
 from aligner.tasks.truth import References, TruthErrors
 
 
@@ -68,13 +68,8 @@ def fastpitch_loss(
     out: FastPitchOutput, batch: dict[str, Any], cfg: FastPitchLoss
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The weighted loss of a teacher-forced batch and its parts (floats)."""
-    t = out.mel.size(1)
-    target = batch["mel"][:, :t].to(out.mel.dtype)
-    dist = nn.functional.l1_loss if cfg.mel == "l1" else nn.functional.mse_loss
-    mel = masked_mean(dist(out.mel, target, reduction="none"), out.mel_mask)
-    if out.mel_post is not out.mel:
-        mel = mel + masked_mean(dist(out.mel_post, target, reduction="none"), out.mel_mask)
-    tokens = out.token_mask
+    mel = parallel_mel_loss(out, batch["mel"], cfg.mel)
+    tokens = out.enc_mask
     duration = duration_loss(out.log_durations, batch["durations"], tokens, cfg)
     parts = {"mel": mel, "duration": duration}
     total = mel + cfg.duration * parts["duration"]
@@ -86,12 +81,9 @@ def fastpitch_loss(
     return total, {k: float(v.detach()) for k, v in parts.items()}
 
 
-class FastPitchTask:
+class FastPitchTask(DurationTask):
     """FastPitch training on (tokens, durations, pitch, energy, mel) batches; see
-    ``aligner.tasks.base.Task``."""
-
-    vocoder = SpeechTask.vocoder  # data.log.vocoder, else Griffin-Lim from zero phases
-    vocode = SpeechTask.vocode
+    `aligner.tasks.duration_models.DurationTask`."""
 
     def __init__(self, model: FastPitch, corpus: Any, train_set, valid_set, loss_cfg) -> None:
         self.model, self.train_set, self.valid_set = model, train_set, valid_set
@@ -102,9 +94,6 @@ class FastPitchTask:
         self._vocoder = None
         self.frame_ms = 1000.0 * self.mel_cfg.hop_length / self.mel_cfg.sample_rate
 
-    def lengths(self, dataset: FastPitchDataset) -> list[int]:
-        return dataset.lengths
-
     def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         return collate_fastpitch(examples)
 
@@ -114,40 +103,28 @@ class FastPitchTask:
             batch["energy"],
         )  # fmt: skip
 
-    def loss(self, model: nn.Module, batch: dict[str, Any], step: int):
-        return fastpitch_loss(self.forward(model, batch), batch, self.loss_cfg)
+    def infer(self, model: nn.Module, batch: dict[str, Any]) -> FastPitchOutput:
+        return model.infer(batch["tokens"], batch["token_lengths"])
 
-    @torch.no_grad()
-    def validate(
-        self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
-    ) -> dict[str, float]:
-        """The loss and its parts, the predicted durations' error against the given ones
-        (``duration_frames``, ``duration_ms``: mean absolute per token) and the boundary
-        errors of the predicted durations against the reference timings."""
-        sums: dict[str, float] = {}
-        count, tokens, abs_frames = 0, 0, 0.0
-        truth = TruthErrors()
-        for batch in batches:
-            out = self.forward(model, batch)
-            loss, parts = fastpitch_loss(out, batch, self.loss_cfg)
-            n = len(batch["ids"])
-            for key, value in {"loss": float(loss), **parts}.items():
-                sums[key] = sums.get(key, 0.0) + value * n
-            count += n
-            predicted = torch.expm1(out.log_durations).clamp(min=0).round()
-            abs_frames += float(((predicted - batch["durations"]).abs() * out.token_mask).sum())
-            tokens += int(out.token_mask.sum())
-            self.truth(out, batch, truth)
-        result = {k: v / max(count, 1) for k, v in sums.items()}
-        result["duration_frames"] = abs_frames / max(tokens, 1)
-        result["duration_ms"] = result["duration_frames"] * self.frame_ms
-        result.update(truth.means())
-        if logger is not None and getattr(logger, "enabled", True) and self.log.plot_items > 0:
-            self.log_fixed_items(model, step, logger)
-        return result
+    def loss_of(self, out: FastPitchOutput, batch: dict[str, Any]):
+        return fastpitch_loss(out, batch, self.loss_cfg)
 
-    def truth(self, out: FastPitchOutput, batch: dict[str, Any], errors: TruthErrors) -> None:
-        """Boundary errors of each item's predicted durations, fitted to its frames."""
+    def labels(self, batch: dict[str, Any], i: int, n: int) -> list[str]:
+        return self.table.decode(batch["tokens"][i, :n].tolist())
+
+    def measure(
+        self,
+        out: FastPitchOutput,
+        batch: dict[str, Any],
+        tally: dict[str, float],
+        truth: TruthErrors,
+    ) -> None:
+        """The predicted durations' absolute error per token (rounded, against the given
+        ones) and the boundary errors of each item's predicted durations, fitted to its
+        frames, against its reference timings."""
+        predicted = torch.expm1(out.log_durations).clamp(min=0).round()
+        tally["abs_frames"] += float(((predicted - batch["durations"]).abs() * out.enc_mask).sum())
+        tally["tokens"] += int(out.enc_mask.sum())
         sec = self.frame_ms / 1000.0
         for i, uid in enumerate(batch["ids"]):
             reference = self.references.get(uid)
@@ -159,30 +136,12 @@ class FastPitchTask:
             predicted = torch.expm1(out.log_durations[i, :n].float()).clamp(min=0)
             durations = fit_durations(predicted, frames, required).tolist()
             pauses = self.references.pauses(uid, frames)
-            errors.add(reference, token_tiers(tokens, durations, sec, self.kind, pauses=pauses))
+            truth.add(reference, token_tiers(tokens, durations, sec, self.kind, pauses=pauses))
 
-    def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
-        """Target, teacher-forced and synthesized mels (``mel/<id>/...``), given and
-        predicted durations as token paths (``durations/<id>/...``), synthesized audio."""
-        device = next(model.parameters()).device
-        batch = first_items(self.valid_set, self.log.plot_items, self.collate, device)
-        forced = self.forward(model, batch)
-        free = model.infer(batch["tokens"], batch["token_lengths"])
-        timing = {"r": 1, "hop_length": self.mel_cfg.hop_length}
-        timing["sample_rate"] = self.mel_cfg.sample_rate
-        for i, uid in enumerate(batch["ids"]):
-            n, t = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
-            t_free = int(free.mel_mask[i].sum())
-            labels = self.table.decode(batch["tokens"][i, :n].tolist())
-            logger.mel(f"mel/{uid}/target", batch["mel"][i, :t], step)
-            logger.mel(f"mel/{uid}/predicted", forced.mel_post[i, :t], step)
-            logger.mel(f"mel/{uid}/synthesized", free.mel_post[i, :t_free], step)
-            for name, durations in (("given", batch["durations"]), ("predicted", free.durations)):
-                path = token_path(durations[i, :n].cpu())
-                logger.alignment(f"durations/{uid}/{name}", path, step, labels, **timing)
-            if i < self.log.audio_items:
-                mel = self.target_stats.denormalize(free.mel_post[i, :t_free].float().cpu())
-                logger.audio(f"audio/{uid}", self.vocode(mel), self.mel_cfg.sample_rate, step)
+    def summarize(self, tally: dict[str, float]) -> dict[str, float]:
+        """``duration_frames``, ``duration_ms``: the mean absolute error per token."""
+        frames = tally["abs_frames"] / max(tally["tokens"], 1)
+        return {"duration_frames": frames, "duration_ms": frames * self.frame_ms}
 
 
 def build(cfg: Any, data_dir: Path) -> FastPitchTask:

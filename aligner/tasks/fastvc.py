@@ -26,7 +26,6 @@ converted audio.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -37,12 +36,12 @@ from torch.utils.data import Dataset
 
 from aligner.config import ConfigError, from_dict
 from aligner.data.collate import collate_vc, pad
-from aligner.models.fastpitch.layers import fit_durations, token_path
-from aligner.models.fastvc import FastVC, FastVCConfig, FastVCOutput, round_along, step_frames
+from aligner.models.fastpitch.layers import DurationOutput, fit_durations
+from aligner.models.fastvc import FastVC, FastVCConfig, round_along, step_frames
+from aligner.tasks.duration_models import DurationTask
 from aligner.tasks.guides import folders_of, pair_durations, read_records
-from aligner.tasks.speech import SpeechTask, first_items
 from aligner.tasks.speech_data import ParallelCorpus, parallel_corpus
-from aligner.tasks.speech_losses import duration_loss, masked_mean
+from aligner.tasks.speech_losses import duration_loss, parallel_mel_loss
 from aligner.tasks.truth import TruthErrors, timing_pairs
 
 
@@ -109,26 +108,21 @@ def pair_step_frames(
 
 
 def fastvc_loss(
-    out: FastVCOutput, batch: dict[str, Any], cfg: FastVCLoss
+    out: DurationOutput, batch: dict[str, Any], cfg: FastVCLoss
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The weighted loss of a teacher-forced batch and its parts (floats)."""
-    target = batch["mel"][:, : out.mel.size(1)].to(out.mel.dtype)
-    dist = nn.functional.l1_loss if cfg.mel == "l1" else nn.functional.mse_loss
-    mel = masked_mean(dist(out.mel, target, reduction="none"), out.mel_mask)
-    if out.mel_post is not out.mel:
-        mel = mel + masked_mean(dist(out.mel_post, target, reduction="none"), out.mel_mask)
+    mel = parallel_mel_loss(out, batch["mel"], cfg.mel)
     given = batch["step_frames"][:, : out.enc_mask.size(1)]
     duration = duration_loss(out.log_durations, given, out.enc_mask, cfg)
     total = mel + cfg.duration * duration
     return total, {"mel": float(mel.detach()), "duration": float(duration.detach())}
 
 
-class FastVCTask:
+class FastVCTask(DurationTask):
     """FastVC training on (source mel, step durations, target mel) batches; see
-    ``aligner.tasks.base.Task``."""
+    `aligner.tasks.duration_models.DurationTask`."""
 
-    vocoder = SpeechTask.vocoder  # data.log.vocoder, else Griffin-Lim from zero phases
-    vocode = SpeechTask.vocode
+    free_name = "converted"
 
     def __init__(
         self, model: FastVC, corpus: ParallelCorpus, train_set, valid_set, loss_cfg
@@ -141,9 +135,6 @@ class FastVCTask:
         self.frame = self.mel_cfg.hop_length / self.mel_cfg.sample_rate
         self.pairs = timing_pairs(valid_set.items)
 
-    def lengths(self, dataset: StepDurationDataset) -> list[int]:
-        return dataset.lengths
-
     def collate(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         """`collate_vc` plus ``step_frames`` (B, N) and ``durations`` (B, N) long, N the
         longest item's steps."""
@@ -152,50 +143,36 @@ class FastVCTask:
         batch["durations"] = pad([e["durations"] for e in examples])[0].long()
         return batch
 
-    def forward(self, model: nn.Module, batch: dict[str, Any]) -> FastVCOutput:
+    def forward(self, model: nn.Module, batch: dict[str, Any]) -> DurationOutput:
         return model(batch["src_mel"], batch["src_lengths"], batch["durations"])
 
-    def loss(self, model: nn.Module, batch: dict[str, Any], step: int):
-        return fastvc_loss(self.forward(model, batch), batch, self.loss_cfg)
+    def infer(self, model: nn.Module, batch: dict[str, Any]) -> DurationOutput:
+        return model.infer(batch["src_mel"], batch["src_lengths"])
 
-    @torch.no_grad()
-    def validate(
-        self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
-    ) -> dict[str, float]:
-        """The loss and its parts, the predicted durations' error per step
-        (``duration_frames``), the converted length over the target's (``duration_ratio``,
-        summed over the items) and the mapping error of the predicted durations."""
-        sums: dict[str, float] = {}
-        count, steps, abs_frames, predicted_frames, target_frames = 0, 0, 0.0, 0.0, 0
-        truth = TruthErrors()
-        for batch in batches:
-            out = self.forward(model, batch)
-            loss, parts = fastvc_loss(out, batch, self.loss_cfg)
-            n = len(batch["ids"])
-            for key, value in {"loss": float(loss), **parts}.items():
-                sums[key] = sums.get(key, 0.0) + value * n
-            count += n
-            mask = out.enc_mask
-            frames = torch.expm1(out.log_durations.float()).clamp(min=0) * mask
-            given = batch["step_frames"][:, : mask.size(1)]
-            abs_frames += float(((frames - given).abs() * mask).sum())
-            steps += int(mask.sum())
-            predicted_frames += float(frames.sum())
-            target_frames += int(batch["mel_lengths"].sum())
-            self.truth(frames, out.enc_mask, batch, truth)
-        result = {k: v / max(count, 1) for k, v in sums.items()}
-        result["duration_frames"] = abs_frames / max(steps, 1)
-        result["duration_ratio"] = predicted_frames / max(target_frames, 1)
-        result.update(truth.means())
-        if logger is not None and getattr(logger, "enabled", True) and self.log.plot_items > 0:
-            self.log_fixed_items(model, step, logger)
-        return result
+    def loss_of(self, out: DurationOutput, batch: dict[str, Any]):
+        return fastvc_loss(out, batch, self.loss_cfg)
 
-    def truth(
-        self, frames: torch.Tensor, mask: torch.Tensor, batch: dict[str, Any], errors: TruthErrors
+    def labels(self, batch: dict[str, Any], i: int, n: int) -> list[str]:
+        return [str(k) for k in range(n)]
+
+    def measure(
+        self,
+        out: DurationOutput,
+        batch: dict[str, Any],
+        tally: dict[str, float],
+        truth: TruthErrors,
     ) -> None:
-        """The mapping errors of each item's predicted durations, fitted to its target
-        frames, against both voices' reference timings (items without them add nothing)."""
+        """The predicted frames' absolute error per step, the predicted and the target
+        frames, and the mapping errors of each item's predicted durations, fitted to its
+        target frames, against both voices' reference timings (items without them add
+        nothing)."""
+        mask = out.enc_mask
+        frames = torch.expm1(out.log_durations.float()).clamp(min=0) * mask
+        given = batch["step_frames"][:, : mask.size(1)]
+        tally["abs_frames"] += float(((frames - given).abs() * mask).sum())
+        tally["steps"] += int(mask.sum())
+        tally["predicted_frames"] += float(frames.sum())
+        tally["target_frames"] += int(batch["mel_lengths"].sum())
         step = self.frame * self.model.config.reduction
         for i, uid in enumerate(batch["ids"]):
             pair = self.pairs.get(str(uid))
@@ -203,30 +180,15 @@ class FastVCTask:
                 continue
             n = int(mask[i].sum())
             durations = fit_durations(frames[i, :n], int(batch["mel_lengths"][i]))
-            errors.add_mapping(durations.tolist(), step, self.frame, pair)
+            truth.add_mapping(durations.tolist(), step, self.frame, pair)
 
-    def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
-        """Target, teacher-forced and converted mels (``mel/<id>/...``), given and
-        predicted durations as paths (``durations/<id>/...``), converted audio."""
-        device = next(model.parameters()).device
-        batch = first_items(self.valid_set, self.log.plot_items, self.collate, device)
-        forced = self.forward(model, batch)
-        free = model.infer(batch["src_mel"], batch["src_lengths"])
-        timing = {"r": 1, "hop_length": self.mel_cfg.hop_length}
-        timing["sample_rate"] = self.mel_cfg.sample_rate
-        for i, uid in enumerate(batch["ids"]):
-            n, t = int(forced.enc_mask[i].sum()), int(batch["mel_lengths"][i])
-            t_free = int(free.mel_mask[i].sum())
-            logger.mel(f"mel/{uid}/target", batch["mel"][i, :t], step)
-            logger.mel(f"mel/{uid}/predicted", forced.mel_post[i, :t], step)
-            logger.mel(f"mel/{uid}/converted", free.mel_post[i, :t_free], step)
-            labels = [str(k) for k in range(n)]
-            for name, durations in (("given", batch["durations"]), ("predicted", free.durations)):
-                path = token_path(durations[i, :n].cpu())
-                logger.alignment(f"durations/{uid}/{name}", path, step, labels, **timing)
-            if i < self.log.audio_items:
-                mel = self.target_stats.denormalize(free.mel_post[i, :t_free].float().cpu())
-                logger.audio(f"audio/{uid}", self.vocode(mel), self.mel_cfg.sample_rate, step)
+    def summarize(self, tally: dict[str, float]) -> dict[str, float]:
+        """``duration_frames``: the mean absolute error per step; ``duration_ratio``: the
+        converted length over the target's, summed over the items."""
+        return {
+            "duration_frames": tally["abs_frames"] / max(tally["steps"], 1),
+            "duration_ratio": tally["predicted_frames"] / max(tally["target_frames"], 1),
+        }
 
 
 def build(cfg: Any, data_dir: Path) -> FastVCTask:

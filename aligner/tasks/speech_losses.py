@@ -1,5 +1,6 @@
-"""Tacotron training losses: masked mel L1 + MSE (before and after the postnet), stop BCE with
-a positive weight, and the core's guided attention loss with a decaying weight."""
+"""The speech tasks' losses: Tacotron's masked mel L1 + MSE (before and after the postnet), stop
+BCE with a positive weight and the core's guided attention loss with a decaying weight; the
+duration models' mel and duration losses (FastPitch, FastVC)."""
 
 from __future__ import annotations
 
@@ -174,3 +175,15 @@ def duration_loss(
     if cfg.duration_scale == "frames":
         return masked_mean((torch.expm1(log_durations.float()) - given) ** 2, mask)
     return masked_mean((log_durations - torch.log1p(given)) ** 2, mask)
+
+
+def parallel_mel_loss(out: Any, mel: torch.Tensor, kind: str) -> torch.Tensor:
+    """A duration model's mel loss (`aligner.models.fastpitch.layers.DurationOutput`
+    ``out``): the L1 (``kind`` ``l1``) or MSE (``mse``) against the target mel (B, T', M)
+    over the valid frames, plus the postnet's where there is one."""
+    target = mel[:, : out.mel.size(1)].to(out.mel.dtype)
+    dist = F.l1_loss if kind == "l1" else F.mse_loss
+    loss = masked_mean(dist(out.mel, target, reduction="none"), out.mel_mask)
+    if out.mel_post is not out.mel:
+        loss = loss + masked_mean(dist(out.mel_post, target, reduction="none"), out.mel_mask)
+    return loss

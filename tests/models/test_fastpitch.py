@@ -113,7 +113,7 @@ def test_pace_divides_the_predicted_durations(pace: float) -> None:
     _, tokens, lengths = _batch()
     out = model.infer(tokens, lengths, pace)
     frames = torch.expm1(out.log_durations).clamp(min=0) / pace
-    expected = frames.round().long() * out.token_mask
+    expected = frames.round().long() * out.enc_mask
     assert out.durations.tolist() == expected.tolist()
     assert out.mel_mask.sum(1).tolist() == expected.sum(1).tolist()
     slow, fast = model.infer(tokens, lengths, 0.5), model.infer(tokens, lengths, 2.0)

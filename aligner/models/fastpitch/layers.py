@@ -1,6 +1,7 @@
 """The parts of a FastPitch network (Łańcucki 2021; FastSpeech 2, Ren et al. 2021): the
 feed-forward Transformer block, sinusoidal positions, the variance predictors (duration,
-pitch, energy: one value per token) and the length regulator.
+pitch, energy: one value per token) and the length regulator, and what every duration
+model's forward pass gives (`DurationOutput`: FastPitch's and FastVC's).
 
 Every part takes a ``mask (B, L)``, True at the valid positions, and zeroes the padded
 ones before each convolution, so that an item gives the same output in a padded batch as
@@ -11,9 +12,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import nn
+
+
+@dataclass
+class DurationOutput:
+    """What a duration model's forward pass gives (FastPitch over tokens, FastVC over the
+    source's encoder steps: N encoder positions).
+
+    mel, mel_post: (B, T, M) before / after the postnet (the same without one), zero at
+    padded frames; mel_mask (B, T); log_durations (B, N): predicted log(1 + frames) of each
+    encoder position; enc_mask (B, N): the valid ones; durations (B, N): the whole frames
+    each got (given, or predicted and rounded).
+    """
+
+    mel: torch.Tensor
+    mel_post: torch.Tensor
+    mel_mask: torch.Tensor
+    log_durations: torch.Tensor
+    enc_mask: torch.Tensor
+    durations: torch.Tensor
 
 
 def sinusoids(length: int, dim: int, device: torch.device | None = None) -> torch.Tensor:

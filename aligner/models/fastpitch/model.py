@@ -18,7 +18,12 @@ from torch import nn
 
 from aligner.attention.base import lengths_to_mask
 from aligner.config import from_dict
-from aligner.models.fastpitch.layers import FFTStack, VariancePredictor, regulate_length
+from aligner.models.fastpitch.layers import (
+    DurationOutput,
+    FFTStack,
+    VariancePredictor,
+    regulate_length,
+)
 from aligner.models.tacotron.postnet import Postnet
 
 
@@ -75,23 +80,12 @@ class FastPitchConfig:
 
 
 @dataclass
-class FastPitchOutput:
-    """What a forward pass gives.
+class FastPitchOutput(DurationOutput):
+    """A `DurationOutput` over tokens, with the predicted per-token pitch and energy
+    (B, N) (None when off)."""
 
-    mel, mel_post: (B, T, M) before / after the postnet (the same without one), zero at
-    padded frames; mel_mask (B, T); log_durations (B, N): predicted log(1 + frames);
-    pitch, energy (B, N): predicted per-token values (None when off); token_mask (B, N);
-    durations (B, N): the frames each token got (given, or predicted and rounded).
-    """
-
-    mel: torch.Tensor
-    mel_post: torch.Tensor
-    mel_mask: torch.Tensor
-    log_durations: torch.Tensor
-    pitch: torch.Tensor | None
-    energy: torch.Tensor | None
-    token_mask: torch.Tensor
-    durations: torch.Tensor
+    pitch: torch.Tensor | None = None
+    energy: torch.Tensor | None = None
 
 
 def _value_embedding(dim: int) -> nn.Conv1d:
@@ -206,12 +200,5 @@ class FastPitch(nn.Module):
         mel = self.proj(self.decoder(frames, mel_mask)).masked_fill(~mel_mask[..., None], 0.0)
         post = self.postnet(mel, mel_mask) if self.postnet is not None else mel
         return FastPitchOutput(
-            mel,
-            post,
-            mel_mask,
-            log_durations,
-            predicted["pitch"],
-            predicted["energy"],
-            mask,
-            durations.long(),
+            mel, post, mel_mask, log_durations, mask, durations.long(), **predicted
         )
