@@ -11,7 +11,6 @@ them, so it cannot skip or repeat and needs no text.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,36 +25,25 @@ from aligner.models.fastpitch.layers import (
     VariancePredictor,
     regulate_length,
 )
-from aligner.models.fastpitch.model import PostnetSettings
+from aligner.models.fastpitch.model import DurationModelConfig
 from aligner.models.tacotron.postnet import Postnet
 
 
 @dataclass
-class FastVCConfig:
-    """``model:`` of a FastVC recipe; ``n_mels`` comes from the data.
-
-    reduction: source frames stacked into one encoder step (a step then gets the target
-    frames of that stretch of the source: 0, 1, 2, ...); dim: the width of encoder and
-    decoder, each ``encoder_layers`` / ``decoder_layers`` FFT blocks (``heads``,
-    ``ff_hidden`` channels, ``ff_kernel`` one odd size or a pair); the duration predictor
-    has ``predictor_hidden`` channels of kernel ``predictor_kernel``; ``max_duration``: the
-    most target frames one step may get when converting.
+class FastVCConfig(DurationModelConfig):
+    """``model:`` of a FastVC recipe: `DurationModelConfig` (its encoder over the source's
+    steps, its duration predictor giving each step's target frames) and ``reduction``:
+    source frames stacked into one encoder step (a step then gets the target frames of
+    that stretch of the source: 0, 1, 2, ...).
     """
 
-    n_mels: int = 80
     reduction: int = 2
     dim: int = 192
     encoder_layers: int = 3
     decoder_layers: int = 3
-    heads: int = 2
     ff_hidden: int = 384
-    ff_kernel: int | list[int] = 3
-    dropout: float = 0.1
     predictor_hidden: int = 192
-    predictor_kernel: int = 3
-    predictor_dropout: float = 0.1
     max_duration: int = 32
-    postnet: PostnetSettings | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, where: str = "model") -> FastVCConfig:
@@ -63,9 +51,6 @@ class FastVCConfig:
         if cfg.reduction < 1:
             raise ValueError(f"{where}.reduction must be >= 1, got {cfg.reduction}")
         return cfg
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def step_frames(

@@ -38,22 +38,18 @@ class PostnetSettings:
 
 
 @dataclass
-class FastPitchConfig:
-    """``model:`` of a FastPitch recipe. ``n_symbols`` and ``n_mels`` come from the data.
+class DurationModelConfig:
+    """The sizes every duration model's ``model:`` has (FastPitch's, FastVC's); ``n_mels``
+    comes from the data.
 
     dim: the width D of encoder and decoder; encoder_layers / decoder_layers FFT blocks of
     ``heads`` attention heads and a convolutional feed-forward of ``ff_hidden`` channels,
     kernel ``ff_kernel`` (one size for its two convolutions, or the pair: [3, 1] halves the
-    decoder's work, FastSpeech 2's [9, 1]). The variance predictors (duration, and pitch
-    and energy when on) have ``predictor_hidden`` channels of kernel ``predictor_kernel``.
-    ``duration_encoder_layers``: FFT blocks of the duration predictor's own encoder over the
-    token embeddings (0: it reads the text encoder, as FastPitch does). The text encoder
-    then serves the mel alone, and the durations are learnt from their own loss alone:
-    shared, the mel's loss steers the encoder and the durations' error along a sentence
-    grows.
+    decoder's work, FastSpeech 2's [9, 1]). The variance predictors have
+    ``predictor_hidden`` channels of kernel ``predictor_kernel``. ``max_duration``: the
+    most frames one encoder position may get at synthesis or conversion.
     """
 
-    n_symbols: int = 0
     n_mels: int = 80
     dim: int = 128
     encoder_layers: int = 2
@@ -65,18 +61,32 @@ class FastPitchConfig:
     predictor_hidden: int = 128
     predictor_kernel: int = 3
     predictor_dropout: float = 0.1
+    max_duration: int = 75
+    postnet: PostnetSettings | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class FastPitchConfig(DurationModelConfig):
+    """``model:`` of a FastPitch recipe: `DurationModelConfig` and the text's. ``n_symbols``
+    comes from the data; the pitch and energy predictors are on or off.
+    ``duration_encoder_layers``: FFT blocks of the duration predictor's own encoder over the
+    token embeddings (0: it reads the text encoder, as FastPitch does). The text encoder
+    then serves the mel alone, and the durations are learnt from their own loss alone:
+    shared, the mel's loss steers the encoder and the durations' error along a sentence
+    grows.
+    """
+
+    n_symbols: int = 0
     duration_encoder_layers: int = 0
     pitch: bool = True
     energy: bool = True
-    max_duration: int = 75  # frames one token may get at synthesis
-    postnet: PostnetSettings | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, where: str = "model") -> FastPitchConfig:
         return from_dict(cls, data, where)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 @dataclass
