@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import torch
 from torch import nn
@@ -64,6 +64,10 @@ class DurationModelConfig:
     max_duration: int = 75
     postnet: PostnetSettings | None = None
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None, where: str = "model") -> Self:
+        return from_dict(cls, data, where)
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -83,10 +87,6 @@ class FastPitchConfig(DurationModelConfig):
     duration_encoder_layers: int = 0
     pitch: bool = True
     energy: bool = True
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None, where: str = "model") -> FastPitchConfig:
-        return from_dict(cls, data, where)
 
 
 @dataclass
