@@ -24,6 +24,7 @@ from aligner.models.fastpitch.layers import (
     FFTStack,
     VariancePredictor,
     regulate_length,
+    round_along,
 )
 from aligner.models.fastpitch.model import DurationModelConfig
 from aligner.models.tacotron.postnet import Postnet
@@ -90,15 +91,6 @@ def step_durations(
     rounded along the utterance (`round_along`), summing to the target's frames."""
     frames = step_frames(src_durations, tgt_durations, reduction)[None]
     return round_along(frames, torch.ones_like(frames, dtype=torch.bool))[0]
-
-
-def round_along(frames: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Fractional frames per step (B, N) -> whole frames (B, N), rounded along the
-    utterance (each step's end rounded, not its length), so the total is the rounded sum
-    and no rounding bias builds up; zero at padded steps."""
-    ends = torch.cumsum(frames.clamp(min=0) * mask, dim=1).round()  # halves to even
-    starts = torch.nn.functional.pad(ends[:, :-1], (1, 0))
-    return (ends - starts).long() * mask.long()
 
 
 class MelEncoder(nn.Module):

@@ -11,7 +11,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aligner.models.fastvc import FastVC, FastVCConfig, round_along, step_durations, step_frames
+from aligner.models.fastpitch.layers import round_along
+from aligner.models.fastvc import FastVC, FastVCConfig, step_durations, step_frames
 
 TINY = FastVCConfig(n_mels=8, reduction=2, dim=16, encoder_layers=1, decoder_layers=1,
                     heads=2, ff_hidden=32, predictor_hidden=16)  # fmt: skip

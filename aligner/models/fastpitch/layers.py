@@ -206,23 +206,31 @@ def token_path(durations: torch.Tensor, n_frames: int | None = None) -> torch.Te
     return path
 
 
+def round_along(frames: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Fractional frames per position (B, N) -> whole frames (B, N), rounded along the
+    utterance (each position's end rounded, not its length), so every boundary lies within
+    half a frame of the fractional one, no rounding error builds up along the utterance and
+    the total is the rounded sum; zero at padded positions (``mask (B, N)`` False)."""
+    ends = torch.cumsum(frames.clamp(min=0) * mask, dim=1).round()  # halves to even
+    starts = torch.nn.functional.pad(ends[:, :-1], (1, 0))
+    return (ends - starts).long() * mask.long()
+
+
 def fit_durations(
     frames: torch.Tensor, n_frames: int, required: torch.Tensor | None = None
 ) -> torch.Tensor:
     """Predicted frames per token (N,) (floats >= 0) scaled to a recording of `n_frames`:
-    whole frames (N,) summing to `n_frames`, rounded by largest remainders, each token of
-    `required` (N,) bool given at least one frame where there are enough (taken from the
-    longest tokens). The timing a duration model gives a recording whose length is known."""
+    whole frames (N,) summing to `n_frames`, rounded along the utterance (`round_along`:
+    every boundary within half a frame of the scaled one), each token of `required` (N,)
+    bool given at least one frame where there are enough (taken from the longest tokens).
+    The timing a duration model gives a recording whose length is known."""
     frames = frames.detach().double().clamp(min=0).cpu()
     n = frames.numel()
     if n == 0:
         raise ValueError("no tokens to give frames to")
     share = frames if float(frames.sum()) > 0 else torch.ones(n, dtype=torch.float64)
     target = share * (n_frames / float(share.sum()))
-    out = target.floor().long()
-    left = n_frames - int(out.sum())
-    if left > 0:
-        out[torch.argsort(target - out, descending=True, stable=True)[:left]] += 1
+    out = round_along(target[None], torch.ones(1, n, dtype=torch.bool))[0]
     need = required.cpu() if required is not None else torch.zeros(n, dtype=torch.bool)
     if int(need.sum()) <= n_frames:
         for k in torch.nonzero(need & (out == 0)).flatten().tolist():

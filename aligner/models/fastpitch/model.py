@@ -23,6 +23,7 @@ from aligner.models.fastpitch.layers import (
     FFTStack,
     VariancePredictor,
     regulate_length,
+    round_along,
 )
 from aligner.models.tacotron.postnet import Postnet
 
@@ -165,12 +166,14 @@ class FastPitch(nn.Module):
         self, tokens: torch.Tensor, token_lengths: torch.Tensor, pace: float = 1.0
     ) -> FastPitchOutput:
         """Synthesis: every variance predicted, durations divided by `pace` (2: twice as
-        fast) and rounded, at most ``max_duration`` frames a token; tokens (B, N)."""
+        fast), at most ``max_duration`` frames a token, rounded along the utterance
+        (`round_along`: every token boundary within half a frame of the predicted one);
+        tokens (B, N)."""
         if pace <= 0:
             raise ValueError(f"pace must be positive, got {pace}")
         enc, mask, log_durations = self.encode(tokens, token_lengths)
-        frames = torch.expm1(log_durations).clamp(min=0) / pace
-        durations = frames.round().clamp(max=self.config.max_duration).long() * mask
+        frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
+        durations = round_along(frames, mask)
         durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
         return self._decode(enc, mask, log_durations, durations, None, None)
 
