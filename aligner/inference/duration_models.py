@@ -42,6 +42,18 @@ class DurationDecoding:
         predicted durations are fitted to a recording (None: any may get none)."""
         return None
 
+    def _required_batch(
+        self, sources: Sequence[torch.Tensor], width: int
+    ) -> torch.Tensor | None:
+        """`required` of a batch's sources, padded to (B, width) bool (None: none)."""
+        masks = [self.required(s) for s in sources]
+        if any(m is None for m in masks):
+            return None
+        out = torch.zeros(len(masks), width, dtype=torch.bool)
+        for j, m in enumerate(masks):
+            out[j, : len(m)] = m  # type: ignore[arg-type]
+        return out
+
     def predicted_frames(
         self, src: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -70,7 +82,8 @@ class DurationDecoding:
         device = self.device  # type: ignore[attr-defined]
         for idx in length_batches([len(s) for s in sources], batch_size, longest_first=True):
             src, lengths, _ = pad([sources[i].to(device) for i in idx])
-            res = self.model.infer(src, lengths.to(device), pace)  # type: ignore[attr-defined]
+            need = self._required_batch([sources[i] for i in idx], src.size(1))
+            res = self.model.infer(src, lengths.to(device), pace, need)  # type: ignore[attr-defined]
             for j, i in enumerate(idx):
                 n = int(res.enc_mask[j].sum())
                 durations = res.durations[j, :n].cpu()

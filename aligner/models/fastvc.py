@@ -25,6 +25,7 @@ from aligner.models.fastpitch.layers import (
     VariancePredictor,
     regulate_length,
     round_along,
+    whole_frames,
 )
 from aligner.models.fastpitch.model import DurationModelConfig
 from aligner.models.tacotron.postnet import Postnet
@@ -164,15 +165,20 @@ class FastVC(nn.Module):
 
     @torch.no_grad()
     def infer(
-        self, src: torch.Tensor, src_lengths: torch.Tensor, pace: float = 1.0
+        self,
+        src: torch.Tensor,
+        src_lengths: torch.Tensor,
+        pace: float = 1.0,
+        required: torch.Tensor | None = None,
     ) -> DurationOutput:
         """Conversion: the durations predicted, divided by `pace` (2: twice as fast),
-        at most ``max_duration`` frames a step, rounded along the utterance."""
+        at most ``max_duration`` frames a step, rounded along the utterance
+        (`whole_frames`; ``required (B, N)`` bool: steps kept at one frame or more)."""
         if pace <= 0:
             raise ValueError(f"pace must be positive, got {pace}")
         enc, mask, log_durations = self.encode(src, src_lengths)
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
-        durations = round_along(frames, mask)
+        durations = whole_frames(frames, mask, required)
         durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
         return self._decode(enc, mask, log_durations, durations)
 

@@ -104,7 +104,13 @@ class FastPitchTask(DurationTask):
         )  # fmt: skip
 
     def infer(self, model: nn.Module, batch: dict[str, Any]) -> FastPitchOutput:
-        return model.infer(batch["tokens"], batch["token_lengths"])
+        """Free synthesis as ``aligner synthesize`` runs it: every phone keeps a frame."""
+        tokens, lengths = batch["tokens"], batch["token_lengths"]
+        required = torch.zeros_like(tokens, dtype=torch.bool)
+        for i, n in enumerate(lengths.tolist()):
+            labels = self.table.decode(tokens[i, :n].tolist())
+            required[i, :n] = torch.from_numpy(~optional_tokens(labels))
+        return model.infer(tokens, lengths, required=required)
 
     def loss_of(self, out: FastPitchOutput, batch: dict[str, Any]):
         return fastpitch_loss(out, batch, self.loss_cfg)

@@ -124,6 +124,24 @@ def test_pace_divides_the_predicted_durations(pace: float) -> None:
     assert (slow.mel_mask.sum(1) > fast.mel_mask.sum(1)).all()
 
 
+def test_a_required_token_is_never_dropped() -> None:
+    model = _model()
+    with torch.no_grad():  # a fraction of a frame a token: most round to none
+        model.duration.out.bias.fill_(-1.5)
+    _, tokens, lengths = _batch()
+    free = model.infer(tokens, lengths)
+    required = torch.zeros_like(tokens, dtype=torch.bool)
+    required[:, ::2] = True  # every other token a phone
+    kept = model.infer(tokens, lengths, required=required)
+    mask = kept.enc_mask
+    assert ((free.durations == 0) & required & mask).any()  # dropped without the rule
+    assert (kept.durations[required & mask] >= 1).all()
+    assert (kept.durations[~mask] == 0).all()
+    # the rule adds frames only where a required token had none
+    added = kept.durations - free.durations
+    assert ((added == 0) | ((added == 1) & (free.durations == 0) & required)).all()
+
+
 def test_symbols_rebuild_the_same_network() -> None:
     model = _model()
     again = FastPitch.from_symbols({"model": model.config.to_dict()}, model.state_dict()).eval()

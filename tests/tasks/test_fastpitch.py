@@ -207,6 +207,12 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
     ids = speech.encode_text(TEXTS[4])
     path = speech.teacher_force([ids], [torch.zeros(n_frames, MEL["n_mels"])])[0]
     assert record["frames"] == path.sum(0).long().tolist()  # the model's timing, as written
+    with torch.no_grad():  # durations of a fraction of a frame: synthesis keeps every phone
+        speech.model.duration.out.bias.fill_(-2.0)
+    spoken = speech.generate([ids, ids[:3]], batch_size=2)
+    for got, src in zip(spoken, [ids, ids[:3]]):
+        frames = got.alignment.sum(0)
+        assert (frames[speech.required(src)] >= 1).all(), frames
     (tmp_path / "say.txt").write_text("a bad cab. a dead bee.")
     bench = ["--in", str(tmp_path / "say.txt"), "--repeats", "1", "--threads", "1"]
     _bench().main([str(exp), *bench])

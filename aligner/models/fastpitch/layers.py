@@ -216,6 +216,19 @@ def round_along(frames: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (ends - starts).long() * mask.long()
 
 
+def whole_frames(
+    frames: torch.Tensor, mask: torch.Tensor, required: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Predicted fractional frames (B, N) -> the whole frames (B, N) a duration model
+    speaks with: rounded along the utterance (`round_along`), and each position of
+    ``required (B, N)`` bool (a phone) given one frame where it would get none, so that
+    no sound of the text is dropped; zero at padded positions (``mask (B, N)``)."""
+    durations = round_along(frames, mask)
+    if required is not None:
+        durations = torch.maximum(durations, (required.to(mask.device) & mask).long())
+    return durations
+
+
 def fit_durations(
     frames: torch.Tensor, n_frames: int, required: torch.Tensor | None = None
 ) -> torch.Tensor:

@@ -23,7 +23,7 @@ from aligner.models.fastpitch.layers import (
     FFTStack,
     VariancePredictor,
     regulate_length,
-    round_along,
+    whole_frames,
 )
 from aligner.models.tacotron.postnet import Postnet
 
@@ -163,17 +163,22 @@ class FastPitch(nn.Module):
 
     @torch.no_grad()
     def infer(
-        self, tokens: torch.Tensor, token_lengths: torch.Tensor, pace: float = 1.0
+        self,
+        tokens: torch.Tensor,
+        token_lengths: torch.Tensor,
+        pace: float = 1.0,
+        required: torch.Tensor | None = None,
     ) -> FastPitchOutput:
         """Synthesis: every variance predicted, durations divided by `pace` (2: twice as
         fast), at most ``max_duration`` frames a token, rounded along the utterance
-        (`round_along`: every token boundary within half a frame of the predicted one);
-        tokens (B, N)."""
+        (`whole_frames`: every token boundary within half a frame of the predicted one),
+        each token of ``required (B, N)`` bool (the phones) at least one frame; tokens
+        (B, N)."""
         if pace <= 0:
             raise ValueError(f"pace must be positive, got {pace}")
         enc, mask, log_durations = self.encode(tokens, token_lengths)
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
-        durations = round_along(frames, mask)
+        durations = whole_frames(frames, mask, required)
         durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
         return self._decode(enc, mask, log_durations, durations, None, None)
 
