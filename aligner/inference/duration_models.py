@@ -42,9 +42,7 @@ class DurationDecoding:
         predicted durations are fitted to a recording (None: any may get none)."""
         return None
 
-    def _required_batch(
-        self, sources: Sequence[torch.Tensor], width: int
-    ) -> torch.Tensor | None:
+    def _required_batch(self, sources: Sequence[torch.Tensor], width: int) -> torch.Tensor | None:
         """`required` of a batch's sources, padded to (B, width) bool (None: none)."""
         masks = [self.required(s) for s in sources]
         if any(m is None for m in masks):
