@@ -108,9 +108,14 @@ class FastPitchTask(DurationTask):
         tokens, lengths = batch["tokens"], batch["token_lengths"]
         required = torch.zeros_like(tokens, dtype=torch.bool)
         for i, n in enumerate(lengths.tolist()):
-            labels = self.table.decode(tokens[i, :n].tolist())
-            required[i, :n] = torch.from_numpy(~optional_tokens(labels))
+            required[i, :n] = self._phones(tokens[i, :n])[1]
         return model.infer(tokens, lengths, required=required)
+
+    def _phones(self, ids: torch.Tensor) -> tuple[list[str], torch.Tensor]:
+        """One item's token ids (N,) -> (their labels, the tokens (N,) bool that are
+        phones: every token but pauses and word separators, each kept at a frame)."""
+        labels = self.table.decode(ids.tolist())
+        return labels, torch.from_numpy(~optional_tokens(labels))
 
     def loss_of(self, out: FastPitchOutput, batch: dict[str, Any]):
         return fastpitch_loss(out, batch, self.loss_cfg)
@@ -137,8 +142,7 @@ class FastPitchTask(DurationTask):
             if reference is None:
                 continue
             n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
-            tokens = self.table.decode(batch["tokens"][i, :n].tolist())
-            required = torch.from_numpy(~optional_tokens(tokens))
+            tokens, required = self._phones(batch["tokens"][i, :n])
             predicted = torch.expm1(out.log_durations[i, :n].float()).clamp(min=0)
             durations = fit_durations(predicted, frames, required).tolist()
             pauses = self.references.pauses(uid, frames)
