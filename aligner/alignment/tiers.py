@@ -21,7 +21,8 @@ JSON):
   each run of such tokens between two phones, the silent frames (from the first to the
   last) are the pause, the frames before them end the phone before and the frames after
   them start the phone after; a run without silence is no pause (its frames end the
-  phone before, or start the first phone). A final ``.``/``</s>`` on a fading vowel
+  phone before; before the first phone they stay with the tokens that hold them: a
+  leading breath or noise that never falls silent is the model's ``<s>``, not a word). A final ``.``/``</s>`` on a fading vowel
   then no longer cuts the vowel short, and a pause at a bare separator (eSpeak NG and
   real speakers pause before "because" or "and") is a gap in both tiers. The silence at
   the recording's edges is a pause too where the first or last phone holds it (a Tacotron
@@ -182,8 +183,8 @@ def _times_by_pauses(
         silent = np.flatnonzero(pauses[a:b])
         if silent.size:
             cut_end, cut_start = a + silent[0], a + silent[-1] + 1
-        else:  # no pause: the phone before takes the frames (or the first phone)
-            cut_end = cut_start = b if before is not None else a
+        else:  # no pause: the phone before takes the frames (the tokens before the first
+            cut_end = cut_start = b  # phone keep theirs: <s> on a breath or a noise)
         if before is not None:
             ends[before] = times[cut_end]
         if after is not None:

@@ -140,6 +140,14 @@ def test_the_silence_at_the_recordings_edges_is_no_part_of_a_word():
         pauses=pauses,
     )
     assert _spans(tiers["words"]) == pytest.approx(t[[2, 8, 8, 12]])  # <s> took frames 0-1
+    # a leading breath that never falls silent: <s> keeps its frames, the word starts after
+    breath = np.zeros(14, bool)
+    breath[12:14] = True
+    tiers = token_tiers(
+        ["<s>", "h", "ə", " ", "j", "u", "</s>"], [3, 2, 3, 0, 2, 3, 1], SEC, "phonemes",
+        pauses=breath,
+    )
+    assert _spans(tiers["words"]) == pytest.approx(t[[3, 8, 8, 12]])
 
 
 def test_edges_move_only_the_boundaries_between_phones_that_meet():
