@@ -22,12 +22,13 @@ JSON):
   last) are the pause, the frames before them end the phone before and the frames after
   them start the phone after; a run without silence is no pause (its frames end the
   phone before; before the first phone they stay with the tokens that hold them: a
-  leading breath or noise that never falls silent is the model's ``<s>``, not a word). A final ``.``/``</s>`` on a fading vowel
-  then no longer cuts the vowel short, and a pause at a bare separator (eSpeak NG and
-  real speakers pause before "because" or "and") is a gap in both tiers. The silence at
-  the recording's edges is a pause too where the first or last phone holds it (a Tacotron
-  has no ``<s>`` for the leading silence): the first word starts where the sound does when
-  no token before it holds a frame, and the last word ends where the sound stops.
+  leading breath or noise that never falls silent is the model's ``<s>``, not a word).
+  A final ``.``/``</s>`` on a fading vowel then no longer cuts the vowel short, and a
+  pause at a bare separator (eSpeak NG and real speakers pause before "because" or
+  "and") is a gap in both tiers. The silence at the recording's edges is a pause too
+  where the first or last phone holds it (a Tacotron has no ``<s>`` for the leading
+  silence): the first word starts where the sound does when no token before it holds a
+  frame, and the last word ends where the sound stops.
 
 Words are labelled with the words of the utterance's text when their numbers agree,
 else with their tokens joined.
@@ -183,8 +184,8 @@ def _times_by_pauses(
         silent = np.flatnonzero(pauses[a:b])
         if silent.size:
             cut_end, cut_start = a + silent[0], a + silent[-1] + 1
-        else:  # no pause: the phone before takes the frames (the tokens before the first
-            cut_end = cut_start = b  # phone keep theirs: <s> on a breath or a noise)
+        else:  # no pause: the phone before takes the frames; before the first phone,
+            cut_end = cut_start = b  # the tokens that hold them keep them (<s>)
         if before is not None:
             ends[before] = times[cut_end]
         if after is not None:

@@ -144,7 +144,10 @@ def test_the_silence_at_the_recordings_edges_is_no_part_of_a_word():
     breath = np.zeros(14, bool)
     breath[12:14] = True
     tiers = token_tiers(
-        ["<s>", "h", "ə", " ", "j", "u", "</s>"], [3, 2, 3, 0, 2, 3, 1], SEC, "phonemes",
+        ["<s>", "h", "ə", " ", "j", "u", "</s>"],
+        [3, 2, 3, 0, 2, 3, 1],
+        SEC,
+        "phonemes",
         pauses=breath,
     )
     assert _spans(tiers["words"]) == pytest.approx(t[[3, 8, 8, 12]])
