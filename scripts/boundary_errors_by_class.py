@@ -8,11 +8,19 @@ them (items whose phone counts differ are left out and counted).
         --predicted ali/ --class stops=p,t,k,b,d,g
     python scripts/boundary_errors_by_class.py --reference data/valid.jsonl \
         --predicted ali/ --by-position
+    python scripts/boundary_errors_by_class.py --reference data/test.jsonl \
+        --predicted ali/ --words --speaker kal_diphone
+
+``--words``: the word boundaries instead (each word's start and end, by whether a pause or
+the utterance's edge lies beside it), items paired by their word counts. ``--speaker``:
+only the reference items of that speaker. Every row also gives the share more than 50 ms
+off (gross errors).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +73,42 @@ def position_errors(reference: Path, predicted: Path):
     return out, unpaired
 
 
+WORD_PLACES = ("start after pause", "start, words meet", "end before pause", "end, words meet")
+
+
+def word_errors(reference: Path, predicted: Path, speaker: str | None = None):
+    """``({place: [signed errors in ms]}, unpaired items)`` of every word's start and end,
+    by whether a pause (or the utterance's edge) lies before the start or after the end in
+    the reference; `speaker`: only the reference items of that speaker."""
+    out: dict[str, list[float]] = {n: [] for n in WORD_PLACES}
+    unpaired = 0
+    for uid, ref in _references(reference, speaker).items():
+        pred = (predicted_timings(predicted, uid) or {}).get("words")
+        words = ref["words"]
+        if pred is None or len(pred) != len(words):
+            unpaired += 1
+            continue
+        for i, (r, p) in enumerate(zip(words, pred)):
+            pause_before = i == 0 or words[i - 1].end < r.start - 1e-4
+            pause_after = i == len(words) - 1 or words[i + 1].start > r.end + 1e-4
+            out[WORD_PLACES[0 if pause_before else 1]].append(1000 * (p.start - r.start))
+            out[WORD_PLACES[2 if pause_after else 3]].append(1000 * (p.end - r.end))
+    return out, unpaired
+
+
+def _references(reference: Path, speaker: str | None):
+    """The reference tiers by id, of `speaker`'s items only when given."""
+    refs = reference_timings(reference)
+    if speaker is None:
+        return refs
+    lines = reference.read_text(encoding="utf-8").splitlines()
+    items = [json.loads(line) for line in lines if line.strip()]
+    keep = {str(it["id"]) for it in items if it.get("speaker") == speaker}
+    if not keep:
+        raise SystemExit(f"{reference}: no item of speaker {speaker!r}")
+    return {uid: tiers for uid, tiers in refs.items() if uid in keep}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", type=Path, required=True)
@@ -81,18 +125,28 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="Group the boundaries by their place in the words, not by class.",
     )
+    parser.add_argument(
+        "--words", action="store_true", help="Group the word boundaries by the pauses beside them."
+    )
+    parser.add_argument("--speaker", help="Only the reference items of this speaker (--words).")
     args = parser.parse_args(argv)
     classes = {c.split("=")[0]: set(c.split("=")[1].split(",")) for c in args.classes}
-    if args.by_position:
+    if args.words:
+        errors, unpaired = word_errors(args.reference, args.predicted, args.speaker)
+    elif args.by_position:
         errors, unpaired = position_errors(args.reference, args.predicted)
     else:
         errors, unpaired = start_errors(args.reference, args.predicted, classes)
-    print(f"{'group':<12} {'n':>6} {'mean':>6} {'bias':>6} {'<=20ms':>7}  ({unpaired} unpaired)")
+    head = f"{'group':<18} {'n':>6} {'mean':>6} {'bias':>6} {'<=20ms':>7} {'>50ms':>6}"
+    print(f"{head}  ({unpaired} unpaired)")
     for name, values in errors.items():
         v = np.array(values)
         if len(v):
-            within = 100 * (np.abs(v) <= 20).mean()
-            print(f"{name:<12} {len(v):6d} {np.abs(v).mean():6.1f} {v.mean():6.1f} {within:6.1f}%")
+            within, gross = 100 * (np.abs(v) <= 20).mean(), 100 * (np.abs(v) > 50).mean()
+            print(
+                f"{name:<18} {len(v):6d} {np.abs(v).mean():6.1f} {v.mean():6.1f} "
+                f"{within:6.1f}% {gross:5.1f}%"
+            )
 
 
 if __name__ == "__main__":

@@ -171,3 +171,34 @@ def test_bench_tacotron_static_rows(capsys):
     assert "infer b=1 static (frames/s)" in out and "infer b=4 static (frames/s)" in out
     line = out.split("static against plain")[1].splitlines()[0]
     assert float(line.split("mean ")[1].split(",")[0]) < 1e-5 and "same lengths True" in line
+
+
+def test_boundary_errors_of_words_by_the_pauses_beside_them(tmp_path, capsys):
+    """Two speakers; the second word of "at so" follows a pause. Each start and end in its
+    place, the gross share printed, and --speaker keeps one speaker's items."""
+    import json
+
+    words = [[0.0, 0.2, "at"], [0.3, 0.5, "so"], [0.5, 0.7, "me"]]
+    items = [
+        {"id": f"u{k}", "audio": "u.wav", "text": "at so me", "speaker": spk,
+         "timings": {"duration": 0.7, "words": words, "phones": []}}
+        for k, spk in ((1, "a"), (2, "b"))
+    ]  # fmt: skip
+    (tmp_path / "ref.jsonl").write_text("".join(json.dumps(it) + "\n" for it in items))
+    (tmp_path / "pred").mkdir()
+    for k, late in ((1, 0.01), (2, 0.06)):  # u2: every boundary 60 ms late
+        pred = [[a + late, b + late, lab] for a, b, lab in words]
+        (tmp_path / f"pred/u{k}.durations.json").write_text(json.dumps({"words": pred}))
+    script = load("boundary_errors_by_class")
+    errors, unpaired = script.word_errors(tmp_path / "ref.jsonl", tmp_path / "pred", "a")
+    assert unpaired == 0
+    assert errors["start after pause"] == pytest.approx([10.0, 10.0])  # "at" and "so"
+    assert errors["start, words meet"] == pytest.approx([10.0])  # "me"
+    assert errors["end before pause"] == pytest.approx([10.0, 10.0])  # "at" and the last
+    assert errors["end, words meet"] == pytest.approx([10.0])  # "so"
+    script.main(["--reference", str(tmp_path / "ref.jsonl"), "--predicted",
+                 str(tmp_path / "pred"), "--words"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "start after pause       4   35.0   35.0   50.0%  50.0%" in out
+    with pytest.raises(SystemExit, match="no item of speaker 'c'"):
+        script.word_errors(tmp_path / "ref.jsonl", tmp_path / "pred", "c")
