@@ -20,11 +20,11 @@ off (gross errors).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 
+from aligner.data.manifest import manifest_items
 from aligner.evaluation.alignment import predicted_timings, reference_timings
 
 STRESS = "ˈˌ"
@@ -97,16 +97,14 @@ def word_errors(reference: Path, predicted: Path, speaker: str | None = None):
 
 
 def _references(reference: Path, speaker: str | None):
-    """The reference tiers by id, of `speaker`'s items only when given."""
-    refs = reference_timings(reference)
+    """The reference tiers by id, of `speaker`'s items only when given (the manifest read
+    once)."""
     if speaker is None:
-        return refs
-    lines = reference.read_text(encoding="utf-8").splitlines()
-    items = [json.loads(line) for line in lines if line.strip()]
-    keep = {str(it["id"]) for it in items if it.get("speaker") == speaker}
-    if not keep:
+        return reference_timings(reference)
+    items = [it for it in manifest_items(reference, "--reference") if it.get("speaker") == speaker]
+    if not items:
         raise SystemExit(f"{reference}: no item of speaker {speaker!r}")
-    return {uid: tiers for uid, tiers in refs.items() if uid in keep}
+    return reference_timings(reference, items=items)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -42,15 +42,12 @@ class DurationDecoding:
         predicted durations are fitted to a recording (None: any may get none)."""
         return None
 
-    def _required_batch(self, sources: Sequence[torch.Tensor], width: int) -> torch.Tensor | None:
-        """`required` of a batch's sources, padded to (B, width) bool (None: none)."""
+    def _required_batch(self, sources: Sequence[torch.Tensor]) -> torch.Tensor | None:
+        """`required` of a batch's sources, padded as they are (B, N) bool (None: none)."""
         masks = [self.required(s) for s in sources]
         if any(m is None for m in masks):
             return None
-        out = torch.zeros(len(masks), width, dtype=torch.bool)
-        for j, m in enumerate(masks):
-            out[j, : len(m)] = m  # type: ignore[arg-type]
-        return out
+        return pad(masks)[0]  # type: ignore[arg-type]
 
     def predicted_frames(
         self, src: torch.Tensor, lengths: torch.Tensor
@@ -80,7 +77,7 @@ class DurationDecoding:
         device = self.device  # type: ignore[attr-defined]
         for idx in length_batches([len(s) for s in sources], batch_size, longest_first=True):
             src, lengths, _ = pad([sources[i].to(device) for i in idx])
-            need = self._required_batch([sources[i] for i in idx], src.size(1))
+            need = self._required_batch([sources[i] for i in idx])
             res = self.model.infer(src, lengths.to(device), pace, need)  # type: ignore[attr-defined]
             for j, i in enumerate(idx):
                 n = int(res.enc_mask[j].sum())

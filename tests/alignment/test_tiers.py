@@ -132,25 +132,16 @@ def test_the_silence_at_the_recordings_edges_is_no_part_of_a_word():
     assert _spans(tiers["phones"])[:2] == pytest.approx(t[[3, 5]])
     silent = token_tiers(["h", "u"], [3, 3], SEC, "phonemes", pauses=np.ones(6, bool))
     assert _spans(silent["phones"]) == pytest.approx(t[[0, 3, 3, 6]])  # no sound: as they were
-    tiers = token_tiers(
-        ["<s>", "h", "ə", " ", "j", "u", "</s>"],
-        [2, 3, 3, 0, 2, 3, 1],
-        SEC,
-        "phonemes",
-        pauses=pauses,
-    )
-    assert _spans(tiers["words"]) == pytest.approx(t[[2, 8, 8, 12]])  # <s> took frames 0-1
+
+    def words_with_s(frames, audio_pauses):
+        tokens = ["<s>", "h", "ə", " ", "j", "u", "</s>"]
+        return _spans(token_tiers(tokens, frames, SEC, "phonemes", pauses=audio_pauses)["words"])
+
+    assert words_with_s([2, 3, 3, 0, 2, 3, 1], pauses) == pytest.approx(t[[2, 8, 8, 12]])
     # a leading breath that never falls silent: <s> keeps its frames, the word starts after
     breath = np.zeros(14, bool)
     breath[12:14] = True
-    tiers = token_tiers(
-        ["<s>", "h", "ə", " ", "j", "u", "</s>"],
-        [3, 2, 3, 0, 2, 3, 1],
-        SEC,
-        "phonemes",
-        pauses=breath,
-    )
-    assert _spans(tiers["words"]) == pytest.approx(t[[3, 8, 8, 12]])
+    assert words_with_s([3, 2, 3, 0, 2, 3, 1], breath) == pytest.approx(t[[3, 8, 8, 12]])
 
 
 def test_edges_move_only_the_boundaries_between_phones_that_meet():
