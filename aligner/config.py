@@ -68,6 +68,8 @@ class TrainConfig:
     max_nonfinite: int = 10
     valid_batches: int | None = None
     progress: bool = True
+    init_from: str | None = None
+    init_modules: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         positive = ("batch_size", "max_steps", "log_every", "eval_every", "checkpoint_every")

@@ -23,6 +23,7 @@ from aligner.files import OutputError, write_atomic
 from aligner.tasks import UnknownTaskError, build_task
 from aligner.train import distributed as ddp
 from aligner.train.errors import TrainingError
+from aligner.train.init import init_weights
 from aligner.train.manager import CheckpointManager, seed_everything
 from aligner.train.safety import LockedError, RunLock
 from aligner.train.trainer import FitResult, Trainer
@@ -116,6 +117,13 @@ def _prepare(
         raise RunError(str(err)) from None
     if resume:
         _resume(trainer, out_dir, say if info.is_main else lambda _: None)
+    if cfg.train.init_from and not trainer.resumed:
+        try:
+            line = init_weights(task.model, cfg.train.init_from, cfg.train.init_modules)
+        except CheckpointError as err:
+            raise RunError(str(err)) from None
+        if info.is_main:
+            say(line)
     return trainer
 
 
