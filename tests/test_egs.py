@@ -523,3 +523,44 @@ def test_espeak_tts_with_the_durations_guide_end_to_end(tmp_path):
     assert cfg["data"]["durations"] == "durations"
     assert sf.info(tmp_path / "exp/synth/sentences.wav").frames > 0
     assert (tmp_path / "exp/score/alignment.json").exists()
+
+
+def test_vc_pretraining_on_the_target_voice_starts_the_fastvc(tmp_path):
+    """--pretrain tts: the target voice's recordings as a TTS manifest, a FastPitch of it at
+    the FastVC's sizes for --pretrain-minutes, then the FastVC starts its decoder from it;
+    the Festival pair's FastPitch reads its alignment model's tokens (ARPAbet)."""
+    env = fake_env(tmp_path)
+    cmd = ["bash", str(SCRIPTS["espeak_vc"]), "--pair", "accent", "--stage", "2"]
+    r = subprocess.run(
+        [*cmd, "--stop-stage", "2", "--pretrain", "tts", "--pretrain-minutes", "7"],
+        cwd=tmp_path, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    exp = "exp/accent/fastvc_small"
+    for line, split in zip(lines[:2], ("train", "valid")):
+        assert line.startswith("python ") and line.endswith(
+            f"scripts/voice_manifest.py --in data/accent/{split}.jsonl "
+            f"--out data/accent/target_{split}.jsonl --key target_audio"
+        )
+    assert lines[2].startswith("train ") and "recipes/vc/fastvc_small_tts.yaml" in lines[2]
+    assert f"--data data/accent --out {exp}/target_tts --resume" in lines[2]
+    assert lines[2].endswith("--set train.max_minutes=7")
+    assert "recipes/vc/fastvc_small.yaml" in lines[3]
+    assert (
+        f"--set train.init_from={exp}/target_tts --set train.init_modules=[decoder,proj,postnet]"
+        in lines[3]
+    )
+    assert len(lines) == 4
+    for args, message in (
+        (["--pretrain", "tts", "--model", "tacotron"], "--pretrain tts starts a FastVC's decoder"),
+        (["--pretrain", "vae"], "use tts or none"),
+    ):
+        bad = subprocess.run([*cmd, *args], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert bad.returncode == 2 and message in bad.stderr
+    r = run("festival_vc", tmp_path, env, "--stage", "2", "--stop-stage", "2", "--pretrain", "tts")
+    assert r.returncode == 0, r.stderr
+    tts = [
+        line for line in (tmp_path / "calls.txt").read_text().splitlines() if "_tts.yaml" in line
+    ]
+    assert tts[-1].endswith("--set train.max_minutes=15 --set data.tokenizer=arpabet")

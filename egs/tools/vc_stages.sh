@@ -2,7 +2,8 @@
 # the conversion, the frame-wise baseline, the phone recognizer that judges intelligibility
 # and the evaluation table. Uses the script's variables root, aligner, python, data, exp,
 # model, recipe, minutes, train_args, baseline_args, vocoder, vocoder_recipe, vocoder_args,
-# guide, align_recipe, align_exp, align_args, judge_recipe, judge_exp, judge_args.
+# guide, align_recipe, align_exp, align_args, judge_recipe, judge_exp, judge_args,
+# pretrain, pretrain_minutes, pretrain_recipe, pretrain_args.
 
 # vc_durations_stage N: with --guide durations, the alignment model trained on both voices
 # of $data (data.audio_keys [audio, target_audio]) -> $align_exp, then its durations of
@@ -30,6 +31,30 @@ vc_durations_stage() {
       fi
     done
   done
+}
+
+# vc_pretrain_stage N: with --pretrain tts, a FastPitch of the target voice (its recordings
+# of the train and valid splits, scripts/voice_manifest.py -> $data/target_{train,valid}.jsonl,
+# and its durations of stage 1) at the FastVC's sizes, $pretrain_minutes -> $exp/target_tts;
+# stage 2's FastVC then starts its decoder, projection and postnet from it.
+vc_pretrain_stage() {
+  [ "$pretrain" = tts ] || return 0
+  echo "stage $1: a FastPitch of the target voice ($pretrain_minutes minutes) for $model's decoder"
+  local split tts_exp="$exp"/target_tts
+  for split in train valid; do
+    if [ ! -f "$data"/target_$split.jsonl ]; then
+      $python "$root"/scripts/voice_manifest.py --in "$data"/$split.jsonl \
+        --out "$data"/target_$split.jsonl --key target_audio
+    fi
+  done
+  if [ -f "$tts_exp"/.done ]; then echo "  $tts_exp is trained, skipped"
+  else
+    # shellcheck disable=SC2086
+    $aligner train "$pretrain_recipe" --data "$data" --out "$tts_exp" --resume \
+      --set train.max_minutes="$pretrain_minutes" $pretrain_args
+    touch "$tts_exp"/.done
+  fi
+  train_args="--set train.init_from=$tts_exp --set train.init_modules=[decoder,proj,postnet] $train_args"
 }
 
 # vocoder_used: the --vocoder spec the conversion stages pass on: with --vocoder train, the
@@ -119,7 +144,7 @@ vc_evaluate_stage() {
 # vc_stages: stages 1 to 9 of a vc1 run.sh (after its own stage 0).
 vc_stages() {
   if run 1; then vc_durations_stage 1; fi
-  if run 2; then train_stage 2; fi
+  if run 2; then vc_pretrain_stage 2; train_stage 2; fi
   if run 3; then vocoder_stage 3; fi
   if run 4; then vc_convert_stage 4; fi
   if run 5; then align_stage 5; fi
@@ -145,6 +170,12 @@ vc_model_option() {
   esac
   [ "$size" = full ] || name=${name}_small
   recipe=${recipe:-"$root"/recipes/vc/$name.yaml}
+  case $pretrain in
+    none) ;;
+    tts) [ "$model" = fastvc ] || { echo "run.sh: --pretrain tts starts a FastVC's decoder: use --model fastvc" >&2; exit 2; }
+      pretrain_recipe=${pretrain_recipe:-"$root"/recipes/vc/${name}_tts.yaml} ;;
+    *) echo "run.sh: --pretrain $pretrain: use tts or none" >&2; exit 2 ;;
+  esac
   exp=${exp:-$base/$(basename "$recipe" .yaml)}
   align_exp=${align_exp:-$exp/aligner}
   judge_exp=${judge_exp:-$exp/recognizer}

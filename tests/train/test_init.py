@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from aligner.checkpoint import CheckpointError, atomic_save, checkpoint_file, load_checkpoint
 from aligner.cli import main
+from aligner.config import load_config
 from aligner.models.fastpitch.model import FastPitch, FastPitchConfig, PostnetSettings
 from aligner.models.fastvc import FastVC, FastVCConfig
 from aligner.train.init import init_weights
@@ -137,3 +138,17 @@ def test_fastvc_takes_a_target_voice_fastpitch_s_decoder(tmp_path):
     assert shared and all(torch.equal(ours[k], theirs[k]) for k in shared)
     with pytest.raises(CheckpointError, match="cannot initialize encoder"):
         init_weights(vc, tmp_path / "tts.pt", ["encoder"])
+
+
+@pytest.mark.parametrize("size", ["fastvc_small", "fastvc"])
+def test_each_fastvc_recipe_has_a_tts_recipe_whose_decoder_fits(size, tmp_path):
+    """recipes/vc/X_tts.yaml (the egs' --pretrain tts) builds a FastPitch whose decoder,
+    projection and postnet initialize recipes/vc/X.yaml's FastVC."""
+    def model(recipe: str) -> dict:
+        return {k: v for k, v in load_config(recipe, []).model.items() if k != "loss"}
+
+    tts = FastPitch(FastPitchConfig.from_dict({**model(f"vc/{size}_tts.yaml"), "n_symbols": 9}))
+    atomic_save({"model": tts.state_dict(), "step": 1, "config": {}}, tmp_path / "tts.pt")
+    vc = FastVC(FastVCConfig.from_dict(model(f"vc/{size}.yaml")))
+    assert init_weights(vc, tmp_path / "tts.pt", ["decoder", "proj", "postnet"])
+    assert torch.equal(vc.state_dict()["proj.weight"], tts.state_dict()["proj.weight"])

@@ -7,6 +7,7 @@
 #            [--guide durations|diagonal] [--vocoder-recipe YAML] [--vocoder-args ARGS]
 #            [--data DIR] [--exp DIR] [--train-args "--set train.max_minutes=20"]
 #            [--baseline-args "--max-minutes 10"] [--judge-args ARGS]
+#            [--pretrain none|tts] [--pretrain-minutes 15] [--pretrain-args ARGS]
 #
 # Run it from its folder (data/ and exp/MODEL_RECIPE/ are written under the current folder).
 # Models: fastvc (default; recipes/vc/fastvc.yaml) or tacotron (recipes/vc/seq2seq_vc_lsa.yaml).
@@ -17,7 +18,11 @@
 #   1 durations   aligner train $align_recipe on both voices -> $align_exp, then aligner
 #                 align of each voice (train, valid) -> $data/durations/{source,target}/
 #                 (--guide diagonal, tacotron only: skipped)
-#   2 train       aligner train $recipe        -> $exp/checkpoints/*.pt, $exp/tb
+#   2 train       aligner train $recipe        -> $exp/checkpoints/*.pt, $exp/tb (with
+#                 --pretrain tts first a FastPitch of the target voice at the FastVC's
+#                 sizes, --pretrain-minutes -> $exp/target_tts, whose decoder, projection
+#                 and postnet start the FastVC; scripts/voice_manifest.py writes its
+#                 $data/target_{train,valid}.jsonl)
 #   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
 #                 with --vocoder train, the default; it takes 30 minutes on 2 CPU cores)
 #   4 convert     aligner convert (test split) -> $exp/converted/*.wav
@@ -34,8 +39,9 @@
 # Environment: ALIGNER (the command, default aligner), PYTHON (runs scripts/, default
 # python), ALIGNER_TRAIN_ARGS (extra `aligner train` arguments, e.g. "--set
 # train.max_steps=2"), ALIGNER_BASELINE_ARGS (extra `vc_baseline.py train` arguments),
-# ALIGNER_VOCODER_ARGS, ALIGNER_ALIGN_ARGS and ALIGNER_JUDGE_ARGS (extra `aligner train`
-# arguments of the vocoder, the alignment model and the recognizer).
+# ALIGNER_VOCODER_ARGS, ALIGNER_ALIGN_ARGS, ALIGNER_JUDGE_ARGS and ALIGNER_PRETRAIN_ARGS
+# (extra `aligner train` arguments of the vocoder, the alignment model, the recognizer and
+# the target voice's FastPitch).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)

@@ -8,6 +8,7 @@
 #            [--baseline-args ARGS] [--guide durations|diagonal] [--align-args ARGS]
 #            [--vocoder-recipe YAML] [--vocoder-args "--set train.max_minutes=15"]
 #            [--judge-args "--set train.max_minutes=10"]
+#            [--pretrain none|tts] [--pretrain-minutes 15] [--pretrain-args ARGS]
 #
 # Pairs (the source is the same low, slow male voice; --voices overrides both):
 #   easy    en-us+m3,rate=150,pitch=35 -> en-us+f2,rate=210,pitch=70: rate, pitch, timbre
@@ -23,7 +24,11 @@
 #   1 durations   aligner train $align_recipe on both voices -> $align_exp, then aligner
 #                 align of each voice (train, valid) -> $data/durations/{source,target}/
 #                 (--guide diagonal, tacotron only: skipped)
-#   2 train       aligner train $recipe        -> $exp/checkpoints/*.pt, $exp/tb
+#   2 train       aligner train $recipe        -> $exp/checkpoints/*.pt, $exp/tb (with
+#                 --pretrain tts first a FastPitch of the target voice at the FastVC's
+#                 sizes, --pretrain-minutes -> $exp/target_tts, whose decoder, projection
+#                 and postnet start the FastVC; scripts/voice_manifest.py writes its
+#                 $data/target_{train,valid}.jsonl)
 #   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
 #                 with --vocoder train, the default; 20-30 minutes on 2 CPU cores)
 #   4 convert     aligner convert (test split) -> $exp/converted/*.wav
@@ -42,8 +47,9 @@
 # Environment: ALIGNER (the command, default aligner), PYTHON (runs scripts/, default
 # python), ALIGNER_TRAIN_ARGS (extra `aligner train` arguments, e.g. "--set
 # train.max_steps=2"), ALIGNER_BASELINE_ARGS (extra `vc_baseline.py train` arguments),
-# ALIGNER_VOCODER_ARGS, ALIGNER_ALIGN_ARGS and ALIGNER_JUDGE_ARGS (extra `aligner train`
-# arguments of the vocoder, the alignment model and the recognizer).
+# ALIGNER_VOCODER_ARGS, ALIGNER_ALIGN_ARGS, ALIGNER_JUDGE_ARGS and ALIGNER_PRETRAIN_ARGS
+# (extra `aligner train` arguments of the vocoder, the alignment model, the recognizer and
+# the target voice's FastPitch).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)

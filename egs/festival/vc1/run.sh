@@ -42,6 +42,7 @@ read -r -a pair <<< "$voices"
 vc_model_option small exp
 align_args="--set data.tokenizer=$tokenizer $align_args"
 judge_args="--set data.tokenizer=$tokenizer $judge_args"
+pretrain_args="--set data.tokenizer=$tokenizer $pretrain_args"
 
 if run 0; then
   echo "stage 0: prepare the parallel Festival corpus ($voices; $utterances utterances)"
