@@ -144,6 +144,7 @@ def test_fastvc_takes_a_target_voice_fastpitch_s_decoder(tmp_path):
 def test_each_fastvc_recipe_has_a_tts_recipe_whose_decoder_fits(size, tmp_path):
     """recipes/vc/X_tts.yaml (the egs' --pretrain tts) builds a FastPitch whose decoder,
     projection and postnet initialize recipes/vc/X.yaml's FastVC."""
+
     def model(recipe: str) -> dict:
         return {k: v for k, v in load_config(recipe, []).model.items() if k != "loss"}
 
