@@ -564,3 +564,10 @@ def test_vc_pretraining_on_the_target_voice_starts_the_fastvc(tmp_path):
         line for line in (tmp_path / "calls.txt").read_text().splitlines() if "_tts.yaml" in line
     ]
     assert tts[-1].endswith("--set train.max_minutes=15 --set data.tokenizer=arpabet")
+    r = run("festival_vc", tmp_path, env, "--stage", "2", "--stop-stage", "2", "--exp", "e2",
+            "--pretrain", "tts", "--pretrain-minutes", "0")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    tts = [
+        line for line in (tmp_path / "calls.txt").read_text().splitlines() if "_tts.yaml" in line
+    ]
+    assert "max_minutes" not in tts[-1] and "--out e2/target_tts --resume --set" in tts[-1]

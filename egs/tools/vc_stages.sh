@@ -35,8 +35,9 @@ vc_durations_stage() {
 
 # vc_pretrain_stage N: with --pretrain tts, a FastPitch of the target voice (its recordings
 # of the train and valid splits, scripts/voice_manifest.py -> $data/target_{train,valid}.jsonl,
-# and its durations of stage 1) at the FastVC's sizes, $pretrain_minutes -> $exp/target_tts;
-# stage 2's FastVC then starts its decoder, projection and postnet from it.
+# and its durations of stage 1) at the FastVC's sizes ($pretrain_recipe), trained for
+# $pretrain_minutes (0: the recipe's own budget) -> $exp/target_tts; stage 2's FastVC then
+# starts its decoder, projection and postnet from it.
 vc_pretrain_stage() {
   [ "$pretrain" = tts ] || return 0
   echo "stage $1: a FastPitch of the target voice ($pretrain_minutes minutes) for $model's decoder"
@@ -49,9 +50,11 @@ vc_pretrain_stage() {
   done
   if [ -f "$tts_exp"/.done ]; then echo "  $tts_exp is trained, skipped"
   else
+    local budget=""  # --pretrain-minutes 0: the recipe's own budget
+    [ "$pretrain_minutes" = 0 ] || budget="--set train.max_minutes=$pretrain_minutes"
     # shellcheck disable=SC2086
-    $aligner train "$pretrain_recipe" --data "$data" --out "$tts_exp" --resume \
-      --set train.max_minutes="$pretrain_minutes" $pretrain_args
+    $aligner train "$pretrain_recipe" --data "$data" --out "$tts_exp" --resume $budget \
+      $pretrain_args
     touch "$tts_exp"/.done
   fi
   train_args="--set train.init_from=$tts_exp --set train.init_modules=[decoder,proj,postnet] $train_args"
