@@ -474,7 +474,10 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
         "--set train.eval_every=2 --set train.checkpoint_every=2 --set train.progress=false "
         "--set model.channels=16 --set model.conv_layers=1",
     }
-    r = run(name, tmp_path, env, "--recipe", str(ROOT / small))
+    # VC: the decoder started from two steps of the target voice's FastPitch (--pretrain tts)
+    env["ALIGNER_PRETRAIN_ARGS"] = env["ALIGNER_ALIGN_ARGS"]
+    extra = ["--pretrain", "tts"] if name == "arctic" else []
+    r = run(name, tmp_path, env, "--recipe", str(ROOT / small), *extra)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     summary = json.loads((tmp_path / "exp/align/summary.json").read_text())
     assert summary["utterances"] == len((tmp_path / "data/test.jsonl").read_text().splitlines())
@@ -489,6 +492,8 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
             assert row in table
         assert "PER %" in table and "The target's recordings: PER" in table
         assert (tmp_path / "exp/vocoder/.done").exists()  # every sound through it
+        assert (tmp_path / "exp/target_tts/.done").exists()
+        assert "initialized 73 of" in r.stdout  # the FastVC's decoder, projection, postnet
 
 
 def tiny_training_env(train_extra: str = "") -> dict[str, str]:
@@ -555,6 +560,10 @@ def test_vc_pretraining_on_the_target_voice_starts_the_fastvc(tmp_path):
     for args, message in (
         (["--pretrain", "tts", "--model", "tacotron"], "--pretrain tts starts a FastVC's decoder"),
         (["--pretrain", "vae"], "use tts or none"),
+        (
+            ["--pretrain", "tts", "--recipe", "mine.yaml"],
+            "no mine_tts.yaml; give --pretrain-recipe",
+        ),
     ):
         bad = subprocess.run([*cmd, *args], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert bad.returncode == 2 and message in bad.stderr

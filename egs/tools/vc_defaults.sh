@@ -14,7 +14,7 @@ minutes=30       # minutes of VC training (stage 2) and of the frame-wise baseli
 pretrain=none    # tts: stage 2 first trains a FastPitch of the target voice at the FastVC's
                  # sizes ($pretrain_minutes) and starts the FastVC's decoder from it
 pretrain_minutes=15
-pretrain_recipe=""  # empty: the model's recipe with _tts (recipes/vc/fastvc_small_tts.yaml)
+pretrain_recipe=""  # empty: the recipe's name with _tts beside it (recipes/vc/fastvc_small_tts.yaml)
 pretrain_args="${ALIGNER_PRETRAIN_ARGS:-}"
 guide=durations  # the alignment model's durations of both voices (stage 1), or diagonal
                  # (tacotron only: the guided attention loss's own band)

@@ -176,7 +176,8 @@ vc_model_option() {
   case $pretrain in
     none) ;;
     tts) [ "$model" = fastvc ] || { echo "run.sh: --pretrain tts starts a FastVC's decoder: use --model fastvc" >&2; exit 2; }
-      pretrain_recipe=${pretrain_recipe:-"$root"/recipes/vc/${name}_tts.yaml} ;;
+      pretrain_recipe=${pretrain_recipe:-${recipe%.yaml}_tts.yaml}  # beside the recipe
+      [ -f "$pretrain_recipe" ] || { echo "run.sh: --pretrain tts: no $pretrain_recipe; give --pretrain-recipe YAML (a FastPitch at the FastVC's sizes)" >&2; exit 2; } ;;
     *) echo "run.sh: --pretrain $pretrain: use tts or none" >&2; exit 2 ;;
   esac
   exp=${exp:-$base/$(basename "$recipe" .yaml)}
