@@ -10,7 +10,7 @@
 #            [--recipe YAML] [--data DIR] [--exp DIR] [--train-args "--set ..."]
 #            [--guide durations|diagonal] [--align-args ARGS] [--baseline-args ARGS]
 #            [--vocoder-recipe YAML] [--vocoder-args "--set train.max_minutes=15"]
-#            [--judge-args ARGS]
+#            [--judge-args ARGS] [--pretrain none|tts] [--pretrain-minutes 15]
 #
 # Run it from its folder (data/ and exp/MODEL_RECIPE/ are written under the current folder).
 # Stages: 0 prepare (aligner prepare festival --parallel SRC TGT), then those of
@@ -19,7 +19,7 @@
 # Festival timings; 6 score; 7 baseline; 8 judge: the phone recognizer, ARPAbet too;
 # 9 evaluate), with its options (--model, --minutes, ...).
 # Environment: as egs/espeak/vc1 (ALIGNER, PYTHON, ALIGNER_TRAIN_ARGS, ALIGNER_ALIGN_ARGS,
-# ALIGNER_VOCODER_ARGS, ALIGNER_BASELINE_ARGS, ALIGNER_JUDGE_ARGS).
+# ALIGNER_VOCODER_ARGS, ALIGNER_BASELINE_ARGS, ALIGNER_JUDGE_ARGS, ALIGNER_PRETRAIN_ARGS).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
