@@ -35,11 +35,8 @@ TRAIN = {
 
 
 @pytest.fixture
-def recipe(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-    path = tmp_path / "tiny.yaml"
-    path.write_text(yaml.safe_dump({"task": "tiny_task", "model": {}, "train": TRAIN}))
-    return path
+def recipe(tiny_recipe):
+    return tiny_recipe(TRAIN)
 
 
 def run(*args: str):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 from click.testing import CliRunner
 
 from aligner.checkpoint import CheckpointError, atomic_save, checkpoint_file, load_checkpoint
@@ -17,7 +16,6 @@ from aligner.models.fastpitch.model import FastPitch, FastPitchConfig, PostnetSe
 from aligner.models.fastvc import FastVC, FastVCConfig
 from aligner.train.init import init_weights
 
-HERE = Path(__file__).parent
 TRAIN = {
     "batch_size": 8,
     "max_steps": 3,
@@ -33,11 +31,8 @@ TRAIN = {
 
 
 @pytest.fixture
-def recipe(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-    path = tmp_path / "tiny.yaml"
-    path.write_text(yaml.safe_dump({"task": "tiny_task", "model": {}, "train": TRAIN}))
-    return path
+def recipe(tiny_recipe):
+    return tiny_recipe(TRAIN)
 
 
 def train(recipe: Path, out: Path, *sets: str):

@@ -23,11 +23,8 @@ from aligner.train.safety import LOCK_NAME, RunLock
 
 
 @pytest.fixture
-def recipe(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-    path = tmp_path / "tiny.yaml"
-    path.write_text(yaml.safe_dump({"task": "tiny_task", "model": {}, "train": TRAIN}))
-    return path
+def recipe(tiny_recipe):
+    return tiny_recipe(TRAIN)
 
 
 CLI = [sys.executable, "-c", "from aligner.cli import main; main()"]
