@@ -148,3 +148,13 @@ def test_each_fastvc_recipe_has_a_tts_recipe_whose_decoder_fits(size, tmp_path):
     vc = FastVC(FastVCConfig.from_dict(model(f"vc/{size}.yaml")))
     assert init_weights(vc, tmp_path / "tts.pt", ["decoder", "proj", "postnet"])
     assert torch.equal(vc.state_dict()["proj.weight"], tts.state_dict()["proj.weight"])
+
+
+def test_a_checkpoint_that_shares_nothing_is_refused(tmp_path):
+    other = torch.nn.Sequential(torch.nn.Linear(2, 2))  # names 0.weight, 0.bias
+    atomic_save({"model": other.state_dict(), "step": 1, "config": {}}, tmp_path / "o.pt")
+    model = torch.nn.ModuleDict({"proj": torch.nn.Linear(2, 2)})
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(CheckpointError, match="shares no tensor"):
+        init_weights(model, tmp_path / "o.pt")
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
