@@ -22,14 +22,13 @@ def voice_items(items: list[dict[str, Any]], key: str, where: str) -> list[dict[
     """The items of the voice whose recordings `key` holds (``target_audio``: the target's
     ``target_timings`` and ``target_speaker`` become ``timings`` and ``speaker``);
     ManifestError naming the first item without that recording."""
-    prefix = key[: -len("audio")] if key.endswith("audio") else ""
     out = []
     for item in items:
         if not item.get(key):
             raise ManifestError(f"{where}: item {item.get('id')!r} has no {key!r} recording")
         voice = {"id": item["id"], "audio": item[key], "text": item.get("text", "")}
-        for name in ("timings", "speaker"):
-            value = item.get(prefix + name) if prefix else item.get(name)
+        for name in ("timings", "speaker"):  # named as `with_voices` names them
+            value = item.get(key.replace("audio", name))
             if value is not None:
                 voice[name] = value
         out.append(voice)

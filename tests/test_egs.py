@@ -530,6 +530,11 @@ def test_espeak_tts_with_the_durations_guide_end_to_end(tmp_path):
     assert (tmp_path / "exp/score/alignment.json").exists()
 
 
+def calls_text(tmp: Path) -> list[str]:
+    """Every call the fake aligner and python recorded, whole."""
+    return (tmp / "calls.txt").read_text().splitlines()
+
+
 def test_vc_pretraining_on_the_target_voice_starts_the_fastvc(tmp_path):
     """--pretrain tts: the target voice's recordings as a TTS manifest, a FastPitch of it at
     the FastVC's sizes for --pretrain-minutes, then the FastVC starts its decoder from it;
@@ -541,7 +546,7 @@ def test_vc_pretraining_on_the_target_voice_starts_the_fastvc(tmp_path):
         cwd=tmp_path, env=env, capture_output=True, text=True,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
-    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    lines = calls_text(tmp_path)
     exp = "exp/accent/fastvc_small"
     for line, split in zip(lines[:2], ("train", "valid")):
         assert line.startswith("python ") and line.endswith(
@@ -569,14 +574,10 @@ def test_vc_pretraining_on_the_target_voice_starts_the_fastvc(tmp_path):
         assert bad.returncode == 2 and message in bad.stderr
     r = run("festival_vc", tmp_path, env, "--stage", "2", "--stop-stage", "2", "--pretrain", "tts")
     assert r.returncode == 0, r.stderr
-    tts = [
-        line for line in (tmp_path / "calls.txt").read_text().splitlines() if "_tts.yaml" in line
-    ]
+    tts = [line for line in calls_text(tmp_path) if "_tts.yaml" in line]
     assert tts[-1].endswith("--set train.max_minutes=15 --set data.tokenizer=arpabet")
     r = run("festival_vc", tmp_path, env, "--stage", "2", "--stop-stage", "2", "--exp", "e2",
             "--pretrain", "tts", "--pretrain-minutes", "0")  # fmt: skip
     assert r.returncode == 0, r.stderr
-    tts = [
-        line for line in (tmp_path / "calls.txt").read_text().splitlines() if "_tts.yaml" in line
-    ]
+    tts = [line for line in calls_text(tmp_path) if "_tts.yaml" in line]
     assert "max_minutes" not in tts[-1] and "--out e2/target_tts --resume --set" in tts[-1]
