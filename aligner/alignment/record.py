@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from aligner.alignment.intervals import Interval
+from aligner.alignment.lengths import token_lengths
 from aligner.alignment.textgrid import write_textgrid
 from aligner.alignment.tiers import frame_bounds, optional_tokens, separator_log_probs, token_tiers
 from aligner.attention import metrics, search
@@ -65,6 +66,9 @@ class UtteranceAlignment:
         meet lies at its expected place under the alignment
         (`aligner.attention.search.expected_edges`), not on the frame grid: the alignment
         model's (its tiers; the frames stay whole).
+    usual_frames: each phone's usual length in frames (`aligner.alignment.lengths`: the
+        alignment model's checkpoint has them): with `pauses`, a phone after a pause that
+        is shorter starts earlier by what it lacks, within the silence; None: as timed.
     """
 
     id: str
@@ -81,6 +85,7 @@ class UtteranceAlignment:
     pauses: np.ndarray | None = None
     separators_from_pauses: bool = False
     subframe: bool = False
+    usual_frames: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -156,7 +161,10 @@ def _record(utt: UtteranceAlignment) -> dict[str, Any]:
         weights = search.spread_to_frames(utt.weights, utt.r, utt.n_frames)
         log_probs = np.log(np.clip(weights, 1e-8, None))
         edges = search.expected_edges(log_probs, frames, ~optional_tokens(utt.tokens))
-    tiers = token_tiers(utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses, edges)
+    usual = token_lengths(utt.tokens, utt.usual_frames)
+    tiers = token_tiers(
+        utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses, edges, usual
+    )
     return {
         "id": utt.id,
         "method": utt.method,

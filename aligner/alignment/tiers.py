@@ -93,6 +93,7 @@ def token_tiers(
     text: str | None = None,
     pauses: Sequence[bool] | np.ndarray | None = None,
     edges: Sequence[float] | np.ndarray | None = None,
+    usual: Sequence[float] | np.ndarray | None = None,
 ) -> dict[str, list[Interval]]:
     """``{"words": [...], "phones": [...]}`` (no ``phones`` for characters; nothing for
     the source positions of a VC model); times from `frame_bounds`. ``pauses (T,)``: per
@@ -101,7 +102,10 @@ def token_tiers(
     separators are not. ``edges (N + 1,)``: frame edges below one frame
     (`aligner.attention.search.expected_edges`); where two tokens of words meet with no
     frame between them, the boundary lies at ``edges`` rather than on the frame grid
-    (half a frame before, as `frame_bounds`); elsewhere (pauses) the frames decide."""
+    (half a frame before, as `frame_bounds`); elsewhere (pauses) the frames decide.
+    ``usual (N,)``: each token's usual length in frames (`aligner.alignment.lengths`; 0:
+    unknown), with `pauses`: a phone after a pause (or the recording's start) that is
+    shorter starts earlier by what it lacks, within the silence before it."""
     if kind not in PHONE_KINDS and kind != "chars":
         return {}
     bounds = frame_bounds(frames, seconds_per_frame)
@@ -109,7 +113,9 @@ def token_tiers(
     if pauses is None:
         starts, ends = bounds[:-1].copy(), _token_ends(tokens, frames, bounds, skip)
     else:
-        starts, ends = _times_by_pauses(frames, seconds_per_frame, skip, np.asarray(pauses, bool))
+        starts, ends = _times_by_pauses(
+            frames, seconds_per_frame, skip, np.asarray(pauses, bool), usual
+        )
     if edges is not None:
         _refine(frames, skip, np.asarray(edges, np.float64), seconds_per_frame, starts, ends)
     words: list[list[int]] = [[]]
@@ -166,11 +172,17 @@ def _refine(
 
 
 def _times_by_pauses(
-    frames: Sequence[int], seconds_per_frame: float, skip: np.ndarray, pauses: np.ndarray
+    frames: Sequence[int],
+    seconds_per_frame: float,
+    skip: np.ndarray,
+    pauses: np.ndarray,
+    usual: Sequence[float] | np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(N,)`` start and ``(N,)`` end times of the tokens when ``pauses (T,)`` says which
     frames are in a pause: the frames of the tokens between two consecutive phones (all of
-    them belonging to no word) are split at the pause among them (module docstring)."""
+    them belonging to no word) are split at the pause among them (module docstring), and
+    a phone after the pause shorter than its ``usual (N,)`` frames starts up to that many
+    before its end, never before the pause does (`aligner.alignment.lengths`)."""
     edges = np.concatenate([[0], np.cumsum(frames)]).astype(int)
     if pauses.shape != (edges[-1],):
         raise ValueError(f"pauses must have one value per frame ({edges[-1]}), got {pauses.shape}")
@@ -186,11 +198,22 @@ def _times_by_pauses(
             cut_end, cut_start = a + silent[0], a + silent[-1] + 1
         else:  # no pause: the phone before takes the frames; before the first phone,
             cut_end = cut_start = b  # the tokens that hold them keep them (<s>)
+        if after is not None and usual is not None and silent.size:
+            cut_start = _usual_start(cut_end, cut_start, edges[after + 1], usual[after])
         if before is not None:
             ends[before] = times[cut_end]
         if after is not None:
             starts[after] = times[cut_start]
     return starts, ends
+
+
+def _usual_start(pause_start: int, start: int, end: int, usual: float) -> int:
+    """The first frame of a phone that follows a pause ``[pause_start, start)`` and ends
+    before frame `end`: `start`, or earlier by what it lacks of `usual` frames, within
+    the pause."""
+    if usual <= 0 or end - start >= usual:
+        return start
+    return max(pause_start, min(start, end - int(round(usual))))
 
 
 def _edge_pause(

@@ -122,6 +122,7 @@ def _utterance(
         pauses,
         speech.role.hard_alignment,
         speech.role.hard_alignment,
+        getattr(speech, "usual_frames", None),
     )
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from aligner.alignment.lengths import token_lengths, usual_frames
 from aligner.alignment.tiers import (
     WORD_SEPARATOR,
     optional_tokens,
@@ -159,8 +160,11 @@ class AlignTask:
         self, model: nn.Module, batches: Iterable[dict[str, Any]], step: int, logger: Any | None
     ) -> dict[str, float]:
         """Forward-sum loss, the core's metrics of the soft alignments and, where the items
-        have reference timings, the boundary errors of the hard durations."""
-        total, count, metrics, truth = 0.0, 0, [], TruthErrors()
+        have reference timings, the boundary errors of the hard durations. Each phone's
+        usual length in the hard durations (`aligner.alignment.lengths`) goes into the
+        checkpoint's symbols (``usual_frames``) for `aligner align`'s tiers, and into
+        this validation's boundary errors."""
+        total, count, metrics, pending, timed = 0.0, 0, [], [], []
         for batch in batches:
             out = self.forward(model, batch)
             lengths = batch["mel_lengths"], batch["token_lengths"]
@@ -171,7 +175,23 @@ class AlignTask:
             frames = lengths[0].to(out.alignments.device)
             m = alignment_metrics(out.alignments, frames, out.enc_mask.sum(1), required)
             metrics.append({k: v.cpu() for k, v in m.items()})
-            self.truth(out, batch, truth)
+            pending += self.truth(out, batch)
+            timed += self.durations(out, batch)
+        usual = usual_frames(timed)
+        self.symbols["usual_frames"] = usual
+        truth = TruthErrors()
+        sec = self.corpus.mel_cfg.hop_length / self.corpus.mel_cfg.sample_rate
+        for uid, tokens, frames, pauses, edges in pending:
+            tiers = token_tiers(
+                tokens,
+                frames,
+                sec,
+                self.corpus.data.tokenizer,
+                pauses=pauses,
+                edges=edges,
+                usual=token_lengths(tokens, usual),
+            )
+            truth.add(self.references.get(uid), tiers)
         result = {"loss": total / max(count, 1)}
         if metrics:
             result.update(summarize({k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}))
@@ -180,13 +200,26 @@ class AlignTask:
             self.log_fixed_items(model, step, logger)
         return result
 
-    def truth(self, out: AlignerOutput, batch: dict[str, Any], errors: TruthErrors) -> None:
-        """Add the boundary errors of `batch`'s hard durations against its references."""
+    def durations(self, out: AlignerOutput, batch: dict[str, Any]) -> list[tuple[list, Any]]:
+        """``(tokens, frames per token)`` of every item of `batch` by the search (the
+        separators where the model puts them; `usual_frames` reads only the phones inside
+        words)."""
+        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch))
+        durations = path_durations(paths, out.enc_mask.size(1))
+        out_list = []
+        for i in range(len(batch["ids"])):
+            n = int(batch["token_lengths"][i])
+            out_list.append(
+                (self.corpus.table.decode(batch["tokens"][i, :n].tolist()), durations[i, :n])
+            )
+        return out_list
+
+    def truth(self, out: AlignerOutput, batch: dict[str, Any]) -> list[tuple]:
+        """``(id, tokens, frames, pauses, edges)`` of `batch`'s items that have reference
+        timings: what their words and phones tiers are made of (`token_tiers`)."""
         if not any(str(uid) in self.references for uid in batch["ids"]):
-            return
-        cfg = self.corpus.mel_cfg
-        sec = cfg.hop_length / cfg.sample_rate
-        table, kind = self.corpus.table, self.corpus.data.tokenizer
+            return []
+        table = self.corpus.table
         overrides = np.full(tuple(out.log_alignments.shape), np.nan)
         pauses, tokens = {}, {}
         for i, uid in enumerate(batch["ids"]):
@@ -200,15 +233,14 @@ class AlignTask:
         paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), overrides)
         durations = path_durations(paths, out.enc_mask.size(1))
         log_soft = out.log_alignments.detach().float().cpu().numpy()
+        found = []
         for i, uid in enumerate(batch["ids"]):
             if i in tokens:
                 n, frames = len(tokens[i]), int(batch["mel_lengths"][i])
                 refine = ~optional_tokens(tokens[i])
                 edges = expected_edges(log_soft[i, :frames, :n], durations[i, :n], refine)
-                tiers = token_tiers(
-                    tokens[i], durations[i, :n], sec, kind, pauses=pauses[i], edges=edges
-                )
-                errors.add(self.references.get(uid), tiers)
+                found.append((uid, tokens[i], durations[i, :n], pauses[i], edges))
+        return found
 
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
         """Soft and hard alignments (frames x tokens) of the fixed first validation items:

@@ -162,3 +162,42 @@ def test_edges_move_only_the_boundaries_between_phones_that_meet():
         assert words == pytest.approx([got[0][0], t(8.5), t(8.5), got[-1][1]])
     with pytest.raises(ValueError, match="edges"):
         token_tiers(tokens, frames, SEC, "phonemes", edges=edges[:-1])
+
+
+def test_a_phone_after_a_pause_takes_what_it_lacks_of_its_usual_length_from_the_silence():
+    """``k`` follows the pause (frames 8-15) with 2 frames of sound; usually it holds 5:
+    it starts 3 frames into the silence, the pause keeps the rest. A phone as long as its
+    usual length, one with none known, and one whose lack exceeds the pause do not move
+    past the pause's start; phones that meet stay as they were."""
+    tokens = ["h", "ə", " ", "k", "u"]
+    frames = [4, 4, 8, 2, 4]  # edges 0 4 8 16 18 22
+    t = frame_bounds([1] * 22, SEC)
+    pauses = np.zeros(22, bool)
+    pauses[8:16] = True
+
+    def phones(usual):
+        tiers = token_tiers(tokens, frames, SEC, "phonemes", pauses=pauses, usual=usual)
+        return _spans(tiers["phones"])
+
+    plain = phones(None)
+    assert plain == pytest.approx(t[[0, 4, 4, 8, 16, 18, 18, 22]])
+    assert phones(np.array([4, 4, 0, 5, 4.0])) == pytest.approx(t[[0, 4, 4, 8, 13, 18, 18, 22]])
+    assert phones(np.array([9, 9, 0, 2, 9.0])) == pytest.approx(plain)  # long enough
+    assert phones(np.array([4, 4, 0, 0, 4.0])) == pytest.approx(plain)  # none known
+    assert phones(np.array([4, 4, 0, 30, 4.0])) == pytest.approx(t[[0, 4, 4, 8, 8, 18, 18, 22]])
+    # without a silence the usual lengths change nothing
+    quiet = np.zeros(22, bool)
+    usual = np.array([9, 9, 0, 9, 9.0])
+    assert token_tiers(tokens, frames, SEC, "phonemes", pauses=quiet, usual=usual) == (
+        token_tiers(tokens, frames, SEC, "phonemes", pauses=quiet)
+    )
+
+
+def test_the_first_phone_takes_what_it_lacks_from_the_leading_silence():
+    tokens = ["<s>", "p", "a"]
+    frames = [6, 1, 5]  # <s> holds the leading silence 0-5, p only its burst
+    pauses = np.zeros(12, bool)
+    pauses[:6] = True
+    t = frame_bounds([1] * 12, SEC)
+    tiers = token_tiers(tokens, frames, SEC, "phonemes", pauses=pauses, usual=np.array([0, 4, 3.0]))
+    assert _spans(tiers["phones"]) == pytest.approx(t[[3, 7, 7, 12]])

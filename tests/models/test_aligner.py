@@ -12,6 +12,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
+from aligner.alignment.lengths import usual_frames
 from aligner.checkpoint import atomic_save
 from aligner.cli import main
 from aligner.config import ConfigError, ExperimentConfig
@@ -112,6 +113,12 @@ def test_training_lowers_the_forward_sum_loss(tmp_path):
     assert losses[-1] < 0.9 * losses[0]
     metrics = task.validate(task.model.eval(), [b], 80, None)
     assert {"loss", "focus_rate"} <= set(metrics)
+    # each phone's usual length inside words, from this validation's search, for the
+    # checkpoint's symbols (`aligner align`'s tiers read it)
+    with torch.no_grad():
+        timed = task.durations(task.forward(task.model, b), b)
+    assert task.symbols["usual_frames"] == usual_frames(timed)
+    assert sum(len(tokens) for tokens, _ in timed) == int(b["token_lengths"].sum())
 
 
 def test_the_data_decides_the_sizes(tmp_path):
@@ -138,6 +145,30 @@ def test_an_aligner_checkpoint_loads_as_the_alignment_family(aligner_ckpt):
 
     model = load_model(aligner_ckpt)
     assert isinstance(model, AlignModel) and model.r == 1 and model.has_text
+    assert model.usual_frames is None  # written before any validation
+
+
+def test_the_usual_lengths_of_a_checkpoint_reach_the_tiers(aligner_ckpt, tmp_path):
+    """A checkpoint's ``usual_frames`` are its model's: `aligner align` gives them to the
+    tiers (a phone after a pause starts earlier only within the silence: the tokens'
+    frames stay the search's)."""
+    from aligner.inference import align
+
+    ckpt = torch.load(aligner_ckpt, weights_only=False)
+    ckpt["symbols"] = {**ckpt["symbols"], "usual_frames": {"x": 2.5}}
+    atomic_save(ckpt, tmp_path / "usual.pt")
+    speech = load_speech_model(tmp_path / "usual.pt", "align")
+    assert speech.usual_frames == {"x": 2.5}
+    manifest = aligner_ckpt.parent / "data" / "valid.jsonl"
+    item = json.loads(manifest.read_text().splitlines()[0])
+    got = align(speech, manifest.parent / item["audio"], item["text"], name=item["id"])
+    plain = align(
+        load_speech_model(aligner_ckpt, "align"),
+        manifest.parent / item["audio"],
+        item["text"],
+        name=item["id"],
+    )
+    assert got.frames == plain.frames and got.utt.usual_frames == {"x": 2.5}
     assert not hasattr(model, "generate")  # it only aligns
 
 
