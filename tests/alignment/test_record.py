@@ -102,3 +102,42 @@ def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
     assert [e.label for e in entries] == ["a", "sp", "b", "d", "e"]
     assert all(a.end == b.start for a, b in zip(entries, entries[1:]))
     assert entries[-1].end == pytest.approx((sum(frames) - 0.5) * sec, abs=1e-6)
+
+
+def test_a_filler_takes_the_audio_of_a_word_that_is_not_said_and_its_neighbours_stay():
+    """Frames 4-9 say none of the text's words (the model's best token there is ``a``,
+    which the path has passed): searched as written, ``b`` and ``c`` share them by chance
+    and ``x y`` get a frame each; with ``x y`` as a filler it holds frames 4-9 whole,
+    ``b`` ends at frame 4 and ``c`` starts at 10, and the word gives no phones."""
+    tokens = ["a", "b", " ", "x", "y", " ", "c", "d"]
+    w = np.full((14, 8), 1e-4)
+    for frames, tok in (((0, 1), 0), ((2, 3), 1), ((10, 11), 6), ((12, 13), 7)):
+        w[list(frames), tok] = 1.0
+    w[4:10, 0], w[4:10, 1], w[4:10, 6] = 0.6, 0.05, 0.05
+    w /= w.sum(1, keepdims=True)
+
+    def record(fillers):
+        u = UtteranceAlignment(
+            "u",
+            tokens,
+            w,
+            14,
+            1,
+            256,
+            22050,
+            kind="phonemes",
+            method="search",
+            text="ab xy cd",
+            fillers=fillers,
+        )
+        return resolve(u).record
+
+    plain, filled = record(()), record(((3, 5),))
+    assert plain["frames"][3:5] != [6, 0]
+    assert filled["frames"] == [2, 2, 0, 6, 0, 0, 2, 2]
+    sec = 256 / 22050
+    bound = lambda f: (f - 0.5) * sec  # noqa: E731  (frame_bounds)
+    got = [x for word in filled["words"] for x in word[:2]]
+    assert got == pytest.approx([0, bound(4), bound(4), bound(10), bound(10), bound(14)], abs=1e-6)
+    assert [p[2] for p in filled["phones"]] == ["a", "b", "c", "d"]
+    assert [p[2] for p in plain["phones"]] == ["a", "b", "x", "y", "c", "d"]
