@@ -69,12 +69,6 @@ class UtteranceAlignment:
     usual_frames: each phone's usual length in frames (`aligner.alignment.lengths`: the
         alignment model's checkpoint has them): with `pauses`, a phone after a pause that
         is shorter starts earlier by what it lacks, within the silence; None: as timed.
-    fillers: token ranges ``[a, b)`` (the phones of a word the audio does not say: a
-        long recording's wrong word, `aligner.inference.long_recording`) that the search
-        treats as one filler: token ``a`` scores every frame at the best token's
-        log-probability less `filler_margin`, the others of the range hold no frame, so
-        the filler takes the audio the text's neighbours do not explain and no more; the
-        word keeps its span in the words tier and gives no phones.
     """
 
     id: str
@@ -92,8 +86,6 @@ class UtteranceAlignment:
     separators_from_pauses: bool = False
     subframe: bool = False
     usual_frames: dict[str, float] | None = None
-    fillers: tuple[tuple[int, int], ...] = ()
-    filler_margin: float = 2.0
 
     def __post_init__(self) -> None:
         steps, n = self.weights.shape
@@ -114,8 +106,6 @@ def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
             else np.ones(len(utt.tokens), bool)  # a VC target may be shorter than its source
         )
         cells = separator_log_probs(utt.tokens, utt.pauses) if utt.separators_from_pauses else None
-        if utt.fillers:
-            optional, cells = _filler_cells(utt, optional, cells)
         return search.frame_durations(utt.weights, utt.r, utt.n_frames, optional, cells)
     w = torch.as_tensor(np.asarray(utt.weights), dtype=torch.float32)[None]
     steps, n = w.shape[1:]
@@ -123,22 +113,6 @@ def frame_durations(utt: UtteranceAlignment) -> np.ndarray:
         w, torch.tensor([steps]), torch.tensor([n]), utt.r, torch.tensor([utt.n_frames])
     )
     return d[0].numpy()
-
-
-def _filler_cells(
-    utt: UtteranceAlignment, optional: np.ndarray, cells: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The `optional` tokens and search `cells` (``(T, N)``, NaN: keep) with each of
-    ``utt.fillers`` in place of its tokens (`UtteranceAlignment`)."""
-    frames = search.spread_to_frames(utt.weights, utt.r, utt.n_frames)
-    log_probs = np.log(np.clip(frames, 1e-8, None))
-    out = np.full(log_probs.shape, np.nan) if cells is None else cells.copy()
-    optional = optional.copy()
-    for a, b in utt.fillers:
-        out[:, a] = log_probs.max(1) - utt.filler_margin
-        out[:, a + 1 : b] = search.NEG
-        optional[a + 1 : b] = True
-    return optional, out
 
 
 @dataclass(frozen=True)
@@ -189,15 +163,7 @@ def _record(utt: UtteranceAlignment) -> dict[str, Any]:
         edges = search.expected_edges(log_probs, frames, ~optional_tokens(utt.tokens))
     usual = token_lengths(utt.tokens, utt.usual_frames)
     tiers = token_tiers(
-        utt.tokens,
-        frames.tolist(),
-        sec,
-        utt.kind,
-        utt.text,
-        utt.pauses,
-        edges,
-        usual,
-        utt.fillers,
+        utt.tokens, frames.tolist(), sec, utt.kind, utt.text, utt.pauses, edges, usual
     )
     return {
         "id": utt.id,

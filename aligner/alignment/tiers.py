@@ -94,7 +94,6 @@ def token_tiers(
     pauses: Sequence[bool] | np.ndarray | None = None,
     edges: Sequence[float] | np.ndarray | None = None,
     usual: Sequence[float] | np.ndarray | None = None,
-    fillers: Sequence[tuple[int, int]] = (),
 ) -> dict[str, list[Interval]]:
     """``{"words": [...], "phones": [...]}`` (no ``phones`` for characters; nothing for
     the source positions of a VC model); times from `frame_bounds`. ``pauses (T,)``: per
@@ -106,9 +105,7 @@ def token_tiers(
     (half a frame before, as `frame_bounds`); elsewhere (pauses) the frames decide.
     ``usual (N,)``: each token's usual length in frames (`aligner.alignment.lengths`; 0:
     unknown), with `pauses`: a phone after a pause (or the recording's start) that is
-    shorter starts earlier by what it lacks, within the silence before it. `fillers`:
-    token ranges ``[a, b)`` whose word the audio does not say (one filler holds its span,
-    `aligner.alignment.record.UtteranceAlignment`): the word keeps its span, no phone."""
+    shorter starts earlier by what it lacks, within the silence before it."""
     if kind not in PHONE_KINDS and kind != "chars":
         return {}
     bounds = frame_bounds(frames, seconds_per_frame)
@@ -132,8 +129,7 @@ def token_tiers(
     labels = _word_labels(text, [[tokens[i] for i in w] for w in words], kind)
     tiers = {"words": [_span(w, frames, starts, ends, lab) for w, lab in zip(words, labels)]}
     if kind in PHONE_KINDS:
-        filled = {i for a, b in fillers for i in range(a, b)}
-        phones = [i for i, t in enumerate(tokens) if not skip[i] and i not in filled]
+        phones = [i for i, t in enumerate(tokens) if not skip[i]]
         tiers["phones"] = [_span([i], frames, starts, ends, tokens[i]) for i in phones]
     return {name: [a for a in tier if a is not None] for name, tier in tiers.items()}
 

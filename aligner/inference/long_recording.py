@@ -10,17 +10,11 @@ to the recording's frames; ``words`` and ``phones`` in the recording's time. It 
 does not hold) and ``mismatches``: ``{"kind", "start", "end", "text"}`` with ``kind`` one
 of ``text not in the audio`` (a sentence; its span is the gap where it would be), ``audio
 not in the text`` (speech that no sentence holds) and ``word unlike its audio`` (a word
-the model finds far likelier elsewhere: a wrong word in the text or the audio). A
-sentence with such a word is aligned again with a filler in the word's place (its
-phones' scores replaced by the best token's less ``filler_margin``,
-`aligner.alignment.record.UtteranceAlignment.fillers`), so that its neighbours keep
-their own audio rather than stretch over what the word did not say; the word's span is
-the filler's, and it gives no phones.
+the model finds far likelier elsewhere: a wrong word in the text or the audio).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +34,6 @@ from aligner.inference.longform import (
     coarse_pass,
     pieces,
     word_scores,
-    word_token_ranges,
 )
 from aligner.text.sentences import raw_sentences
 
@@ -122,15 +115,6 @@ def _joined(
         utt = next(sentences)
         one = resolve(utt).record
         metrics.append(utt.metrics)
-        wrong: list[float | None] = []
-        if settings.word_margin > 0:
-            lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
-            wrong = _wrong_words(lp, utt.tokens, one["frames"], settings.word_margin)
-        if any(score is not None for score in wrong):  # aligned again, each as a filler
-            ranges = word_token_ranges(utt.tokens)
-            fillers = tuple(r for r, score in zip(ranges, wrong) if score is not None)
-            utt = replace(utt, fillers=fillers, filler_margin=settings.filler_margin)
-            one = resolve(utt).record
         offset, end = part.start * sec, part.end * sec
         for tier in ("words", "phones"):
             rec[tier] += [
@@ -140,11 +124,9 @@ def _joined(
             ]
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
-        mismatches += [
-            {**_mismatch(2, s + offset, e + offset, label), "score": round(score, 2)}
-            for (s, e, label), score in zip(one.get("words", []), wrong)
-            if score is not None
-        ]
+        if settings.word_margin > 0:
+            lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
+            mismatches += _wrong_words(lp, utt.tokens, one, offset, settings.word_margin)
     return rec, mismatches, metrics
 
 
@@ -209,12 +191,16 @@ def _fit(frames: list[int], n: int) -> list[int]:
 
 
 def _wrong_words(
-    log_probs: np.ndarray, tokens: list[str], frames: list[int], margin: float
-) -> list[float | None]:
-    """Per word of one sentence its score (`word_scores`; the model's log-probabilities
-    without the prior) where its frames are `margin` nats (summed) likelier on other
-    tokens, else None."""
-    return [s if s < -margin else None for s in word_scores(log_probs, tokens, frames)]
+    log_probs: np.ndarray, tokens: list[str], one: dict[str, Any], offset: float, margin: float
+) -> list[dict[str, Any]]:
+    """The words of one sentence whose frames the model finds `margin` nats (summed)
+    likelier on other tokens (`word_scores`; its log-probabilities without the prior)."""
+    scores = word_scores(log_probs, tokens, one["frames"])
+    return [
+        {**_mismatch(2, s + offset, e + offset, label), "score": round(score, 2)}
+        for (s, e, label), score in zip(one.get("words", []), scores)
+        if score < -margin
+    ]
 
 
 def _missing_text(

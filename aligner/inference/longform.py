@@ -284,13 +284,6 @@ def pieces(
     return tiled
 
 
-def word_token_ranges(tokens: list[str]) -> list[tuple[int, int]]:
-    """``[a, b)`` token ranges of the words (runs of required tokens), in order."""
-    skip = optional_tokens(tokens)
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], (~skip).astype(np.int8), [0]])))
-    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
-
-
 def word_scores(log_probs: np.ndarray, tokens: list[str], frames: list[int]) -> list[float]:
     """Per word (a run of required tokens) the sum over its frames of its token's
     log-probability minus the best token's (nats of evidence against the word: 0 where the
@@ -298,4 +291,14 @@ def word_scores(log_probs: np.ndarray, tokens: list[str], frames: list[int]) -> 
     weighs less than a long word that is not there)."""
     owner = np.repeat(np.arange(len(frames)), frames)[: len(log_probs)]
     gap = log_probs[np.arange(len(owner)), owner] - log_probs[: len(owner)].max(1)
-    return [float(gap[(owner >= a) & (owner < b)].sum()) for a, b in word_token_ranges(tokens)]
+    skip = optional_tokens(tokens)
+    scores, current = [], []
+    for j in range(len(tokens) + 1):
+        if j == len(tokens) or skip[j]:
+            if current:
+                cells = np.concatenate([gap[owner == i] for i in current])
+                scores.append(float(cells.sum()))
+            current = []
+        else:
+            current.append(j)
+    return scores
