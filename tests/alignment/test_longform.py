@@ -217,3 +217,27 @@ def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail(
     assert spans == scene.truth and skipped == [7]
     tail = scene.truth[11][1] + 25
     assert extra == [(tail, tail + 120)]
+
+
+def test_a_coarse_step_keeps_a_one_frame_phone_at_half_its_probability(monkeypatch):
+    """Frames taken two at a time score each token by the log of its mean probability: a
+    token certain on one frame of the two scores log(1/2) there, not the mean of its
+    logs (-6 here), so a sentence of short phones costs no more than one of long ones."""
+    import aligner.inference.longform as longform
+
+    seen = {}
+
+    def capture(lp, graph, margin, skip, silent):
+        seen["lp"] = lp
+        return np.zeros(len(lp), int)
+
+    monkeypatch.setattr(longform, "coarse_search", capture)
+    frames = np.array([[HIGH, LOW], [LOW, HIGH], [HIGH, LOW], [HIGH, LOW], [LOW, HIGH]])
+    graph = SentenceGraph.build([np.array([False, False])])
+    settings = longform.LongFormSettings(coarse_step=2)
+    path = longform._window_path(frames, graph, np.zeros(5, bool), settings)
+    assert len(path) == 5  # the frame left over follows the last step
+    probs = np.exp(frames[:4]).reshape(2, 2, 2).mean(1)
+    assert seen["lp"] == pytest.approx(np.log(probs))
+    assert seen["lp"][0, 1] == pytest.approx(np.log((np.exp(LOW) + np.exp(HIGH)) / 2))
+    assert seen["lp"][0, 1] > (LOW + HIGH) / 2 + 5
