@@ -179,19 +179,7 @@ class AlignTask:
             timed += self.durations(out, batch)
         usual = usual_frames(timed)
         self.symbols["usual_frames"] = usual
-        truth = TruthErrors()
-        sec = self.corpus.mel_cfg.hop_length / self.corpus.mel_cfg.sample_rate
-        for uid, tokens, frames, pauses, edges in pending:
-            tiers = token_tiers(
-                tokens,
-                frames,
-                sec,
-                self.corpus.data.tokenizer,
-                pauses=pauses,
-                edges=edges,
-                usual=token_lengths(tokens, usual),
-            )
-            truth.add(self.references.get(uid), tiers)
+        truth = self.truth_errors(pending, usual)
         result = {"loss": total / max(count, 1)}
         if metrics:
             result.update(summarize({k: torch.cat([m[k] for m in metrics]) for k in metrics[0]}))
@@ -206,13 +194,26 @@ class AlignTask:
         words)."""
         paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch))
         durations = path_durations(paths, out.enc_mask.size(1))
-        out_list = []
-        for i in range(len(batch["ids"])):
-            n = int(batch["token_lengths"][i])
-            out_list.append(
-                (self.corpus.table.decode(batch["tokens"][i, :n].tolist()), durations[i, :n])
+        lengths = [int(n) for n in batch["token_lengths"]]
+        decode = self.corpus.table.decode
+        return [
+            (decode(batch["tokens"][i, :n].tolist()), durations[i, :n])
+            for i, n in enumerate(lengths)
+        ]
+
+    def truth_errors(self, found: list[tuple], usual: dict[str, float]) -> TruthErrors:
+        """The boundary errors against their references of the items `truth` found, their
+        tiers made with the phones' `usual` lengths."""
+        errors = TruthErrors()
+        sec = self.corpus.mel_cfg.hop_length / self.corpus.mel_cfg.sample_rate
+        kind = self.corpus.data.tokenizer
+        for uid, tokens, frames, pauses, edges in found:
+            usual_n = token_lengths(tokens, usual)
+            tiers = token_tiers(
+                tokens, frames, sec, kind, pauses=pauses, edges=edges, usual=usual_n
             )
-        return out_list
+            errors.add(self.references.get(uid), tiers)
+        return errors
 
     def truth(self, out: AlignerOutput, batch: dict[str, Any]) -> list[tuple]:
         """``(id, tokens, frames, pauses, edges)`` of `batch`'s items that have reference
