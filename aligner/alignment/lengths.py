@@ -28,20 +28,17 @@ MIN_COUNT = 5  # fewer occurrences inside words: no usual length for that phone
 
 def usual_frames(
     alignments: Iterable[tuple[Sequence[str], Sequence[int]]],
-    optional: Iterable[Sequence[bool]] | None = None,
     quantile: float = QUANTILE,
     min_count: int = MIN_COUNT,
 ) -> dict[str, float]:
     """``{token: frames}``: per token the `quantile` of its frame counts over the
     positions where it lies inside a word (the tokens before and after it hold frames
-    and are phones, not separators, punctuation or specials), for the tokens seen there at
-    least `min_count` times. `alignments`: ``(tokens, frames)`` per utterance (the search's
-    durations); `optional`: each utterance's tokens that belong to no word
-    (`aligner.alignment.tiers.optional_tokens`), computed when None."""
+    and are phones, not separators, punctuation or specials: `optional_tokens`), for the
+    tokens seen there at least `min_count` times. `alignments`: ``(tokens, frames)`` per
+    utterance (the search's durations)."""
     lengths: dict[str, list[int]] = {}
-    skips = iter(optional) if optional is not None else None
     for tokens, frames in alignments:
-        skip = np.asarray(next(skips) if skips is not None else optional_tokens(tokens), bool)
+        skip = optional_tokens(tokens)
         frames = np.asarray(frames, int)
         inside = ~skip[1:-1] & ~skip[:-2] & ~skip[2:] & (frames[:-2] > 0) & (frames[2:] > 0)
         for k in np.flatnonzero(inside) + 1:

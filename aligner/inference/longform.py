@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from scipy.special import logsumexp
 
 from aligner.alignment.longform import (
     SentenceGraph,
@@ -167,9 +168,8 @@ def _window_path(
     missing."""
     step, n = settings.coarse_step, len(lp) // settings.coarse_step * settings.coarse_step
     if step > 1 and n >= step:
-        steps = lp[:n].reshape(-1, step, lp.shape[1])  # a token's step: the mean of its
-        top = steps.max(1)  # probabilities (a one-frame phone keeps half, not a mean of logs)
-        lp = top + np.log(np.exp(steps - top[:, None]).mean(1))
+        steps = lp[:n].reshape(-1, step, lp.shape[1])  # the log of the mean probability
+        lp = logsumexp(steps, axis=1) - np.log(step)
         silent_steps = silent[:n].reshape(-1, step).all(1)
     else:
         step, n, silent_steps = 1, len(lp), silent
