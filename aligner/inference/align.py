@@ -122,7 +122,7 @@ def _utterance(
         pauses,
         speech.role.hard_alignment,
         speech.role.hard_alignment,
-        getattr(speech, "usual_frames", None),
+        usual_frames=getattr(speech, "usual_frames", None),
     )
 
 

@@ -175,8 +175,9 @@ class AlignTask:
             frames = lengths[0].to(out.alignments.device)
             m = alignment_metrics(out.alignments, frames, out.enc_mask.sum(1), required)
             metrics.append({k: v.cpu() for k, v in m.items()})
-            pending += self.truth(out, batch)
-            timed += self.durations(out, batch)
+            searched = self.searched(out, batch)
+            timed += [(tokens, frames) for _, tokens, frames, _ in searched]
+            pending += self.truth(out, searched)
         usual = usual_frames(timed)
         self.symbols["usual_frames"] = usual
         truth = self.truth_errors(pending, usual)
@@ -188,18 +189,38 @@ class AlignTask:
             self.log_fixed_items(model, step, logger)
         return result
 
-    def durations(self, out: AlignerOutput, batch: dict[str, Any]) -> list[tuple[list, Any]]:
-        """``(tokens, frames per token)`` of every item of `batch` by the search (the
-        separators where the model puts them; `usual_frames` reads only the phones inside
-        words)."""
-        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch))
+    def searched(self, out: AlignerOutput, batch: dict[str, Any]) -> list[tuple]:
+        """``(id, tokens, frames per token, pauses)`` of every item of `batch` by one
+        monotonic search: the word separators of the items with reference timings take the
+        pause frames of their audio (`separator_log_probs`, as `aligner align`; ``pauses``
+        None elsewhere), the others' where the model puts them (`usual_frames` reads only
+        the phones inside words, which the separators do not touch)."""
+        table, references = self.corpus.table, self.references
+        overrides = np.full(tuple(out.log_alignments.shape), np.nan)
+        items = []
+        for i, uid in enumerate(batch["ids"]):
+            n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
+            tokens = table.decode(batch["tokens"][i, :n].tolist())
+            pauses = references.pauses(uid, frames) if uid in references else None
+            cells = separator_log_probs(tokens, pauses)
+            if cells is not None:
+                overrides[i, :frames, :n] = cells
+            items.append((uid, tokens, pauses))
+        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), overrides)
         durations = path_durations(paths, out.enc_mask.size(1))
-        lengths = [int(n) for n in batch["token_lengths"]]
-        decode = self.corpus.table.decode
-        return [
-            (decode(batch["tokens"][i, :n].tolist()), durations[i, :n])
-            for i, n in enumerate(lengths)
-        ]
+        return [(uid, t, durations[i, : len(t)], p) for i, (uid, t, p) in enumerate(items)]
+
+    def truth(self, out: AlignerOutput, searched: list[tuple]) -> list[tuple]:
+        """``(id, tokens, frames, pauses, edges)`` of the `searched` items that have
+        reference timings: what their words and phones tiers are made of (`token_tiers`)."""
+        log_soft = out.log_alignments.detach().float().cpu().numpy()
+        found = []
+        for i, (uid, tokens, durations, pauses) in enumerate(searched):
+            if uid in self.references:
+                cells = log_soft[i, : int(durations.sum()), : len(tokens)]  # its frames
+                edges = expected_edges(cells, durations, ~optional_tokens(tokens))
+                found.append((uid, tokens, durations, pauses, edges))
+        return found
 
     def truth_errors(self, found: list[tuple], usual: dict[str, float]) -> TruthErrors:
         """The boundary errors against their references of the items `truth` found, their
@@ -214,34 +235,6 @@ class AlignTask:
             )
             errors.add(self.references.get(uid), tiers)
         return errors
-
-    def truth(self, out: AlignerOutput, batch: dict[str, Any]) -> list[tuple]:
-        """``(id, tokens, frames, pauses, edges)`` of `batch`'s items that have reference
-        timings: what their words and phones tiers are made of (`token_tiers`)."""
-        if not any(str(uid) in self.references for uid in batch["ids"]):
-            return []
-        table = self.corpus.table
-        overrides = np.full(tuple(out.log_alignments.shape), np.nan)
-        pauses, tokens = {}, {}
-        for i, uid in enumerate(batch["ids"]):
-            if uid in self.references:
-                n, frames = int(batch["token_lengths"][i]), int(batch["mel_lengths"][i])
-                tokens[i] = table.decode(batch["tokens"][i, :n].tolist())
-                pauses[i] = self.references.pauses(uid, frames)
-                cells = separator_log_probs(tokens[i], pauses[i])
-                if cells is not None:
-                    overrides[i, :frames, :n] = cells
-        paths = hard_alignment(out, batch["mel_lengths"], self.optional(batch), overrides)
-        durations = path_durations(paths, out.enc_mask.size(1))
-        log_soft = out.log_alignments.detach().float().cpu().numpy()
-        found = []
-        for i, uid in enumerate(batch["ids"]):
-            if i in tokens:
-                n, frames = len(tokens[i]), int(batch["mel_lengths"][i])
-                refine = ~optional_tokens(tokens[i])
-                edges = expected_edges(log_soft[i, :frames, :n], durations[i, :n], refine)
-                found.append((uid, tokens[i], durations[i, :n], pauses[i], edges))
-        return found
 
     def log_fixed_items(self, model: nn.Module, step: int, logger: Any) -> None:
         """Soft and hard alignments (frames x tokens) of the fixed first validation items:

@@ -116,7 +116,8 @@ def test_training_lowers_the_forward_sum_loss(tmp_path):
     # each phone's usual length inside words, from this validation's search, for the
     # checkpoint's symbols (`aligner align`'s tiers read it)
     with torch.no_grad():
-        timed = task.durations(task.forward(task.model, b), b)
+        searched = task.searched(task.forward(task.model, b), b)
+    timed = [(tokens, frames) for _, tokens, frames, _ in searched]
     assert task.symbols["usual_frames"] == usual_frames(timed)
     assert sum(len(tokens) for tokens, _ in timed) == int(b["token_lengths"].sum())
 
