@@ -298,3 +298,30 @@ def test_the_alignment_family_and_its_capabilities(aligner_ckpt):
     assert speech.role.hard_alignment and not speech.role.free_running
     with pytest.raises(InferenceError, match="cannot synthesize; use `aligner align`"):
         load_speech_model(aligner_ckpt, "synthesize")
+
+
+def test_the_validations_boundary_error_is_what_aligner_align_scores(tmp_path):
+    """On items with reference timings the validation's ``word_boundary_ms`` (one search per
+    batch, the separators on the pauses, the usual lengths it measures) is the mean error
+    that `aligner align` of its checkpoint gives under `score-alignment`: the two paths
+    make the same words."""
+    from aligner.evaluation.alignment import score_alignments
+    from aligner.inference import align_manifest
+    from tests.tasks.speech_corpus import MEL as CORPUS_MEL
+    from tests.tasks.speech_corpus import make_corpus
+
+    torch.manual_seed(0)
+    data = make_corpus(tmp_path / "data")
+    cfg = ExperimentConfig.from_dict(
+        {"task": "align", "data": {"mel": CORPUS_MEL, "tokenizer": "chars"}, "model": TINY}
+    )
+    task = build_task(cfg, data)
+    valid = task.collate([task.valid_set[i] for i in range(len(task.valid_set))])
+    metrics = task.validate(task.model.eval(), [valid], 0, None)
+    ckpt = tmp_path / "aligner.pt"
+    state = {"model": task.model.state_dict(), "step": 0, "config": cfg.to_dict()}
+    atomic_save({**state, "symbols": task.symbols}, ckpt)
+    align_manifest(ckpt, data / "valid.jsonl", tmp_path / "ali", png=False)
+    scored = score_alignments(data / "valid.jsonl", tmp_path / "ali")
+    assert scored["words"]["boundaries"] > 0
+    assert scored["words"]["mean_ms"] == pytest.approx(metrics["word_boundary_ms"], abs=0.01)
