@@ -210,3 +210,51 @@ def test_a_duration_encoder_of_its_own_learns_from_the_durations_alone() -> None
     assert model.embedding.weight.grad is not None  # the tokens' embedding is shared
     again = FastPitch.from_symbols({"model": model.config.to_dict()}, model.state_dict())
     assert again.duration_encoder is not None
+
+
+LSTM = {**CFG, "duration_encoder": "lstm", "duration_encoder_layers": 2}
+
+
+def test_a_recurrent_duration_encoder_has_an_embedding_of_its_own() -> None:
+    torch.manual_seed(0)
+    model = FastPitch(FastPitchConfig.from_dict(LSTM))
+    _, tokens, lengths = _batch()
+    durations = torch.randint(1, 4, tokens.shape) * (tokens > 0)
+    out = model(tokens, lengths, durations)
+    out.mel.sum().backward(retain_graph=True)
+    assert all(p.grad is None for p in model.duration_encoder.parameters())
+    assert all(p.grad is None for p in model.duration.parameters())
+    model.zero_grad(set_to_none=True)
+    out.log_durations.sum().backward()
+    assert all(p.grad is None for p in model.encoder.parameters())
+    assert model.embedding.weight.grad is None  # the mel's embedding is not the durations'
+    assert model.duration_encoder.embedding.weight.grad is not None
+
+
+def test_a_recurrent_duration_encoder_gives_a_padded_item_what_it_gives_alone() -> None:
+    torch.manual_seed(0)
+    model = FastPitch(FastPitchConfig.from_dict(LSTM)).eval()
+    seqs, tokens, lengths = _batch()
+    batch = model.infer(tokens, lengths)
+    for i, s in enumerate(seqs):
+        alone = model.infer(s[None], lengths[i : i + 1])
+        n = len(s)
+        torch.testing.assert_close(batch.log_durations[i, :n], alone.log_durations[0])
+        assert batch.durations[i, :n].tolist() == alone.durations[0].tolist()
+    # the reversed direction reads the end: changing the last token changes the first's duration
+    changed = tokens[:1].clone()
+    changed[0, lengths[0] - 1] = changed[0, lengths[0] - 1] % 11 + 1
+    first = model.infer(changed, lengths[:1]).log_durations[0, 0]
+    assert not torch.isclose(first, batch.log_durations[0, 0])
+
+
+def test_the_duration_encoder_kind_is_checked_and_old_checkpoints_read_as_fft() -> None:
+    from aligner.config import ConfigError
+
+    with pytest.raises(ConfigError, match="duration_encoder"):
+        FastPitchConfig.from_dict({**CFG, "duration_encoder": "gru"})
+    old = {k: v for k, v in FastPitchConfig.from_dict({**CFG, "duration_encoder_layers": 1})
+           .to_dict().items() if k != "duration_encoder"}  # fmt: skip
+    model = FastPitch(FastPitchConfig.from_dict({**CFG, "duration_encoder_layers": 1}))
+    again = FastPitch.from_symbols({"model": old}, model.state_dict())
+    assert type(again.duration_encoder) is type(model.duration_encoder)

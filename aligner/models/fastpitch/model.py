@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import torch
 from torch import nn
@@ -25,6 +25,7 @@ from aligner.models.fastpitch.layers import (
     regulate_length,
     whole_frames,
 )
+from aligner.models.tacotron.encoders import TextEncoder
 from aligner.models.tacotron.postnet import Postnet
 
 
@@ -77,15 +78,19 @@ class DurationModelConfig:
 class FastPitchConfig(DurationModelConfig):
     """``model:`` of a FastPitch recipe: `DurationModelConfig` and the text's. ``n_symbols``
     comes from the data; the pitch and energy predictors are on or off.
-    ``duration_encoder_layers``: FFT blocks of the duration predictor's own encoder over the
-    token embeddings (0: it reads the text encoder, as FastPitch does). The text encoder
-    then serves the mel alone, and the durations are learnt from their own loss alone:
-    shared, the mel's loss steers the encoder and the durations' error along a sentence
-    grows.
+    ``duration_encoder_layers``: layers of the duration predictor's own encoder (0: it reads
+    the text encoder, as FastPitch does). The text encoder then serves the mel alone, and
+    the durations are learnt from their own loss: shared, the mel's loss steers the encoder
+    and the durations' error along a sentence grows. ``duration_encoder``: ``fft`` (FFT
+    blocks over the text's token embeddings) or ``lstm`` (Tacotron 2's text encoder, its
+    own embedding, ``duration_encoder_layers`` convolutions and a bidirectional LSTM of
+    ``dim`` units each way: Non-Attentive Tacotron's duration model; it counts its way to
+    the end of a phrase, where the FFT blocks' durations drift).
     """
 
     n_symbols: int = 0
     duration_encoder_layers: int = 0
+    duration_encoder: Literal["fft", "lstm"] = "fft"
     pitch: bool = True
     energy: bool = True
 
@@ -97,6 +102,18 @@ class FastPitchOutput(DurationOutput):
 
     pitch: torch.Tensor | None = None
     energy: torch.Tensor | None = None
+
+
+def _duration_encoder(cfg: FastPitchConfig) -> nn.Module | None:
+    """The duration predictor's own encoder of ``cfg`` (None: it reads the text encoder)."""
+    layers = cfg.duration_encoder_layers
+    if layers <= 0:
+        return None
+    if cfg.duration_encoder == "lstm":
+        return TextEncoder(cfg.n_symbols, cfg.dim, 2 * cfg.dim, layers, 5, cfg.dropout)
+    if cfg.duration_encoder != "fft":
+        raise ValueError(f"model.duration_encoder: {cfg.duration_encoder!r}; use fft or lstm")
+    return FFTStack(cfg.dim, layers, cfg.heads, cfg.ff_hidden, cfg.ff_kernel, cfg.dropout)
 
 
 def _value_embedding(dim: int) -> nn.Conv1d:
@@ -119,10 +136,10 @@ class FastPitch(nn.Module):
         stack = (cfg.heads, cfg.ff_hidden, cfg.ff_kernel, cfg.dropout)
         self.encoder = FFTStack(d, cfg.encoder_layers, *stack)
         self.decoder = FFTStack(d, cfg.decoder_layers, *stack)
-        layers = cfg.duration_encoder_layers
-        self.duration_encoder = FFTStack(d, layers, *stack) if layers > 0 else None
+        self.duration_encoder = _duration_encoder(cfg)
         pred = (cfg.predictor_hidden, cfg.predictor_kernel, cfg.predictor_dropout)
-        self.duration = VariancePredictor(d, *pred)
+        timing_dim = 2 * d if isinstance(self.duration_encoder, TextEncoder) else d
+        self.duration = VariancePredictor(timing_dim, *pred)
         self.pitch = VariancePredictor(d, *pred) if cfg.pitch else None
         self.pitch_embed = _value_embedding(d) if cfg.pitch else None
         self.energy = VariancePredictor(d, *pred) if cfg.energy else None
@@ -190,7 +207,12 @@ class FastPitch(nn.Module):
         mask = lengths_to_mask(token_lengths.to(tokens.device), tokens.size(1))
         embedded = self.embedding(tokens)
         enc = self.encoder(embedded, mask)
-        timing = enc if self.duration_encoder is None else self.duration_encoder(embedded, mask)
+        if self.duration_encoder is None:
+            timing = enc
+        elif isinstance(self.duration_encoder, TextEncoder):
+            timing = self.duration_encoder(tokens, token_lengths.to(tokens.device))[0]
+        else:
+            timing = self.duration_encoder(embedded, mask)
         return enc, mask, self.duration(timing, mask)
 
     def _decode(
