@@ -297,14 +297,6 @@ def word_scores(log_probs: np.ndarray, tokens: list[str], frames: list[int]) -> 
     weighs less than a long word that is not there)."""
     owner = np.repeat(np.arange(len(frames)), frames)[: len(log_probs)]
     gap = log_probs[np.arange(len(owner)), owner] - log_probs[: len(owner)].max(1)
-    skip = optional_tokens(tokens)
-    scores, current = [], []
-    for j in range(len(tokens) + 1):
-        if j == len(tokens) or skip[j]:
-            if current:
-                cells = np.concatenate([gap[owner == i] for i in current])
-                scores.append(float(cells.sum()))
-            current = []
-        else:
-            current.append(j)
-    return scores
+    required = (~optional_tokens(tokens)).astype(np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], required, [0]])))  # words' [a, b)
+    return [float(gap[(owner >= a) & (owner < b)].sum()) for a, b in zip(edges[::2], edges[1::2])]
