@@ -13,8 +13,13 @@ log-probability: music, noise, a language the model does not know) the filler ta
 frame. A path moves forward through a sentence as the monotonic search does (optional
 tokens may be passed over), from a sentence's end to the next filler or the next
 sentence, and from a filler past the next sentence to the filler after it at
-``skip_penalty``: a sentence the audio does not hold. It starts in the first filler or
-sentence and may end anywhere (the window's audio and text end at different places).
+``skip_penalty``: a sentence the audio does not hold. Inside a sentence, a *word filler*
+between two words takes audio there that the text does not hold (inserted speech) or,
+at ``word_penalty``, stands for the next word (a wrong word in the text: its sounds are
+passed over), so that one wrong word does not push its sentence's span off its audio (the
+coarse path gave a sentence's first words to the filler and squeezed them into the audio
+after the wrong word). It starts in the first filler or sentence and may end anywhere (the
+window's audio and text end at different places).
 """
 
 from __future__ import annotations
@@ -30,9 +35,11 @@ NEG = -1e30
 class SentenceGraph:
     """The states of one window: for sentence ``k`` (of the window) its filler state
     ``filler[k]`` followed by its tokens ``first[k] .. first[k] + length[k] - 1``; one last
-    filler after the last sentence. ``sentence[s]``: the sentence of state ``s`` (the
-    filler before it counts as it); ``is_filler[s]``; ``optional[s]``: a token the path
-    may pass over."""
+    filler after the last sentence; then the word fillers (``words[k]``: each word's
+    first and last token state, ``word_filler[k]``: the filler before each word, none in
+    a sentence of one word; their frames belong to the sentence's span). ``sentence[s]``: the sentence of state ``s`` (the filler before it counts as
+    it); ``is_filler[s]`` (both kinds of filler); ``optional[s]``: a token the path may pass
+    over."""
 
     first: np.ndarray
     length: np.ndarray
@@ -40,10 +47,13 @@ class SentenceGraph:
     sentence: np.ndarray
     is_filler: np.ndarray
     optional: np.ndarray
+    words: list[list[tuple[int, int]]]
+    word_filler: list[list[int]]
 
     @classmethod
     def build(cls, optional_per_sentence: list[np.ndarray]) -> SentenceGraph:
-        """The graph of sentences whose tokens' optional flags are given, in order."""
+        """The graph of sentences whose tokens' optional flags are given, in order (a word:
+        a run of tokens that are not optional)."""
         first, filler, sentence, is_filler, optional = [], [], [], [], []
         for k, opt in enumerate(optional_per_sentence):
             filler.append(len(sentence))
@@ -54,18 +64,37 @@ class SentenceGraph:
             optional += [bool(o) for o in opt]
         filler.append(len(sentence))
         sentence.append(len(optional_per_sentence)), is_filler.append(True), optional.append(False)
+        words, word_filler = [], []
+        for k, opt in enumerate(optional_per_sentence):
+            required = np.concatenate([[0], ~np.asarray(opt, bool), [0]]).astype(np.int8)
+            edges = np.flatnonzero(np.diff(required)) + first[k]  # each word's [a, b)
+            words.append([(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])])
+            n = len(words[k]) if len(words[k]) > 1 else 0  # one word: no filler
+            word_filler.append(list(range(len(sentence), len(sentence) + n)))
+            sentence += [k] * len(word_filler[k])
+            is_filler += [True] * len(word_filler[k])
+            optional += [False] * len(word_filler[k])
         lengths = [len(o) for o in optional_per_sentence]
-        return cls(
-            *(np.asarray(a) for a in (first, lengths, filler, sentence, is_filler, optional))
-        )
+        arrays = (first, lengths, filler, sentence, is_filler, optional)
+        return cls(*(np.asarray(a) for a in arrays), words, word_filler)
+
+    @property
+    def between(self) -> np.ndarray:
+        """``(states,)`` bool: the fillers between sentences (not those between words)."""
+        out = np.zeros(self.n_states, bool)
+        out[self.filler] = True
+        return out
 
     @property
     def n_states(self) -> int:
         return len(self.sentence)
 
-    def edges(self, skip_penalty: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(src, dst, penalty)`` of every move between two states (staying is implied)."""
-        src, dst, pen = [], [], []
+    def edges(
+        self, skip_penalty: float, word_penalty: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, dst, penalty)`` of every move between two states (staying is implied);
+        ``word_penalty``: a word filler standing for the next word."""
+        src, dst, pen = self._word_edges(word_penalty)
         for k, (a, n) in enumerate(zip(self.first, self.length)):
             opt = self.optional[a : a + n]
             starts = _run_ends(opt, from_start=True)  # where a path may enter the sentence
@@ -95,6 +124,31 @@ class SentenceGraph:
             src.append(self.filler[k]), dst.append(nxt), pen.append(skip_penalty)
         return np.asarray(src), np.asarray(dst), np.asarray(pen, np.float64)
 
+    def _word_edges(self, word_penalty: float) -> tuple[list[int], list[int], list[float]]:
+        """The moves through the word fillers of a sentence of two words or more: the
+        filler before word ``j`` > 0 is entered from the end of word ``j - 1`` (or the
+        optional tokens after it) and left to word ``j`` (inserted audio) or, at
+        `word_penalty`, to word ``j + 1`` (the next filler after the sentence's last word):
+        word ``j`` passed over; the filler before word 0 is entered from the sentence's
+        filler and left, at `word_penalty`, to word 1. No two words in a row are passed
+        over, so a sentence is never passed over word by word."""
+        src, dst, pen = [], [], []
+        for k, (words, fillers) in enumerate(zip(self.words, self.word_filler)):
+            if not fillers:
+                continue
+            src += [self.filler[k], fillers[0]]
+            dst += [fillers[0], words[1][0]]
+            pen += [0.0, word_penalty]
+            for j in range(1, len(words)):
+                w = fillers[j]
+                for s in range(words[j - 1][1], words[j][0]):
+                    src.append(s), dst.append(w), pen.append(0.0)
+                after = words[j + 1][0] if j + 1 < len(words) else self.filler[k + 1]
+                src += [w, w]
+                dst += [words[j][0], after]
+                pen += [0.0, word_penalty]
+        return src, dst, pen
+
 
 def _run_ends(optional: np.ndarray, from_start: bool) -> list[int]:
     """Indices a path may enter a sentence at (`from_start`: every optional token before the
@@ -115,12 +169,14 @@ def coarse_search(
     filler_margin: float = 2.0,
     skip_penalty: float = -40.0,
     silent: np.ndarray | None = None,
+    word_penalty: float = -10.0,
 ) -> np.ndarray:
     """The state of every frame (``(T,)``) on the best path through ``log_probs (T, N)``
     (the model's log-probabilities of the window's tokens, sentence after sentence, in the
     order of the graph's token states) and `graph` (see the module docstring). ``silent
-    (T,)``: the frames in a pause, which the filler takes at no margin (a pause between
-    sentences belongs to none)."""
+    (T,)``: the frames in a pause, which the filler between sentences takes at no margin (a
+    pause between sentences belongs to none; a word filler pays its margin there too, so
+    that the pause before a sentence stays between sentences)."""
     lp = np.asarray(log_probs, np.float64)
     t_max = lp.shape[0]
     emit = np.empty((t_max, graph.n_states))
@@ -130,8 +186,10 @@ def coarse_search(
     if silent is not None:
         margin[np.asarray(silent, bool)] = 0.0
     flat = 1.0 - np.log(max(lp.shape[1], 1))  # no token likelier than the rest: the filler's
-    emit[:, graph.is_filler] = np.maximum(lp.max(1, keepdims=True) - margin, flat)
-    src, dst, pen = graph.edges(skip_penalty)
+    best = lp.max(1, keepdims=True)
+    emit[:, graph.is_filler] = np.maximum(best - filler_margin, flat)  # a word filler's
+    emit[:, graph.between] = np.maximum(best - margin, flat)  # a pause is free between
+    src, dst, pen = graph.edges(skip_penalty, word_penalty)
     inner = (
         (graph.sentence[src] == graph.sentence[dst]) & ~graph.is_filler[src] & ~graph.is_filler[dst]
     )
@@ -191,10 +249,11 @@ def sentence_spans(
     reached when it ends in it (its end is not known), unless the window is `final` (the
     audio ends there: every sentence is listed, those not reached without a span)."""
     out = []
-    on_token = ~graph.is_filler[path] & ~graph.optional[path]  # the sentence's sounds
+    inside = graph.is_filler & ~graph.between  # word fillers: the sentence's audio too
+    on_token = (~graph.is_filler[path] & ~graph.optional[path]) | inside[path]
     which = graph.sentence[path]
     last = int(which[-1])
-    ended_inside = bool(~graph.is_filler[path[-1]])
+    ended_inside = not graph.between[path[-1]]
     for k in range(len(graph.first)):
         if not final and (k > last or (k == last and ended_inside)):
             break
@@ -212,7 +271,7 @@ def filler_runs(
     """``[(start, end)]`` frames of the runs of filler in `path` with at least `min_frames`
     frames of sound (``sound (T,)`` bool): audio the text does not hold (trimmed to its
     first and last frame of sound)."""
-    filler = graph.is_filler[path]
+    filler = graph.between[path]
     runs, t, n = [], 0, len(path)
     while t < n:
         if not filler[t]:
@@ -249,3 +308,75 @@ def cut_between(end: int, start: int, pauses: np.ndarray | None) -> int:
         if best is not None:
             return end + best
     return (end + start) // 2
+
+
+LONGEST_QUANTILE = 0.9  # a length 9 of 10 of a phone's occurrences stay within
+LONGEST_MIN_COUNT = 5  # fewer occurrences: no longest length for that phone
+MEET_SECONDS = 1e-3  # two intervals this close meet (no pause between them)
+
+
+def longest_phones(
+    phones: list[list], quantile: float = LONGEST_QUANTILE, min_count: int = LONGEST_MIN_COUNT
+) -> dict[str, float]:
+    """``{phone: seconds}``: per phone label, the `quantile` of its lengths over the
+    occurrences that meet a phone on both sides (no pause before or after), for labels
+    seen there at least `min_count` times. ``phones``: ``[start, end, label]`` in time
+    order (one recording's phones tier): the recording's own speaker and rate decide
+    how long a phone may last."""
+    lengths: dict[str, list[float]] = {}
+    for prev, (s, e, label), nxt in zip(phones, phones[1:], phones[2:]):
+        if abs(prev[1] - s) <= MEET_SECONDS and abs(nxt[0] - e) <= MEET_SECONDS:
+            lengths.setdefault(label, []).append(e - s)
+    return {
+        label: float(np.quantile(v, quantile))
+        for label, v in lengths.items()
+        if len(v) >= min_count
+    }
+
+
+def keep_neighbours(
+    words: list[list], phones: list[list], span: tuple[float, float], longest: dict[str, float]
+) -> tuple[float, float]:
+    """A mismatch's neighbours kept to their own sound: the word whose end meets the
+    mismatch's ``span (start, end)`` (s) gives its last phone at most that phone's
+    `longest` length (`longest_phones`), the word whose start meets the span's end its
+    first phone likewise; what they give up joins the span. A wrong word in the text beside
+    a word of the same sound (``some backpedals`` read as ``some messenger``: the ``m`` of
+    ``some`` took the ``m`` of ``messenger``, 80 ms) would otherwise stretch its neighbour
+    over the audio it does not explain. ``words`` and ``phones`` (``[start, end, label]``
+    in time order, one recording's tiers) are changed in place; returns the new span."""
+    start, end = span
+    for word in words:
+        if abs(word[1] - span[0]) <= MEET_SECONDS and word[0] < span[0]:
+            phone = _edge_phone(phones, word, last=True)
+            cap = longest.get(phone[2]) if phone else None
+            if cap is not None and phone[1] - phone[0] > cap:
+                start = phone[0] + cap
+                _move(words, phones, span[0], start)
+        if abs(word[0] - span[1]) <= MEET_SECONDS and word[1] > span[1]:
+            phone = _edge_phone(phones, word, last=False)
+            cap = longest.get(phone[2]) if phone else None
+            if cap is not None and phone[1] - phone[0] > cap:
+                end = phone[1] - cap
+                _move(words, phones, span[1], end)
+    return round(start, 6), round(end, 6)
+
+
+def _edge_phone(phones: list[list], word: list, last: bool) -> list | None:
+    """The last (or first) phone of `word`: the phone inside it that ends (starts) where
+    it does."""
+    edge = word[1] if last else word[0]
+    for phone in phones:
+        inside = phone[0] >= word[0] - MEET_SECONDS and phone[1] <= word[1] + MEET_SECONDS
+        if inside and abs((phone[1] if last else phone[0]) - edge) <= MEET_SECONDS:
+            return phone
+    return None
+
+
+def _move(words: list[list], phones: list[list], old: float, new: float) -> None:
+    """Every boundary of `words` and `phones` at time `old` moved to `new` (s)."""
+    for tier in (words, phones):
+        for interval in tier:
+            for side in (0, 1):
+                if abs(interval[side] - old) <= MEET_SECONDS:
+                    interval[side] = round(new, 6)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from aligner.alignment.longform import keep_neighbours, longest_phones
 from aligner.alignment.record import resolve
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
@@ -83,6 +84,10 @@ def align_long(
     names = [f"{name} sentence {part.index + 1}" for part in said]
     aligned = window(speech, wavs, [part.text for part in said], names, pause_rule)
     rec, mismatches, metrics = _joined(speech, parts, aligned, scorer, settings, sec)
+    longest = longest_phones(rec["phones"])
+    for wrong in mismatches:  # a wrong word's neighbours keep their own sound
+        span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
+        wrong["start"], wrong["end"] = round(span[0], 3), round(span[1], 3)
     mismatches += [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
     mismatches += _missing_text(skipped, sentences, spans, sec)
     record = _record(name, rec, total, cfg, sentences, spans, mismatches)

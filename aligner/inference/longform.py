@@ -49,6 +49,7 @@ class LongFormSettings:
     commit: float = 0.7
     filler_margin: float = 2.0
     skip_penalty: float = -40.0
+    word_penalty: float = -10.0
     min_extra_seconds: float = 0.5
     word_margin: float = 100.0
     coarse_step: int = 2
@@ -173,7 +174,14 @@ def _window_path(
         silent_steps = silent[:n].reshape(-1, step).all(1)
     else:
         step, n, silent_steps = 1, len(lp), silent
-    path = coarse_search(lp, graph, settings.filler_margin, settings.skip_penalty, silent_steps)
+    path = coarse_search(
+        lp,
+        graph,
+        settings.filler_margin,
+        settings.skip_penalty,
+        silent_steps,
+        settings.word_penalty,
+    )
     return np.concatenate([np.repeat(path, step), np.full(len(silent) - n, path[-1])])
 
 
@@ -223,7 +231,7 @@ def coarse_pass(
         done = max((spans[s0 + k][1] for k in kept if s0 + k in spans), default=None)
         if final:
             done = b
-        elif done is None and graph.is_filler[path[:limit]].mean() > 0.9:
+        elif done is None and graph.between[path[:limit]].mean() > 0.9:
             done = a + limit  # audio the text does not hold fills the window
         elif done is None:  # a sentence longer than the window's first part: a wider one
             if width >= 4 * base:

@@ -13,6 +13,8 @@ from aligner.alignment.longform import (
     coarse_search,
     cut_between,
     filler_runs,
+    keep_neighbours,
+    longest_phones,
     sentence_spans,
 )
 from aligner.inference.longform import pieces, word_scores
@@ -227,7 +229,7 @@ def test_a_coarse_step_keeps_a_one_frame_phone_at_half_its_probability(monkeypat
 
     seen = {}
 
-    def capture(lp, graph, margin, skip, silent):
+    def capture(lp, graph, margin, skip, silent, word_penalty):
         seen["lp"] = lp
         return np.zeros(len(lp), int)
 
@@ -241,3 +243,102 @@ def test_a_coarse_step_keeps_a_one_frame_phone_at_half_its_probability(monkeypat
     assert seen["lp"] == pytest.approx(np.log(probs))
     assert seen["lp"][0, 1] == pytest.approx(np.log((np.exp(LOW) + np.exp(HIGH)) / 2))
     assert seen["lp"][0, 1] > (LOW + HIGH) / 2 + 5
+
+
+def _tiers(spec):
+    """Words and phones tiers of `spec`: ``[(word, [(phone, seconds), ...]) | ("", pause)]``
+    laid end to end from 0 s."""
+    words, phones, t = [], [], 0.0
+    for word, parts in spec:
+        if not word:
+            t += parts
+            continue
+        start = t
+        for label, seconds in parts:
+            phones.append([round(t, 6), round(t + seconds, 6), label])
+            t += seconds
+        words.append([round(start, 6), round(t, 6), word])
+    return words, phones
+
+
+def test_longest_phones_are_a_quantile_of_the_lengths_between_phones():
+    lengths = [0.05, 0.06, 0.07, 0.08, 0.09, 0.10]
+    spec = [("w", [("a", 0.04)] + [x for s in lengths for x in (("m", s), ("a", 0.04))])]
+    spec += [("", 0.3), ("z", [("m", 0.5)])]  # alone between pauses: not counted
+    _, phones = _tiers(spec)
+    longest = longest_phones(phones, quantile=0.5, min_count=5)
+    assert longest["m"] == pytest.approx(np.quantile(lengths, 0.5))
+    assert "a" in longest and "z" not in longest
+    assert "m" not in longest_phones(phones, min_count=7)
+
+
+def test_a_wrong_words_neighbours_keep_their_phones_usual_length():
+    # "some" ends on an m that took the m of the audio the wrong word stands for
+    spec = [("some", [("s", 0.1), ("ah", 0.08), ("m", 0.16)]), ("wrong", [("b", 0.3)])]
+    spec += [("next", [("n", 0.2), ("eh", 0.1)])]
+    words, phones = _tiers(spec)
+    wrong = tuple(words[1][:2])
+    new = keep_neighbours(words, phones, wrong, {"m": 0.07, "n": 0.05, "b": 0.01})
+    assert new == pytest.approx((0.1 + 0.08 + 0.07, wrong[1] + 0.15))
+    assert words[0][1] == pytest.approx(new[0]) and words[1][:2] == pytest.approx(list(new))
+    assert words[2][0] == pytest.approx(new[1]) and words[2][1] == pytest.approx(0.94)
+    assert phones[2][:2] == pytest.approx([0.18, new[0]]) and phones[3][0] == pytest.approx(new[0])
+    assert phones[4][0] == pytest.approx(new[1]) and phones[5][0] == pytest.approx(0.84)
+
+
+def test_a_neighbour_within_its_length_or_across_a_pause_is_left_alone():
+    spec = [("some", [("s", 0.1), ("m", 0.06)]), ("wrong", [("b", 0.3)]), ("", 0.2)]
+    spec += [("next", [("n", 0.4)])]
+    words, phones = _tiers(spec)
+    before = [list(w) for w in words], [list(p) for p in phones]
+    span = tuple(words[1][:2])
+    assert keep_neighbours(words, phones, span, {"m": 0.07, "n": 0.05}) == pytest.approx(span)
+    assert (words, phones) == before
+    unknown = keep_neighbours(words, phones, span, {})  # no length known: nothing moves
+    assert unknown == pytest.approx(span) and (words, phones) == before
+
+
+@pytest.mark.parametrize("wrong", [0, 2, 3, 5])
+def test_a_wrong_word_keeps_its_sentences_span_and_is_no_extra_audio(wrong):
+    """Sentence 0 (six one-token words between optional separators, and '.') is said with
+    word `wrong` replaced by speech of other sounds (those of a third sentence, not in the
+    audio): its span still runs from its first word's audio to its last's, the other
+    words on their own frames, and the replaced word's audio is the sentence's, not audio
+    the text lacks. At the sentence's edge the filler between sentences and the word
+    filler score alike: the replaced word may be either."""
+    sentence0 = [False, True] * 5 + [False, True]  # w0 ' ' w1 ... ' ' w5 '.'
+    graph = SentenceGraph.build(
+        [np.array(sentence0), np.array([False] * 4 + [True])] * 1 + [np.array([False] * 3 + [True])]
+    )
+    n, other = 21, (17, 18, 19)
+    rows, silent, frames = [], [], {}
+
+    def add(token, count, quiet=False):
+        for _ in range(count):
+            row = np.full(n, LOW)
+            row[token] = -1.0 if quiet else HIGH
+            rows.append(row), silent.append(quiet)
+
+    add(11, 8, quiet=True)
+    for j in range(6):
+        frames[j] = len(rows)
+        if j == wrong:
+            for t in other:
+                add(t, 4)
+        else:
+            add(2 * j, 5)
+    add(11, 8, quiet=True)
+    start1 = len(rows)
+    for t in range(12, 16):
+        add(t, 5)
+    add(16, 6, quiet=True)
+    lp = np.asarray(rows)
+    lp -= np.logaddexp.reduce(lp, axis=1, keepdims=True)
+    path = coarse_search(lp, graph, silent=np.asarray(silent))
+    spans = {s.index: (s.start, s.end) for s in sentence_spans(path, graph, final=True)}
+    for j in set(range(6)) - {wrong}:  # every right word on its own frames
+        assert (path[frames[j] : frames[j] + 5] == graph.first[0] + 2 * j).all()
+    assert spans[1] == (start1, start1 + 20) and spans[2] == (None, None)
+    if 0 < wrong < 5:  # inside: the sentence's audio; at an edge the sentence's or extra
+        assert spans[0] == (8, frames[5] + 5)
+        assert filler_runs(path, graph, ~np.asarray(silent), 5) == []
