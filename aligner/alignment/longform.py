@@ -380,3 +380,38 @@ def _move(words: list[list], phones: list[list], old: float, new: float) -> None
             for side in (0, 1):
                 if abs(interval[side] - old) <= MEET_SECONDS:
                     interval[side] = round(new, 6)
+
+
+def attach_extra(
+    spans: dict[int, tuple[int, int]],
+    extra: list[tuple[int, int]],
+    pauses: np.ndarray | None,
+    min_frames: int,
+) -> tuple[dict[int, tuple[int, int]], list[tuple[int, int]]]:
+    """``(spans, extra)`` with the speech that runs on from a sentence's span into a run of
+    audio the text does not hold (``extra``: ``(start, end)`` frames), with no pause frame
+    (``pauses (T,)``) between, made the sentence's, up to the run's first pause (its last,
+    for a run that runs into the sentence's start): a wrong first or last word, which the
+    fine pass aligns and `word_scores` reports. The coarse path gives such a word's audio to
+    the filler between sentences as readily as to the sentence's word filler (both score
+    alike) and squeezes the word's tokens against its neighbour. What is left of a run
+    stays extra where it holds `min_frames` frames or more. Without `pauses` nothing
+    changes."""
+    if pauses is None:
+        return spans, extra
+    quiet = np.asarray(pauses, bool)
+    spans, kept = dict(spans), []
+    for start, end in extra:
+        for k, (a, b) in spans.items():
+            if b <= start and not quiet[b:start].any():
+                silent = np.flatnonzero(quiet[start:end])
+                cut = start + int(silent[0]) if silent.size else end
+                spans[k], start = (a, cut), cut
+            elif end <= a and not quiet[end:a].any():
+                silent = np.flatnonzero(quiet[start:end])
+                cut = start + int(silent[-1]) + 1 if silent.size else start
+                spans[k], end = (cut, b), cut
+        sound = np.flatnonzero(~quiet[start:end])
+        if sound.size >= min_frames:
+            kept.append((start + int(sound[0]), start + int(sound[-1]) + 1))
+    return spans, kept

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.alignment.longform import keep_neighbours, longest_phones
+from aligner.alignment.longform import attach_extra, keep_neighbours, longest_phones
 from aligner.alignment.record import resolve
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
@@ -64,6 +64,8 @@ def align_long(
     scorer = FrameScorer(speech, mel)
     del mel
     spans, skipped, extra = coarse_pass(speech, scorer, tokens, sound, settings)
+    min_extra = int(settings.min_extra_seconds / sec)
+    spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
         raise InferenceError(
             f"none of the {len(sentences)} sentences of its text was found in its "

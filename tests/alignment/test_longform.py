@@ -10,6 +10,7 @@ import pytest
 
 from aligner.alignment.longform import (
     SentenceGraph,
+    attach_extra,
     coarse_search,
     cut_between,
     filler_runs,
@@ -342,3 +343,18 @@ def test_a_wrong_word_keeps_its_sentences_span_and_is_no_extra_audio(wrong):
     if 0 < wrong < 5:  # inside: the sentence's audio; at an edge the sentence's or extra
         assert spans[0] == (8, frames[5] + 5)
         assert filler_runs(path, graph, ~np.asarray(silent), 5) == []
+
+
+def test_speech_running_on_from_a_sentence_is_its_own_up_to_the_first_pause():
+    pauses = np.zeros(100, bool)
+    pauses[[*range(0, 5), *range(40, 50), *range(70, 80)]] = True
+    spans = {0: (5, 30), 1: (50, 60)}
+    # after sentence 0 with no pause: its own up to the pause at 40, the rest (none) dropped
+    # before sentence 1 with no pause: its own from the pause's end; across a pause: extra
+    got, extra = attach_extra(spans, [(30, 40), (80, 95)], pauses, min_frames=5)
+    assert got == {0: (5, 40), 1: (50, 60)} and extra == [(80, 95)]
+    got, extra = attach_extra(spans, [(45, 50)], pauses, min_frames=3)
+    assert got == spans and extra == []  # all of it pause: nothing left to report
+    got, extra = attach_extra({0: (5, 30)}, [(30, 60)], pauses, min_frames=5)
+    assert got == {0: (5, 40)} and extra == [(50, 60)]  # the rest, past the pause, stays
+    assert attach_extra(spans, [(30, 40)], None, 5) == (spans, [(30, 40)])
