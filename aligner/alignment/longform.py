@@ -37,9 +37,9 @@ class SentenceGraph:
     ``filler[k]`` followed by its tokens ``first[k] .. first[k] + length[k] - 1``; one last
     filler after the last sentence; then the word fillers (``words[k]``: each word's
     first and last token state, ``word_filler[k]``: the filler before each word, none in
-    a sentence of one word; their frames belong to the sentence's span). ``sentence[s]``: the sentence of state ``s`` (the filler before it counts as
-    it); ``is_filler[s]`` (both kinds of filler); ``optional[s]``: a token the path may pass
-    over."""
+    a sentence of one word; their frames belong to the sentence's span). ``sentence[s]``:
+    the sentence of state ``s`` (the filler before it counts as it); ``is_filler[s]``
+    (both kinds of filler); ``optional[s]``: a token the path may pass over."""
 
     first: np.ndarray
     length: np.ndarray

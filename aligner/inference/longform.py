@@ -5,8 +5,8 @@ Two passes. The *coarse* pass finds each sentence's span: the audio is read wind
 window (``window_seconds``), each window with the sentences that may be spoken in it, the
 alignment model's log-probabilities of those tokens (without its prior: the window's text
 and audio end at different places) and the search of `aligner.alignment.longform`,
-which may pass a sentence over (text the audio does not hold) or give audio to its filler
-(audio the text does not hold). The sentences that end in the first ``commit`` share of
+which may pass a sentence over (text the audio does not hold), give audio to its filler
+(audio the text does not hold) or, inside a sentence, to a word filler (a wrong word). The sentences that end in the first ``commit`` share of
 the window are kept; the next window starts where the last of them ends (an anchor). The
 *fine* pass aligns each sentence as an utterance, with the audio from the middle of the
 pause before it to the middle of the pause after (`align_window`, the one per-window
