@@ -415,3 +415,42 @@ def attach_extra(
         if sound.size >= min_frames:
             kept.append((start + int(sound[0]), start + int(sound[-1]) + 1))
     return spans, kept
+
+
+SQUEEZED = 2  # frames a token: a word the path went on to after a word filler, squeezed
+
+
+def passed_words(path: np.ndarray, graph: SentenceGraph) -> list[tuple[int, int, int, int]]:
+    """``[(sentence, word, start, end)]``: the words of the window's sentences that the
+    coarse `path` reached through a word filler, with the frames ``[start, end)`` that
+    stand for them: the filler's where it passed the word over, the filler's and the
+    word's own where it went on to the word (the audio before a word that the text does
+    not hold is that word's as likely as inserted speech: the path gave a wrong word's
+    audio to the filler and its tokens one frame after it as readily as it passed it
+    over), unless the word then holds more than `SQUEEZED` frames a token (a word said
+    after inserted audio). A filler the window ends in is left out (where it leads is not
+    known), so is a sentence's last word passed over: the path leaves the word filler for
+    the filler after the sentence, which takes the same audio at the same score, anywhere
+    in the word's audio, and the word's frames are not known."""
+    change = np.flatnonzero(np.diff(path)) + 1
+    starts, ends = np.concatenate([[0], change]), np.concatenate([change, [len(path)]])
+    inside = graph.is_filler & ~graph.between
+    out = []
+    for a, b in zip(starts, ends):
+        state = int(path[a])
+        if not inside[state] or b >= len(path):
+            continue
+        k = int(graph.sentence[state])
+        j = graph.word_filler[k].index(state)
+        if j == len(graph.words[k]) - 1 and path[b] != graph.words[k][j][0]:
+            continue  # the last word passed over: the filler after the sentence scores alike
+        first, last = graph.words[k][j]
+        if j > 0 and path[b] == first:  # on to its own word: the word's frames too
+            e = b
+            while e < len(path) and first <= path[e] <= last:
+                e += 1
+            if e - b > SQUEEZED * (last - first + 1):  # the word said after inserted audio
+                continue
+            b = e
+        out.append((k, j, int(a), int(b)))
+    return out

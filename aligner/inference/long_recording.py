@@ -15,13 +15,15 @@ the model finds far likelier elsewhere: a wrong word in the text or the audio).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import torch
 
 from aligner.alignment.longform import attach_extra, keep_neighbours, longest_phones
-from aligner.alignment.record import resolve
+from aligner.alignment.record import UtteranceAlignment, resolve
+from aligner.alignment.tiers import optional_tokens
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
 from aligner.inference.longform import (
@@ -63,7 +65,7 @@ def align_long(
     sound = ~pauses if pauses is not None else np.ones(total, bool)
     scorer = FrameScorer(speech, mel)
     del mel
-    spans, skipped, extra = coarse_pass(speech, scorer, tokens, sound, settings)
+    spans, skipped, extra, passed = coarse_pass(speech, scorer, tokens, sound, settings)
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
@@ -85,7 +87,7 @@ def align_long(
     ]
     names = [f"{name} sentence {part.index + 1}" for part in said]
     aligned = window(speech, wavs, [part.text for part in said], names, pause_rule)
-    rec, mismatches, metrics = _joined(speech, parts, aligned, scorer, settings, sec)
+    rec, mismatches, metrics = _joined(speech, parts, aligned, passed, scorer, settings, sec)
     longest = longest_phones(rec["phones"])
     for wrong in mismatches:  # a wrong word's neighbours keep their own sound
         span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
@@ -102,13 +104,16 @@ def _joined(
     speech: Any,
     parts: list,
     aligned: list,
+    passed: dict[int, list[tuple[int, int, int, int]]],
     scorer: FrameScorer,
     settings: LongFormSettings,
     sec: float,
 ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]]]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
-    text one filler token), the words unlike their audio, and each sentence's metrics."""
+    text one filler token), the words unlike their audio, and each sentence's metrics. A
+    sentence with a word unlike its audio is aligned again with the words the coarse
+    search passed over (`passed`, by sentence) held to their audio (`_confined`)."""
     rec: dict[str, list] = {"tokens": [], "frames": [], "words": [], "phones": []}
     mismatches: list[dict[str, Any]] = []
     metrics: list[dict[str, float]] = []
@@ -120,9 +125,13 @@ def _joined(
             rec["frames"].append(n)
             continue
         utt = next(sentences)
-        one = resolve(utt).record
-        metrics.append(utt.metrics)
         offset, end = part.start * sec, part.end * sec
+        one, wrong = _sentence(speech, part, utt, scorer, settings, offset)
+        if wrong and passed.get(part.index):
+            held = _confined(utt, passed[part.index], part.start)
+            one, wrong = _sentence(speech, part, held, scorer, settings, offset)
+        metrics.append(utt.metrics)
+        mismatches += wrong
         for tier in ("words", "phones"):
             rec[tier] += [
                 [round(s + offset, 6), round(min(e + offset, end), 6), lab]
@@ -131,10 +140,53 @@ def _joined(
             ]
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
-        if settings.word_margin > 0:
-            lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
-            mismatches += _wrong_words(lp, utt.tokens, one, offset, settings.word_margin)
     return rec, mismatches, metrics
+
+
+def _sentence(
+    speech: Any,
+    part: Any,
+    utt: UtteranceAlignment,
+    scorer: FrameScorer,
+    settings: LongFormSettings,
+    offset: float,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One sentence's durations record (its piece's time) and its words unlike their
+    audio (the recording's time)."""
+    one = resolve(utt).record
+    if settings.word_margin <= 0:
+        return one, []
+    lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
+    return one, _wrong_words(lp, utt.tokens, one, offset, settings.word_margin)
+
+
+CONFINE_FRAMES = 2  # how far the coarse search's frames may be off: its step
+
+
+def _confined(
+    utt: UtteranceAlignment, passed: list[tuple[int, int, int, int]], start: int
+) -> UtteranceAlignment:
+    """`utt` (a sentence aligned from frame `start` of the recording) with each word the
+    coarse search passed over (``passed``: ``(first token, last token, start, end)``,
+    tokens counted without ``<s>``, frames of the recording) kept to the audio it stands
+    for, and that audio to it: its tokens lose their weight outside those frames, every
+    other token inside them (`CONFINE_FRAMES` either side left free). Aligned as an
+    utterance, a sentence with a wrong word stretched a neighbour over the wrong word's
+    audio wherever the model found that audio no likelier on the wrong word's tokens."""
+    if not passed or utt.r != 1:
+        return utt
+    weights = np.array(utt.weights, copy=True)
+    shift = 1 if utt.tokens and utt.tokens[0] == "<s>" else 0
+    optional = optional_tokens(utt.tokens)  # pauses stay free
+    m = CONFINE_FRAMES
+    for first, last, a, b in passed:
+        own = np.zeros(weights.shape[1], bool)
+        own[first + shift : last + shift + 1] = True
+        a, b = a - start, b - start
+        weights[max(0, a + m) : max(0, b - m), ~own & ~optional] = 0.0
+        weights[: max(0, a - m), own] = 0.0
+        weights[max(0, b + m) :, own] = 0.0
+    return dataclasses.replace(utt, weights=weights)
 
 
 def _record(

@@ -31,6 +31,7 @@ from aligner.alignment.longform import (
     coarse_search,
     cut_between,
     filler_runs,
+    passed_words,
     sentence_spans,
 )
 from aligner.alignment.record import UtteranceAlignment
@@ -193,7 +194,9 @@ def coarse_pass(
     settings: LongFormSettings,
 ) -> tuple[dict[int, tuple[int, int]], list[int], list[tuple[int, int]]]:
     """``(spans {sentence: (start, end) frames}, sentences passed over, extra audio
-    [(start, end)])`` of the whole recording (see the module docstring)."""
+    [(start, end)], words passed over {sentence: [(first token, last token, start,
+    end)]})`` of the whole recording (see the module docstring; a word's tokens count
+    from the sentence's first, without ``<s>``)."""
     cfg = speech.mel_cfg
     total = len(scorer)
     base = max(50, int(settings.window_seconds * cfg.sample_rate / cfg.hop_length))
@@ -201,6 +204,7 @@ def coarse_pass(
     spans: dict[int, tuple[int, int]] = {}
     skipped: list[int] = []
     extra: list[tuple[int, int]] = []
+    passed: dict[int, list[tuple[int, int, int, int]]] = {}
     min_extra = int(settings.min_extra_seconds * cfg.sample_rate / cfg.hop_length)
     a, s0, width = 0, 0, base
     while s0 < len(tokens) and a < total:
@@ -228,6 +232,10 @@ def coarse_pass(
         if final:
             kept += pending
         skipped += [s0 + k for k in kept if s0 + k not in spans]
+        for k, j, t0, t1 in passed_words(path, graph):
+            if k in kept and s0 + k in spans:
+                first, last = (state - graph.first[k] for state in graph.words[k][j])
+                passed.setdefault(s0 + k, []).append((int(first), int(last), a + t0, a + t1))
         done = max((spans[s0 + k][1] for k in kept if s0 + k in spans), default=None)
         if final:
             done = b
@@ -252,7 +260,7 @@ def coarse_pass(
     voiced = np.flatnonzero(sound[a:]) if a < total else np.zeros(0, int)
     if len(voiced) >= min_extra:  # the text ended before the speech did
         extra.append((a + int(voiced[0]), a + int(voiced[-1]) + 1))
-    return spans, sorted(set(skipped)), extra
+    return spans, sorted(set(skipped)), extra, passed
 
 
 def pieces(

@@ -16,6 +16,7 @@ from aligner.alignment.longform import (
     filler_runs,
     keep_neighbours,
     longest_phones,
+    passed_words,
     sentence_spans,
 )
 from aligner.inference.longform import pieces, word_scores
@@ -216,7 +217,7 @@ def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail(
         tokens.append((ids, ["a"] * (n - 1) + ["."]))
     speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
     settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
-    spans, skipped, extra = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
+    spans, skipped, extra, _ = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
     assert spans == scene.truth and skipped == [7]
     tail = scene.truth[11][1] + 25
     assert extra == [(tail, tail + 120)]
@@ -343,6 +344,11 @@ def test_a_wrong_word_keeps_its_sentences_span_and_is_no_extra_audio(wrong):
     if 0 < wrong < 5:  # inside: the sentence's audio; at an edge the sentence's or extra
         assert spans[0] == (8, frames[5] + 5)
         assert filler_runs(path, graph, ~np.asarray(silent), 5) == []
+        covered = set()  # the wrong word's audio stands for it (or for the next word)
+        for k, j, a, b in passed_words(path, graph):
+            assert k == 0 and j in (wrong, wrong + 1)
+            covered |= set(range(a, b))
+        assert set(range(frames[wrong], frames[wrong] + 6)) <= covered
 
 
 def test_speech_running_on_from_a_sentence_is_its_own_up_to_the_first_pause():
@@ -358,3 +364,24 @@ def test_speech_running_on_from_a_sentence_is_its_own_up_to_the_first_pause():
     got, extra = attach_extra({0: (5, 30)}, [(30, 60)], pauses, min_frames=5)
     assert got == {0: (5, 40)} and extra == [(50, 60)]  # the rest, past the pause, stays
     assert attach_extra(spans, [(30, 40)], None, 5) == (spans, [(30, 40)])
+
+
+def test_a_passed_over_word_is_confined_to_its_audio_and_its_audio_to_it():
+    """A sentence aligned as an utterance: `a` is likelier than `b` over the first half of
+    `b`'s audio (frames 10-19) and takes it; with `b` passed over there by the coarse
+    search, `b` gets its frames (within the coarse search's step) and `a` keeps its own."""
+    from aligner.alignment.record import UtteranceAlignment, frame_durations
+    from aligner.inference.long_recording import CONFINE_FRAMES, _confined
+
+    tokens = ["<s>", "a", " ", "b", " ", "c", "</s>"]
+    weights = np.full((30, 7), 1e-3)
+    weights[:15, 1] = 1.0  # a: its own 10 frames and the first half of b's
+    weights[15:20, 3] = 1.0
+    weights[20:, 5] = 1.0
+    weights /= weights.sum(1, keepdims=True)
+    utt = UtteranceAlignment("u", tokens, weights, 30, 1, 256, 22050, kind="phonemes",
+                             method="search")  # fmt: skip
+    assert frame_durations(utt)[1] == 15  # a stretched over b's first half
+    held = frame_durations(_confined(utt, [(2, 2, 110, 120)], 100))  # b at 10-20
+    assert abs(held[1] - 10) <= CONFINE_FRAMES and abs(held[3] - 10) <= CONFINE_FRAMES
+    assert held.sum() == 30 and _confined(utt, [], 100) is utt

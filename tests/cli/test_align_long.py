@@ -77,7 +77,7 @@ def found(monkeypatch):
         t += 0.4
         spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
         t += 0.8 + 0.2 * k
-    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], []))
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}))
 
 
 def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path, found):
