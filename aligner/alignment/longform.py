@@ -198,7 +198,8 @@ def coarse_search(
         allowed = np.zeros(graph.n_states, bool)
         allowed[dst[inner & (dst - src == gap)]] = True
         shifts.append((int(gap), allowed))
-    src, dst, pen = src[~inner], dst[~inner], pen[~inner]  # between sentences: a few
+    src, dst, pen = src[~inner], dst[~inner], pen[~inner]  # into fillers and sentences
+    into, from_table, pen_table = _in_edges(src, dst, pen, graph.n_states)
     score = np.full(graph.n_states, NEG)
     entry = [graph.filler[0]]
     if len(graph.first):
@@ -214,13 +215,11 @@ def coarse_search(
             cand[gap:] = score[:-gap]
             move = allowed & (cand > best)
             best[move], arg[move] = cand[move], idx[move] - gap
-        vals = score[src] + pen
-        order = np.argsort(vals, kind="stable")
-        cand, from_ = np.full(graph.n_states, NEG), idx.copy()
-        cand[dst[order]] = vals[order]  # the last write, the largest, wins
-        from_[dst[order]] = src[order]
-        move = cand > best
-        best[move], arg[move] = cand[move], from_[move]
+        vals = np.append(score, NEG)[from_table] + pen_table  # (destinations, sources)
+        pick = vals.shape[1] - 1 - vals[:, ::-1].argmax(1)  # the last of the best
+        cand = vals[np.arange(len(into)), pick]
+        move = cand > best[into]
+        best[into[move]], arg[into[move]] = cand[move], from_table[move, pick[move]]
         back[t] = arg
         score = best + emit[t]
     path = np.empty(t_max, np.int64)
@@ -229,6 +228,23 @@ def coarse_search(
         path[t] = cur
         cur = back[t, cur]
     return path
+
+
+def _in_edges(
+    src: np.ndarray, dst: np.ndarray, pen: np.ndarray, n_states: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The moves ``src -> dst`` at ``pen`` by destination: ``(destinations (D,), their
+    sources (D, W), penalties (D, W))``, each row in the moves' order, padded at the front
+    with state `n_states` (a score of `NEG`) at no penalty; a frame's best move into each
+    destination is then one maximum over a row (no sort of every move)."""
+    into = np.unique(dst)
+    rows = [np.flatnonzero(dst == d) for d in into]
+    width = max((len(r) for r in rows), default=1)
+    sources = np.full((len(into), width), n_states)
+    penalties = np.zeros((len(into), width))
+    for i, r in enumerate(rows):
+        sources[i, width - len(r) :], penalties[i, width - len(r) :] = src[r], pen[r]
+    return into, sources, penalties
 
 
 @dataclass
