@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.alignment.longform import attach_extra, keep_neighbours, longest_phones
+from aligner.alignment.longform import attach_extra
+from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.alignment.record import UtteranceAlignment, resolve
 from aligner.alignment.tiers import optional_tokens
 from aligner.audio.trim import PauseRule

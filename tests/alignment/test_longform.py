@@ -14,11 +14,10 @@ from aligner.alignment.longform import (
     coarse_search,
     cut_between,
     filler_runs,
-    keep_neighbours,
-    longest_phones,
     passed_words,
     sentence_spans,
 )
+from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.inference.longform import pieces, word_scores
 
 LOW, HIGH = -12.0, -0.1
