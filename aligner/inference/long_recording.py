@@ -127,10 +127,13 @@ def _joined(
             continue
         utt = next(sentences)
         offset, end = part.start * sec, part.end * sec
-        one, wrong = _sentence(speech, part, utt, scorer, settings, offset)
+        lp = None
+        if settings.word_margin > 0:
+            lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
+        one, wrong = _sentence(utt, lp, settings.word_margin, offset)
         if wrong and passed.get(part.index):
             held = _confined(utt, passed[part.index], part.start)
-            one, wrong = _sentence(speech, part, held, scorer, settings, offset)
+            one, wrong = _sentence(held, lp, settings.word_margin, offset)
         metrics.append(utt.metrics)
         mismatches += wrong
         for tier in ("words", "phones"):
@@ -145,20 +148,14 @@ def _joined(
 
 
 def _sentence(
-    speech: Any,
-    part: Any,
-    utt: UtteranceAlignment,
-    scorer: FrameScorer,
-    settings: LongFormSettings,
-    offset: float,
+    utt: UtteranceAlignment, log_probs: np.ndarray | None, margin: float, offset: float
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One sentence's durations record (its piece's time) and its words unlike their
-    audio (the recording's time)."""
+    audio (the recording's time; none without the model's `log_probs` of its piece)."""
     one = resolve(utt).record
-    if settings.word_margin <= 0:
+    if log_probs is None:
         return one, []
-    lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
-    return one, _wrong_words(lp, utt.tokens, one, offset, settings.word_margin)
+    return one, _wrong_words(log_probs, utt.tokens, one, offset, margin)
 
 
 CONFINE_FRAMES = 2  # how far the coarse search's frames may be off: its step

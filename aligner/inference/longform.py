@@ -6,8 +6,9 @@ window (``window_seconds``), each window with the sentences that may be spoken i
 alignment model's log-probabilities of those tokens (without its prior: the window's text
 and audio end at different places) and the search of `aligner.alignment.longform`,
 which may pass a sentence over (text the audio does not hold), give audio to its filler
-(audio the text does not hold) or, inside a sentence, to a word filler (a wrong word). The sentences that end in the first ``commit`` share of
-the window are kept; the next window starts where the last of them ends (an anchor). The
+(audio the text does not hold) or, inside a sentence, to a word filler (a wrong word).
+The sentences that end in the first ``commit`` share of the window are kept; the next
+window starts where the last of them ends (an anchor). The
 *fine* pass aligns each sentence as an utterance, with the audio from the middle of the
 pause before it to the middle of the pause after (`align_window`, the one per-window
 call: any function of the same signature can stand in), and its times are shifted into
@@ -192,7 +193,12 @@ def coarse_pass(
     tokens: list[tuple[torch.Tensor, list[str]]],
     sound: np.ndarray,
     settings: LongFormSettings,
-) -> tuple[dict[int, tuple[int, int]], list[int], list[tuple[int, int]]]:
+) -> tuple[
+    dict[int, tuple[int, int]],
+    list[int],
+    list[tuple[int, int]],
+    dict[int, list[tuple[int, int, int, int]]],
+]:
     """``(spans {sentence: (start, end) frames}, sentences passed over, extra audio
     [(start, end)], words passed over {sentence: [(first token, last token, start,
     end)]})`` of the whole recording (see the module docstring; a word's tokens count
