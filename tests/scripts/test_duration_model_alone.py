@@ -14,8 +14,8 @@ import yaml
 from aligner.config import ExperimentConfig
 from aligner.tasks import build_task
 from aligner.tasks.speech_losses import duration_loss
-from tests.tasks.speech_corpus import MEL, TEXTS, make_corpus
-from tests.tasks.test_guided_durations import _char_record
+from tests.tasks.speech_corpus import MEL
+from tests.tasks.test_fastpitch import fastpitch_corpus
 
 TINY = {"dim": 16, "encoder_layers": 1, "decoder_layers": 1, "heads": 2, "ff_hidden": 32}
 
@@ -29,10 +29,7 @@ def _cfg(**model) -> dict:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = make_corpus(tmp_path_factory.mktemp("durations_alone"))
-    for i, text in enumerate(TEXTS):
-        _char_record(root / "ali", f"u{i}", text)
-    return root
+    return fastpitch_corpus(tmp_path_factory.mktemp("durations_alone"))
 
 
 @pytest.mark.parametrize(

@@ -39,12 +39,17 @@ def _cfg(durations="ali", **model) -> dict:
     return {"task": "tts", "family": "fastpitch", "data": data, "model": {**TINY, **model}}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = make_corpus(tmp_path_factory.mktemp("fastpitch"))
+def fastpitch_corpus(folder: Path) -> Path:
+    """The tiny speech corpus in `folder` with a duration record per item under ``ali``."""
+    root = make_corpus(folder)
     for i, text in enumerate(TEXTS):
         _char_record(root / "ali", f"u{i}", text)
     return root
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fastpitch_corpus(tmp_path_factory.mktemp("fastpitch"))
 
 
 def test_targets_are_the_records_durations_pitch_and_energy(corpus: Path) -> None:
