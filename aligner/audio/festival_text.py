@@ -3,10 +3,12 @@
 Festival reads a script as bytes and each voice reads its strings in the encoding its
 language uses: a voice states it in its description (``(coding ISO-8859-2)`` for Debian's
 Czech voices, `voice_settings`), and one that states none reads ISO-8859-1 (Latin-1).
-`speakable` keeps every letter and digit of a sentence as written; a letter the voice's
-encoding cannot hold makes the sentence an error that names it (`UnspeakableText`), never a
-word quietly spoken without it. Only what no one speaks is replaced: a typographic quote or
-dash the encoding lacks becomes its ASCII form, any other such sign a space.
+`speakable` keeps every letter, digit and sign of a sentence as written; a letter or a
+sign the voice's encoding cannot hold (``±``, ``→``, an emoji: a reader says them, and so
+does a tokenizer that learns from the text) makes the sentence an error that names it
+(`UnspeakableText`), never a word quietly spoken without it. Only punctuation, which no
+one speaks, is replaced: a typographic quote or dash the encoding lacks becomes its ASCII
+form, any other mark a space.
 
 English voices are the one exception: their lexicon and letter-to-sound rules know the
 26 ASCII letters, so an accented Latin letter is read as its base letter (``café`` ->
@@ -31,7 +33,8 @@ _ASCII_SIGNS = str.maketrans({
 
 
 class UnspeakableText(ValueError):
-    """A sentence has a letter the voice's encoding cannot hold (the message names it)."""
+    """A sentence has a letter or sign the voice's encoding cannot hold (the message names
+    it)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,12 @@ def _spoken(char: str) -> bool:
     return unicodedata.category(char)[0] in "LNM"
 
 
+def _sign(char: str) -> bool:
+    """Whether `char` is a sign a reader says (``±``, ``€``, ``→``, an emoji: Unicode's
+    symbols), not punctuation."""
+    return unicodedata.category(char)[0] == "S"
+
+
 def _fits(char: str, coding: str) -> bool:
     try:
         char.encode(coding)
@@ -82,9 +91,10 @@ def _fits(char: str, coding: str) -> bool:
 
 
 def speakable(text: str, setting: VoiceSetting) -> str:
-    """`text` as the voice of `setting` is given it (see the module docstring): NFC, letters
-    and digits as written (an English voice's accented letters as their ASCII base), signs
-    the encoding lacks replaced; UnspeakableText naming the letters it cannot hold."""
+    """`text` as the voice of `setting` is given it (see the module docstring): NFC, letters,
+    digits and signs as written (an English voice's accented letters as their ASCII base),
+    punctuation the encoding lacks replaced; UnspeakableText naming the letters and signs
+    it cannot hold."""
     text = unicodedata.normalize("NFC", text).translate(_ASCII_SIGNS)
     coding = "ascii" if setting.language == "english" else setting.coding
     out, missing = [], []
@@ -94,16 +104,18 @@ def speakable(text: str, setting: VoiceSetting) -> str:
             char = base if base.isalnum() else char
         if _fits(char, coding):
             out.append(char)
-        elif _spoken(char):
+        elif _spoken(char) or _sign(char):
             missing.append(char)
         else:
             out.append(" ")
     if missing:
         letters = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in dict.fromkeys(missing))
         held = "ASCII letters" if setting.language == "english" else setting.coding
+        signs = any(_sign(c) for c in missing)
         raise UnspeakableText(
-            f"letters the voice cannot read ({held}, Festival's {setting.language} voices "
-            f"read): {letters}; write the sentence in the letters of its language"
+            f"characters the voice cannot read ({held}, Festival's "
+            f"{setting.language} voices read): {letters}; write the sentence in the letters "
+            f"of its language{', its signs as words' if signs else ''}"
         )
     return " ".join("".join(out).split())
 

@@ -30,7 +30,13 @@ from aligner.data.prepare.common import PrepareSummary
     "Default en-us."
 )
 @PARALLEL
-@click.option("--workers", default=2, show_default=True, help="Synthesis processes.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Synthesis processes.",
+)
 @click.option(
     "--stops",
     type=click.Choice(["closure", "burst"]),
@@ -94,9 +100,16 @@ def espeak(
     "text_file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="UTF-8 file of sentences, one a line (default: plain sentences of Debian's fortunes).",
+    help="UTF-8 file of sentences, one a line (default: plain sentences of Debian's English "
+    "fortunes; a voice of another language needs it).",
 )
-@click.option("--workers", default=2, show_default=True, help="Festival processes at once.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Festival processes at once.",
+)
 @SEED
 @FORCE
 def festival(

@@ -41,6 +41,19 @@ def test_a_letter_the_encoding_cannot_hold_is_named_never_folded():
         speakable("Ærø is an island.", ENGLISH)
 
 
+@pytest.mark.parametrize("sign", ["±", "→", "😀", "€", "¥"])
+@pytest.mark.parametrize("setting", [CZECH, ENGLISH])
+def test_a_sign_the_encoding_cannot_hold_is_named_never_dropped(sign, setting):
+    """A reader (and a tokenizer learning from the text) says ``±``; the voice given a space
+    in its place would not: the sentence is an error naming the sign."""
+    with pytest.raises(UnspeakableText, match=rf"characters .*'{sign}' \(U\+{ord(sign):04X}\).*signs as words"):
+        speakable(f"Tohle {sign} tamto.", setting)
+
+
+def test_punctuation_the_encoding_lacks_is_replaced_as_no_one_says_it():
+    assert speakable("Pes – kočka „ahoj“ ‹x›.", CZECH) == 'Pes - kočka "ahoj" x .'
+
+
 def test_an_english_voice_reads_accented_letters_as_their_base():
     assert speakable("Naïve café — “quoted”…", ENGLISH) == 'Naïve café - "quoted"...'.replace(
         "ï", "i"

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from aligner.audio.festival import FestivalError, check_voices, installed_voices
+from aligner.audio.festival_text import VoiceSetting
 from aligner.cli import main
 from aligner.data.prepare.natural_text import fortune_entries, plain_sentence
 
@@ -54,6 +55,23 @@ def test_a_missing_program_or_voice_is_one_line(monkeypatch, tmp_path):
     result = CliRunner().invoke(main, ["prepare", "festival", str(tmp_path / "c")])
     assert result.exit_code == 1 and "apt-get install festival" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_voice_of_another_language_is_not_given_the_english_fortunes(monkeypatch, tmp_path):
+    """Without --text the sentences are English fortunes: a Czech voice would read them
+    with Czech rules. One line asking for its language's text, nothing written."""
+    import aligner.data.prepare.festival as festival
+
+    settings = {"czech_dita": VoiceSetting("czech", "ISO-8859-2"), "kal_diphone": VoiceSetting()}
+    monkeypatch.setattr(festival, "check_voices", lambda voices: None)
+    monkeypatch.setattr(festival, "voice_settings", lambda voices: {v: settings[v] for v in voices})
+    out = tmp_path / "c"
+    args = ["prepare", "festival", str(out), "--voices", "kal_diphone", "czech_dita"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "czech_dita (czech)" in result.output and "--text FILE" in result.output
+    assert "kal_diphone" not in result.output.split("built-in")[0]
+    assert not (out / "wavs").exists()
 
 
 @pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")
@@ -233,17 +251,19 @@ def test_czech_text_is_spoken_as_written_and_a_foreign_letter_is_one_bad_item(tm
     text = tmp_path / "czech.txt"
     text.write_text(
         "Poměr sil se změnil počtem hlasů.\nTo je ten nejužitečnější nástroj.\n"
-        "Žluťoučký kůň úpěl ďábelské ódy.\nŘekl mi to Søren.\nMám 12 koní.\n",
+        "Žluťoučký kůň úpěl ďábelské ódy.\nŘekl mi to Søren.\nMám 12 koní.\n"
+        "Je to ± deset.\n",
         encoding="utf-8",
     )
     out = tmp_path / "c"
     args = ["prepare", "festival", str(out), "--text", str(text), "--voices", "czech_dita"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "skipped 2 bad item(s): 1 letters the voice cannot read, 1 Festival read" in (
+    assert "skipped 3 bad item(s): 2 characters the voice cannot read, 1 Festival read" in (
         result.output
     ), result.output
     assert "'ø' (U+00F8)" in result.output and "ISO-8859-2" in result.output
+    assert "'±' (U+00B1)" in result.output  # a sign is named, not spoken as a space
     assert "dvanáct" in result.output  # what Festival said for 12
     items = [
         json.loads(ln)

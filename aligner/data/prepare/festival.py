@@ -89,14 +89,15 @@ def prepare_festival(
     check_voices(voices)
     start = time.perf_counter()
     summary = PrepareSummary("festival", out_dir)
+    settings = voice_settings(voices)
+    languages = {voice: setting.language for voice, setting in settings.items()}
     if text_file is not None:
         texts = read_sentences(Path(text_file), summary.bad)[:utterances]
     else:
+        _english_only(languages)
         texts = fortune_sentences(utterances, seed)
     if not texts:
         raise ValueError(f"no sentences to speak{f' in {text_file}' if text_file else ''}")
-    settings = voice_settings(voices)
-    languages = {voice: setting.language for voice, setting in settings.items()}
     _clear_old_outputs(out_dir)
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     (out_dir / "textgrids").mkdir(parents=True, exist_ok=True)
@@ -145,6 +146,18 @@ def prepare_festival(
             f"{len(kept)} item(s) kept: valid and test need 3 or more (they are empty)"
         )
     return write_corpus(out_dir, splits, summary)
+
+
+def _english_only(languages: dict[str, str]) -> None:
+    """ValueError when a voice of another language would be given the built-in sentences
+    (English fortunes): such a voice needs the user's text."""
+    other = {voice: lang for voice, lang in languages.items() if lang != "english"}
+    if other:
+        named = ", ".join(f"{voice} ({lang})" for voice, lang in other.items())
+        raise ValueError(
+            f"--voices {named}: the built-in sentences are English; give sentences in the "
+            "voice's language with --text FILE (one a line)"
+        )
 
 
 def _words_to_speak(job: FestivalJob, bad: BadItemReport) -> bool:
@@ -248,8 +261,9 @@ def _labelled(timings: Timings, job: FestivalJob) -> Timings:
         raise ValueError("no words to speak (give a sentence with letters)")
     if len(given) != len(written) or [_key(w) for w in said] != [_key(w) for w in given]:
         raise ValueError(
-            f"Festival read other words than the text's (it said {' '.join(said)!r}; "
-            "write numbers and abbreviations out in words)"
+            f"Festival read other words than the text's (it said {' '.join(said)!r}, the "
+            f"text's words are {' '.join(given)!r}; write numbers, abbreviations and signs "
+            "out in words)"
         )
     words = [Interval(w.start, w.end, label) for w, label in zip(timings.words, written)]
     return Timings(words, timings.phones, timings.duration)
