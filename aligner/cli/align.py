@@ -10,6 +10,7 @@ import click
 
 from aligner.cli.errors import user_errors
 from aligner.cli.options import (
+    FloatRange,
     batch_size_option,
     checkpoint_option,
     device_option,
@@ -39,7 +40,7 @@ from aligner.cli.options import (
     "--min-focus",
     default=0.4,
     show_default=True,
-    type=click.FloatRange(0.0, 1.0),
+    type=FloatRange(0.0, 1.0),
     help="Flag alignments whose mean focus rate is below this.",
 )
 @click.option("--no-png", is_flag=True, help="Skip the heatmap PNGs (faster).")
@@ -56,7 +57,7 @@ from aligner.cli.options import (
     "--silence-db",
     default=40.0,
     show_default=True,
-    type=click.FloatRange(0.0, 120.0),
+    type=FloatRange(0.0, 120.0),
     help="Pauses in the words/phones tiers are where the audio is this many dB "
     "below its loudest frame, within the frames of separators, punctuation and "
     "</s>; 0: do not look at the audio (punctuation is a pause, a word separator "
@@ -66,7 +67,7 @@ from aligner.cli.options import (
     "--min-pause",
     default=0.08,
     show_default=True,
-    type=click.FloatRange(0.0, 10.0),
+    type=FloatRange(0.0, 10.0),
     help="Seconds: shorter silences (a stop's closure) are no pause.",
 )
 @click.option(

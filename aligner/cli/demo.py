@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from aligner.cli.options import FloatRange
+
 
 @click.command()
 @click.option(
@@ -21,7 +23,7 @@ import click
     "--minutes",
     default=18.0,
     show_default=True,
-    type=click.FloatRange(0.0, 10_000.0, min_open=True),
+    type=FloatRange(0.0, 10_000.0, min_open=True),
     help="The TTS recipe's training budget, in minutes.",
 )
 @click.option(
@@ -36,7 +38,7 @@ import click
     "--align-minutes",
     default=3.0,
     show_default=True,
-    type=click.FloatRange(0.0, 10_000.0, min_open=True),
+    type=FloatRange(0.0, 10_000.0, min_open=True),
     help="The alignment model's training budget, in minutes (--guide durations).",
 )
 @click.option(
@@ -66,7 +68,7 @@ import click
     "--vocoder-minutes",
     default=5.0,
     show_default=True,
-    type=click.FloatRange(0.0, 10_000.0, min_open=True),
+    type=FloatRange(0.0, 10_000.0, min_open=True),
     help="The vocoder's training budget, in minutes (--vocoder train).",
 )
 def demo(

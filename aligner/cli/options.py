@@ -4,6 +4,7 @@ command at the command line with one line naming the option, before any work sta
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
 import click
@@ -12,6 +13,20 @@ import click
 MAX_PAUSE_SECONDS = 10.0
 MAX_BATCH_SIZE = 4096
 MAX_GRIFFIN_LIM_ITERS = 10_000
+
+
+class FloatRange(click.FloatRange):
+    """`click.FloatRange` that refuses NaN (every comparison with NaN is false, so click's
+    own range lets it through to fail deep in the work)."""
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
+FLOAT = FloatRange()  # any number, NaN refused
 
 
 def parse_device(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -130,7 +145,7 @@ def max_length_ratio_option(default: float, per: str):
         "--max-length-ratio",
         default=default,
         show_default=True,
-        type=click.FloatRange(0.0, 1000.0, min_open=True),
+        type=FloatRange(0.0, 1000.0, min_open=True),
         help=f"Stop an output after this many {per} (reported when hit).",
     )
 
@@ -240,7 +255,7 @@ def pace_option(func):
         "--pace",
         default=1.0,
         show_default=True,
-        type=click.FloatRange(0.1, 10.0),
+        type=FloatRange(0.1, 10.0),
         help="Speaking rate of a model that predicts its durations (fastpitch, fastvc): 2 "
         "says it twice as fast, 0.8 slower.",
     )(func)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from aligner.cli.errors import user_errors
-from aligner.cli.options import force_option
+from aligner.cli.options import FLOAT, force_option
 
 _FILE = click.Path(dir_okay=False, path_type=Path)
 
@@ -29,20 +29,20 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     help="The corpus folder: wavs/, train/valid/test.jsonl, summary.json.",
 )
 @click.option(
-    "--min-seconds", default=1.0, show_default=True, type=float, help="Shortest utterance."
+    "--min-seconds", default=1.0, show_default=True, type=FLOAT, help="Shortest utterance."
 )
 @click.option(
-    "--max-seconds", default=15.0, show_default=True, type=float, help="Longest utterance."
+    "--max-seconds", default=15.0, show_default=True, type=FLOAT, help="Longest utterance."
 )
 @click.option(
     "--min-pause",
     default=0.2,
     show_default=True,
-    type=float,
+    type=FLOAT,
     help="Seconds between two words where an utterance may be cut.",
 )
 @click.option(
-    "--pad", default=0.15, show_default=True, type=float, help="Most silence kept at each edge."
+    "--pad", default=0.15, show_default=True, type=FLOAT, help="Most silence kept at each edge."
 )
 @click.option("--speaker", help="The speaker of every utterance (default: the recording's name).")
 @click.option("--seed", default=0, show_default=True, help="Seed of the train/valid/test split.")

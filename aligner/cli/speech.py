@@ -10,6 +10,7 @@ import click
 from aligner.cli.errors import report, user_errors
 from aligner.cli.options import (
     MAX_PAUSE_SECONDS,
+    FloatRange,
     alignment_png_option,
     checkpoint_option,
     decoding_options,
@@ -51,7 +52,7 @@ save_mel_option = click.option(
     "--pause",
     default=0.25,
     show_default=True,
-    type=click.FloatRange(0.0, MAX_PAUSE_SECONDS),
+    type=FloatRange(0.0, MAX_PAUSE_SECONDS),
     help=f"Seconds of silence between sentences (at most {MAX_PAUSE_SECONDS:g}).",
 )
 @decoding_options(

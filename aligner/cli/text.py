@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from aligner.cli.options import renamed, resolve_checkpoint
+from aligner.cli.options import FLOAT, FloatRange, renamed, resolve_checkpoint
 
 
 def run(task: str, words=(), in_file=None, alignment=None, force=False, **search) -> None:
@@ -54,7 +54,7 @@ SEARCH_OPTIONS = [
     ),
     click.option(
         "--alpha",
-        type=float,
+        type=FLOAT,
         default=None,
         help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability "
         "[default: the recipe's model.length_penalty].",
@@ -62,7 +62,7 @@ SEARCH_OPTIONS = [
     click.option(
         "--max-length-ratio",
         "max_len_ratio",
-        type=click.FloatRange(0.0, 1000.0, min_open=True),
+        type=FloatRange(0.0, 1000.0, min_open=True),
         default=None,
         help="Stop an output at this many tokens per input token "
         "[default: the recipe's model.max_len_ratio].",
@@ -84,7 +84,7 @@ SEARCH_OPTIONS = [
     ),
     click.option(
         "--r2l-weight",
-        type=float,
+        type=FLOAT,
         default=None,
         help="Weight w of the --r2l score: (1 - w) * main + w * r2l, also the score "
         "printed with --nbest  [default: 0.5].",
@@ -114,7 +114,7 @@ SEARCH_OPTIONS = [
 def search_options(func):
     """--beam, --nbest, --alpha, --max-length-ratio, --alignment, --force, --r2l,
     --r2l-weight, --checkpoint, --in (and the old spelling --max-len-ratio)."""
-    func = renamed("--max-len-ratio", "--max-length-ratio", "max_len_ratio", type=float)(func)
+    func = renamed("--max-len-ratio", "--max-length-ratio", "max_len_ratio", type=FLOAT)(func)
     for option in reversed(SEARCH_OPTIONS):
         func = option(func)
     return func

@@ -7,6 +7,7 @@ out; what it shares with `aligner convert` (`aligner.inference.conversion`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,16 @@ class Decoding:
     vocoder: str | None = None
     precision: str = "fp32"
     pace: float = 1.0
+
+    def __post_init__(self) -> None:
+        """InferenceError naming the first option out of its range (NaN included)."""
+        for name, low in (("max_length_ratio", 0.0), ("pace", 0.0)):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > low):
+                raise InferenceError(f"{name} must be a positive number, got {value}")
+        for name in ("batch_size", "griffin_lim_iters"):
+            if getattr(self, name) < 1:
+                raise InferenceError(f"{name} must be at least 1, got {getattr(self, name)}")
 
 
 @dataclass

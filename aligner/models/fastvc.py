@@ -174,7 +174,7 @@ class FastVC(nn.Module):
         """Conversion: the durations predicted, divided by `pace` (2: twice as fast),
         at most ``max_duration`` frames a step, rounded along the utterance
         (`whole_frames`; ``required (B, N)`` bool: steps kept at one frame or more)."""
-        if pace <= 0:
+        if not pace > 0:  # NaN too
             raise ValueError(f"pace must be positive, got {pace}")
         enc, mask, log_durations = self.encode(src, src_lengths)
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace

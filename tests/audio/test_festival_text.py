@@ -46,7 +46,9 @@ def test_a_letter_the_encoding_cannot_hold_is_named_never_folded():
 def test_a_sign_the_encoding_cannot_hold_is_named_never_dropped(sign, setting):
     """A reader (and a tokenizer learning from the text) says ``±``; the voice given a space
     in its place would not: the sentence is an error naming the sign."""
-    with pytest.raises(UnspeakableText, match=rf"characters .*'{sign}' \(U\+{ord(sign):04X}\).*signs as words"):
+    with pytest.raises(
+        UnspeakableText, match=rf"characters .*'{sign}' \(U\+{ord(sign):04X}\).*signs as words"
+    ):
         speakable(f"Tohle {sign} tamto.", setting)
 
 

@@ -49,6 +49,8 @@ def assert_usage_error(result, *words: str) -> None:
         ("--device", "foo"),
         ("--device", "cuda:99"),
         ("--max-length-ratio", "0"),
+        ("--max-length-ratio", "nan"),  # every comparison with NaN is false
+        ("--pause", "NaN"),
     ],
 )
 def test_synthesize_refuses_bad_option_values_before_any_work(ckpts, tmp_path, option, value):
@@ -344,3 +346,16 @@ def test_a_long_recording_is_converted_in_bounded_pieces(ckpts, tmp_path, monkey
     assert len(seen) >= 8 and max(seen) <= 4 * sr // 64 + 2
     assert sum(seen) == pytest.approx(len(wav) / 64, abs=2 * len(seen))
     assert run.outputs == [tmp_path / "o.wav"] and sf.info(tmp_path / "o.wav").frames > 0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"pace": float("nan")}, {"pace": -1.0}, {"max_length_ratio": float("nan")}, {"batch_size": 0}],
+)
+def test_the_api_refuses_decoding_options_out_of_range(options):
+    """`Decoding` names the option (NaN included) before any model runs."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.synthesis import Decoding
+
+    with pytest.raises(InferenceError, match=next(iter(options))):
+        Decoding(**options)

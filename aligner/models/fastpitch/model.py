@@ -191,7 +191,7 @@ class FastPitch(nn.Module):
         (`whole_frames`: every token boundary within half a frame of the predicted one),
         each token of ``required (B, N)`` bool (the phones) at least one frame; tokens
         (B, N)."""
-        if pace <= 0:
+        if not pace > 0:  # NaN too
             raise ValueError(f"pace must be positive, got {pace}")
         enc, mask, log_durations = self.encode(tokens, token_lengths)
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
