@@ -2,6 +2,7 @@
 trained with ``recipes/recognize/ctc_small.yaml`` (`aligner.inference.recognizer`): whether
 synthesized, converted or vocoded speech can be understood.
 
+
     python scripts/phone_error_rate.py --checkpoint exp/recognizer --manifest data/test.jsonl
     python scripts/phone_error_rate.py --checkpoint exp/recognizer \\
         --manifest data/test.jsonl --audio-key target_audio        # a VC pair's target
@@ -9,11 +10,12 @@ synthesized, converted or vocoded speech can be understood.
         --manifest exp/vc/converted/manifest.jsonl                 # aligner convert's output
     python scripts/phone_error_rate.py --checkpoint exp/recognizer \\
         --manifest data/test.jsonl --audio-dir exp/vocoded         # ID.wav against the texts
-    python scripts/phone_error_rate.py --checkpoint exp/recognizer \
+    python scripts/phone_error_rate.py --checkpoint exp/recognizer \\
         --manifest data/test.jsonl --control noise                 # what no speech scores
 
 It prints ``PER x.xx% (edits/phones) over N items`` and one line per item left out (no
-text, missing or unreadable audio); ``--json`` also writes the per-item hypotheses.
+text, missing or unreadable audio) and per file of ``--audio-dir`` that no item names;
+``--json`` also writes the per-item hypotheses (an existing file only with ``--force``).
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ from pathlib import Path
 
 import click
 
+from aligner.cli.options import MAX_BATCH_SIZE, force_option, parse_device
 
-@click.command(epilog=__doc__.split("\n\n")[1])
+
+@click.command(
+    epilog=__doc__.split("\n\n")[1], context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.option(
     "--checkpoint",
     required=True,
@@ -54,9 +60,27 @@ import click
     help="Score a control instead: each recording through Griffin-Lim (the floor of a "
     "mel-making system), white noise of its length and RMS, or the next item's text.",
 )
-@click.option("--limit", default=0, show_default=True, help="First N items (0 = all).")
-@click.option("--batch-size", default=16, show_default=True, help="Recordings per batch.")
-@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:1, ...")
+@click.option(
+    "--limit",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="First N items (0 = all).",
+)
+@click.option(
+    "--batch-size",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, MAX_BATCH_SIZE),
+    help="Recordings per batch.",
+)
+@click.option(
+    "--device",
+    default="cpu",
+    show_default=True,
+    callback=parse_device,
+    help="cpu, cuda, cuda:1, ...",
+)
 @click.option("--verbose", is_flag=True, help="Print every item's errors and hypothesis.")
 @click.option(
     "--json",
@@ -64,6 +88,7 @@ import click
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the totals and per-item hypotheses as JSON.",
 )
+@force_option
 def main(
     checkpoint: Path,
     manifest: Path,
@@ -75,14 +100,18 @@ def main(
     device: str,
     verbose: bool,
     json_out: Path | None,
+    force: bool,
 ) -> None:
     """Print the phone error rate of the manifest's recordings against its texts."""
     from aligner.data.manifest import ManifestError, read_manifest
+    from aligner.files import write_atomic
     from aligner.inference.common import InferenceError
     from aligner.inference.loading import load_model
     from aligner.inference.recognizer import PhoneRecognizer, phone_error_rate
     from aligner.inference.recognizer import control as control_condition
 
+    if json_out is not None and json_out.exists() and not force:
+        raise click.ClickException(f"{json_out} exists; pass --force to overwrite it")
     try:
         model = load_model(checkpoint, device)
         if not isinstance(model, PhoneRecognizer):
@@ -93,6 +122,7 @@ def main(
         items = read_manifest(manifest)
     except (InferenceError, ManifestError) as err:
         raise click.ClickException(str(err)) from None
+    strays = _unnamed_files(audio_dir, items) if audio_dir is not None else []
     items = items[:limit] if limit > 0 else items
     transform = None
     if control:
@@ -100,6 +130,14 @@ def main(
     report = phone_error_rate(model, items, audio_dir, audio_key, batch_size, transform)
     for line in report.bad:
         click.echo(f"left out: {line}", err=True)
+    if strays:
+        shown = ", ".join(p.name for p in strays[:10])
+        more = f" and {len(strays) - 10} more" if len(strays) > 10 else ""
+        click.echo(
+            f"not scored: {len(strays)} file(s) of {audio_dir} that no item of {manifest} "
+            f"names: {shown}{more}",
+            err=True,
+        )
     if verbose:
         for uid, (edits, phones, hyp) in report.scored.items():
             click.echo(f"{uid}\t{edits}/{phones}\t{' '.join(hyp)}")
@@ -112,10 +150,23 @@ def main(
         totals.update(items=report.items, left_out=report.bad)
         scored = {u: {"edits": e, "phones": n, "hyp": h} for u, (e, n, h) in report.scored.items()}
         json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps({"totals": totals, "items": scored}, ensure_ascii=False))
+        text = json.dumps({"totals": totals, "items": scored}, ensure_ascii=False)
+        write_atomic(json_out, lambda fh: fh.write(text), mode="w", encoding="utf-8")
         click.echo(f"wrote {json_out}", err=True)
     if not report.items:
         raise click.ClickException(f"{manifest}: no item could be scored")
+
+
+def _unnamed_files(folder: Path, items: list[dict]) -> list[Path]:
+    """The audio files of `folder` whose name is no item's ``ID.wav`` (sorted)."""
+    named = {f"{item['id']}.wav" for item in items}
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and _is_audio(p) and p.name not in named
+    )
+
+
+def _is_audio(path: Path) -> bool:
+    return path.suffix.lower() in {".wav", ".flac", ".ogg", ".mp3"}
 
 
 if __name__ == "__main__":

@@ -173,6 +173,10 @@ def test_a_trained_recognizer_tells_speech_from_noise_and_from_a_wrong_text(
     matching = json.loads((tmp_path / "m.json").read_text())["totals"]
     assert matching["items"] == 6 and matching["per"] < 25, out.output
     assert f"PER {matching['per']:.2f}% (" in out.output and "over 6 items" in out.output
+    again = run(
+        script.main, "--checkpoint", exp, "--manifest", valid, "--json", tmp_path / "m.json"
+    )
+    assert again.exit_code == 1 and "exists; pass --force" in again.output
 
     # white noise as loud as the tones, under each item's name (a folder of ID.wav)
     noise = tmp_path / "noise"
@@ -182,8 +186,10 @@ def test_a_trained_recognizer_tells_speech_from_noise_and_from_a_wrong_text(
     for item in items[1:]:  # the first has no file: left out, one line
         n = sf.info(item["audio"]).frames
         sf.write(noise / f"{item['id']}.wav", 0.2 * rng.standard_normal(n).astype("f4"), SR)
+    sf.write(noise / "stray.wav", np.zeros(SR, "f4"), SR)  # named by no item: told, not scored
     res = run(script.main, "--checkpoint", exp, "--manifest", valid, "--audio-dir", noise)
     assert res.exit_code == 0, res.output
+    assert "not scored: 1 file(s) of" in res.output and "stray.wav" in res.output
     assert (
         f"left out: {items[0]['id']}: " in res.output and "over 5 items; 1 left out" in res.output
     )
@@ -205,6 +211,15 @@ def test_the_script_refuses_a_checkpoint_that_is_no_recognizer_in_one_line(tmp_p
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert res.output.startswith("Error: ") and len(res.output.strip().splitlines()) == 1
     assert script.main.name and "--audio-dir" in run(script.main, "--help").output
+    assert "--audio-dir" in run(script.main, "-h").output
+
+
+@pytest.mark.parametrize(("option", "value"), [("--batch-size", "0"), ("--device", "foo"),
+                                               ("--limit", "-1")])  # fmt: skip
+def test_a_bad_option_value_is_one_usage_line(tmp_path: Path, option: str, value: str) -> None:
+    res = run(script.main, "--checkpoint", tmp_path, "--manifest", __file__, option, value)
+    assert res.exit_code == 2 and f"Invalid value for '{option}'" in res.output
+    assert "Traceback" not in res.output
 
 
 def test_the_vc_table_gains_each_rows_phone_error_rate(tmp_path) -> None:
