@@ -103,7 +103,7 @@ def main(
     force: bool,
 ) -> None:
     """Print the phone error rate of the manifest's recordings against its texts."""
-    from aligner.data.manifest import ManifestError, read_manifest
+    from aligner.data.manifest import ManifestError, read_manifest_items
     from aligner.files import write_atomic
     from aligner.inference.common import InferenceError
     from aligner.inference.loading import load_model
@@ -119,7 +119,7 @@ def main(
                 f"{checkpoint} is no phone recognizer; train one with "
                 "recipes/recognize/ctc_small.yaml"
             )
-        items = read_manifest(manifest)
+        items, bad_lines = read_manifest_items(manifest)
     except (InferenceError, ManifestError) as err:
         raise click.ClickException(str(err)) from None
     strays = _unnamed_files(audio_dir, items) if audio_dir is not None else []
@@ -128,7 +128,8 @@ def main(
     if control:
         items, transform = control_condition(model, items, control)
     report = phone_error_rate(model, items, audio_dir, audio_key, batch_size, transform)
-    for line in report.bad:
+    lines = [f"{b.where}: {b.reason}" for b in bad_lines] + list(report.bad)
+    for line in lines:
         click.echo(f"left out: {line}", err=True)
     if strays:
         shown = ", ".join(p.name for p in strays[:10])
@@ -143,11 +144,11 @@ def main(
             click.echo(f"{uid}\t{edits}/{phones}\t{' '.join(hyp)}")
     click.echo(
         f"PER {report.per:.2f}% ({report.edits}/{report.phones}) over {report.items} items"
-        + (f"; {len(report.bad)} left out" if report.bad else "")
+        + (f"; {len(lines)} left out" if lines else "")
     )
     if json_out is not None:
         totals = {"per": report.per, "edits": report.edits, "phones": report.phones}
-        totals.update(items=report.items, left_out=report.bad)
+        totals.update(items=report.items, left_out=lines)
         scored = {u: {"edits": e, "phones": n, "hyp": h} for u, (e, n, h) in report.scored.items()}
         json_out.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"totals": totals, "items": scored}, ensure_ascii=False)

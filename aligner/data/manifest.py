@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,30 +34,62 @@ TEXT_KEYS: tuple[str, ...] = ("text", "source", "target")
 def read_manifest(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Read a JSON Lines manifest; audio paths are returned absolute.
 
-    Blank lines are ignored. Every other line must be a JSON object with an ``id``.
-    Raises ``ManifestError`` naming the file and line number of the first bad line,
+    Blank lines are ignored. Every other line must be a JSON object with a unique ``id``.
+    Raises ``ManifestError`` naming the file and line of the first bad line and the
+    numbers of the others (`read_manifest_items` keeps the good items of such a file),
     and ``FileNotFoundError`` for a missing manifest.
     """
+    items, bad = read_manifest_items(path)
+    if bad:
+        others = [b.where.rsplit(":", 1)[-1] for b in bad[1:]]
+        more = f" (bad lines too: {', '.join(others[:10])}" if others else ""
+        more += f" and {len(others) - 10} more)" if len(others) > 10 else (")" if others else "")
+        raise ManifestError(f"{bad[0].where}: {bad[0].reason}{more}")
+    return items
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """A manifest line that is no item: ``where`` (``FILE:LINE``) and the ``reason``, with
+    the fix."""
+
+    where: str
+    reason: str
+
+
+def read_manifest_items(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[BadLine]]:
+    """Every good item of a JSON Lines manifest (audio paths absolute) and every bad line
+    (`BadLine`: not UTF-8, not a JSON object, no ``id``, a field of the wrong type, an id
+    met before: the first keeps it), for a batch job that reports them and goes on;
+    ``FileNotFoundError`` for a missing manifest."""
     path = Path(path)
     if not path.is_file():
         raise ManifestNotFoundError(f"{path}: manifest not found; run `aligner prepare` first")
     root = path.parent.resolve()
     items: list[dict[str, Any]] = []
+    bad: list[BadLine] = []
     seen: dict[str, int] = {}
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, start=1):
-            line = _decode(raw, path, lineno)
-            if not line.strip():
+            where = f"{path}:{lineno}"
+            try:
+                line = _decode(raw, path, lineno)
+                if not line.strip():
+                    continue
+                item = _parse_line(line, path, lineno)
+            except ManifestError as err:
+                bad.append(BadLine(where, str(err).removeprefix(f"{where}: ")))
                 continue
-            item = _parse_line(line, path, lineno)
             if item["id"] in seen:
-                raise ManifestError(
-                    f"{path}:{lineno}: duplicate id {item['id']!r} "
-                    f"(first on line {seen[item['id']]}); ids must be unique"
+                reason = (
+                    f"duplicate id {item['id']!r} (first on line {seen[item['id']]}); "
+                    "ids must be unique"
                 )
+                bad.append(BadLine(where, reason))
+                continue
             seen[item["id"]] = lineno
             items.append(_resolve_paths(item, root))
-    return items
+    return items, bad
 
 
 def _decode(raw: bytes, path: Path, lineno: int) -> str:
@@ -141,15 +174,24 @@ def _relative_paths(item: Mapping[str, Any], root: Path) -> dict[str, Any]:
 
 
 def manifest_items(
-    path: Path, option: str, keys: tuple[str, ...] = (), hint: str = ""
+    path: Path,
+    option: str,
+    keys: tuple[str, ...] = (),
+    hint: str = "",
+    bad: list[BadLine] | None = None,
 ) -> list[dict]:
     """The items of the manifest `path` given as `option` (e.g. ``--ref``), each holding
     every key of `keys` (a non-empty value); `ManifestError` (one line, naming the file,
-    the items and `hint`) otherwise."""
+    the items and `hint`) otherwise. `bad`: a batch job's list, which gets the lines that
+    are no item (`read_manifest_items`) instead of an error for them."""
     if not path.is_file():
         raise ManifestError(f"{option} {path} does not exist{'; ' + hint if hint else ''}")
     try:
-        items = read_manifest(path)
+        if bad is None:
+            items = read_manifest(path)
+        else:
+            items, lines = read_manifest_items(path)
+            bad.extend(lines)
     except ManifestError:
         raise
     except ValueError as err:

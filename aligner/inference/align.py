@@ -21,7 +21,7 @@ from aligner.alignment.record import Alignment, UtteranceAlignment, resolve
 from aligner.alignment.tiers import optional_tokens
 from aligner.audio.io import load_audio
 from aligner.audio.trim import PauseRule
-from aligner.data.manifest import manifest_items
+from aligner.data.manifest import BadLine, manifest_items
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import (
     Summary,
@@ -183,7 +183,10 @@ def align_manifest(
 
     out = Path(out_dir)
     check_output_folder(out, force)
-    items = manifest_items(Path(manifest), "--in")
+    lines: list[BadLine] = []
+    items = manifest_items(Path(manifest), "--in", bad=lines)
+    if not items and lines:
+        raise InferenceError(f"{lines[0].where}: {lines[0].reason} (no item can be read)")
     if audio_key != "audio":  # the other recording stands in for the item's audio
         items = [{**it, "audio": it.get(audio_key)} for it in items]
     names = output_names([it["id"] for it in items], str(manifest))
@@ -192,6 +195,8 @@ def align_manifest(
     repeats = 0 if speech.role.repeats_suspect else None
     skips = 0 if speech.role.skips_suspect else None
     summary = Summary(SuspectThresholds(min_focus, max_skips=skips, max_repeats=repeats))
+    for line in lines:
+        summary.add_bad(line.where, line.reason)
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
         for start in range(0, len(items), chunk):
             part = _readable(speech, items[start : start + chunk], manifest, summary, pauses)

@@ -106,6 +106,25 @@ def test_text_files_that_are_not_utf8(ckpts, tmp_path):
     assert_clean_failure(r, "blob.txt", "binary")
 
 
+def test_align_reports_every_bad_line_and_aligns_the_good_items(ckpts, tmp_path):
+    """A duplicated id, a line that is no JSON and one that is no object: each named with
+    its line, counted, and the good items aligned (exit 1: not every item was)."""
+    good = (ckpts["root"] / "data_tts" / "train.jsonl").read_text().splitlines()[:2]
+    good = [json.loads(g) for g in good]
+    for item in good:
+        item["audio"] = str(ckpts["root"] / "data_tts" / item["audio"])
+    lines = [json.dumps(good[0]), json.dumps(good[0]), "{not json", "[1, 2]", json.dumps(good[1])]
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "al"
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out", out, "--no-png")
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    for n, words in ((2, "duplicate id"), (3, "not valid JSON"), (4, "JSON object")):
+        assert f"m.jsonl:{n}: " in r.output and words in r.output
+    assert "3 item(s) not aligned" in r.output
+    assert all((out / f"{item['id']}.durations.json").is_file() for item in good)
+
+
 @pytest.mark.parametrize(
     ("line", "words"),
     [

@@ -10,7 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aligner.data.manifest import ManifestError, read_manifest, write_manifest
+from aligner.data.manifest import (
+    ManifestError,
+    read_manifest,
+    read_manifest_items,
+    write_manifest,
+)
 
 
 def test_round_trip_resolves_paths_relative_to_manifest(tmp_path: Path) -> None:
@@ -68,6 +73,17 @@ def test_duplicate_id_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
     path.write_text('{"id": "a"}\n{"id": "a"}\n')
     with pytest.raises(ManifestError, match=r"m.jsonl:2: duplicate id 'a' \(first on line 1\)"):
+        read_manifest(path)
+
+
+def test_every_bad_line_is_named_and_the_good_items_kept(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"id": "a"}\n{"id": "a"}\n{oops\n\n[1]\n{"id": "b"}\n{"text": "x"}\n')
+    items, bad = read_manifest_items(path)
+    assert [it["id"] for it in items] == ["a", "b"]
+    assert [b.where for b in bad] == [f"{path}:{n}" for n in (2, 3, 5, 7)]
+    assert "duplicate id" in bad[0].reason and "'id'" in bad[3].reason
+    with pytest.raises(ManifestError, match=r"m.jsonl:2: duplicate id .*bad lines too: 3, 5, 7\)"):
         read_manifest(path)
 
 
