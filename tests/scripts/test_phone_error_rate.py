@@ -177,6 +177,11 @@ def test_a_trained_recognizer_tells_speech_from_noise_and_from_a_wrong_text(
         script.main, "--checkpoint", exp, "--manifest", valid, "--json", tmp_path / "m.json"
     )
     assert again.exit_code == 1 and "exists; pass --force" in again.output
+    broken = data / "broken.jsonl"  # a bad line is told and counted; the items still scored
+    broken.write_text(valid.read_text() + "{not json\n")
+    res = run(script.main, "--checkpoint", exp, "--manifest", broken)
+    assert res.exit_code == 0 and "broken.jsonl:7: not valid JSON" in res.output, res.output
+    assert "over 6 items; 1 left out" in res.output
 
     # white noise as loud as the tones, under each item's name (a folder of ID.wav)
     noise = tmp_path / "noise"
