@@ -22,7 +22,7 @@ import re
 
 PREFIXES = {
     "mr": "mister",
-    "mrs": "misess",
+    "mrs": "missus",
     "ms": "miz",
     "dr": "doctor",
     "drs": "doctors",

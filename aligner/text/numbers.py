@@ -25,7 +25,13 @@ import inflect
 
 _WHITESPACE = re.compile(r"\s+")
 _DIGIT_WORDS = "zero one two three four five six seven eight nine".split()
-_CURRENCY_NAMES = {"$": ("dollar", "cent"), "£": ("pound", "penny"), "€": ("euro", "cent")}
+_CURRENCY_NAMES = {
+    "$": ("dollar", "cent"),
+    "£": ("pound", "penny"),
+    "€": ("euro", "cent"),
+    "¥": ("yen", "sen"),
+}
+_SAME_PLURAL = {"yen", "sen"}
 
 _AMPM = r"(?:\s*([ap])(\.)?\s?m\b(?(2)\.?))"  # "am", "a.m." (its final period too)
 _TIME = re.compile(rf"\b(\d{{1,2}}):([0-5]\d)(?::([0-5]\d))?{_AMPM}?", re.IGNORECASE)
@@ -38,9 +44,14 @@ _PHONE = re.compile(
 _ZIP = re.compile(r"\b(?:(?:[A-Z]{2}|[Zz][Ii][Pp](?:\s+code)?:?)\s+\d{5}(?:-\d{4})?|\d{5}-\d{4})\b")
 _DIGIT_STRING = re.compile(r"(?<![\d.,])(?:0\d+|\d{10,})(?![\d,]|\.\d)")
 _RANGE = re.compile(r"(?<![\d.,-])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.,-])")
-_COMMA_NUMBER = re.compile(r"(\d)(,)(?=\d{3}\b)")
+_COMMA_NUMBER = re.compile(r"(\d)(,)(?=\d{3}(?!\d))")
+# an integer in comma groups, alone (no currency sign, decimals, ordinal or percent): a
+# count, never a year ("1,234" -> one thousand two hundred thirty-four)
+_GROUPED = re.compile(
+    r"(?<![\d.,$£€¥])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d|\s?%|st\b|nd\b|rd\b|th\b)", re.IGNORECASE
+)
 _SCALE = r"(?:\s+(thousand|million|billion|trillion)\b)?"
-_CURRENCY = re.compile(rf"([$£€])\s?(\d+(?:\.\d+)?){_SCALE}", re.IGNORECASE)
+_CURRENCY = re.compile(rf"([$£€¥])\s?(\d+(?:\.\d+)?){_SCALE}", re.IGNORECASE)
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?%")
 _DECIMAL = re.compile(r"(\d*)\.(\d+)")
 _ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
@@ -119,7 +130,7 @@ def _expand_zip(m: re.Match[str]) -> str:
 
 
 def _plural(word: str, n: int) -> str:
-    if n == 1:
+    if n == 1 or word in _SAME_PLURAL:
         return word
     return "pence" if word == "penny" else word + "s"
 
@@ -183,14 +194,21 @@ def expand_decades(text: str) -> str:
     return _DECADE.sub(decade, text)
 
 
+def _count(number: str) -> str:
+    """An integer as a count (never a year: 2500 -> "two thousand five hundred"); a
+    decimal as it is, for the decimal rule."""
+    return number_words(int(number)) if number.isdigit() else number
+
+
 def expand_numbers(text: str) -> str:
     """Spell out every number in `text`: times, digit strings, currency, percentages,
     decimals, ordinals, ranges, years and integers (see the module docstring)."""
     text = expand_times(text)
     text = expand_digit_strings(text)
+    text = _GROUPED.sub(lambda m: number_words(int(m.group(0).replace(",", ""))), text)
     text = _COMMA_NUMBER.sub(r"\1", text)
     text = _CURRENCY.sub(_expand_currency, text)
-    text = _PERCENT.sub(lambda m: m.group(1) + " percent", text)
+    text = _PERCENT.sub(lambda m: _count(m.group(1)) + " percent", text)
     text = _DECIMAL.sub(lambda m: _decimal_words(m.group(0)), text)
     text = _ORDINAL.sub(lambda m: ordinal_words(int(m.group(1))), text)
     text = _RANGE.sub(_expand_range, text)

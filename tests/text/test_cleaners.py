@@ -9,6 +9,12 @@ from aligner.text.cleaners import basic_cleaners, english_cleaners, get_cleaner
     "text, expected",
     [
         ("I have 101 dogs.", "i have one hundred one dogs."),
+        # a number in comma groups is a count, never a year
+        ("1,234 votes", "one thousand two hundred thirty-four votes"),
+        ("2,500 men", "two thousand five hundred men"),
+        ("the 1,234th day", "the one thousand two hundred thirty-fourth day"),
+        ("up 2,500%", "up two thousand five hundred percent"),
+        ("¥1,500", "one thousand five hundred yen"),
         ("It costs $3.50", "it costs three dollars and fifty cents"),
         ("It costs $1", "it costs one dollar"),
         ("only $0.05", "only five cents"),
@@ -24,7 +30,7 @@ from aligner.text.cleaners import basic_cleaners, english_cleaners, get_cleaner
         ("50% off", "fifty percent off"),
         (
             "Mr. and Mrs. Smith met Dr. Jones on St. Mark",
-            "mister and misess smith met doctor jones on saint mark",
+            "mister and missus smith met doctor jones on saint mark",
         ),
         ("  Hello\t\tWORLD \n", "hello world"),
     ],

@@ -12,7 +12,7 @@ NORMALIZED = [
     ("Jan. 5th", "January fifth"),
     ("on Jan. 5", "on January fifth"),
     ("January 5, 2020", "January fifth, twenty twenty"),
-    ("Dr. Smith and Mrs. Jones", "Doctor Smith and Misess Jones"),
+    ("Dr. Smith and Mrs. Jones", "Doctor Smith and Missus Jones"),
     ("Prof. Lee vs. Gen. Grant", "Professor Lee versus General Grant"),
     ("on St. Mark", "on Saint Mark"),
     ("Meet me on Main St. at noon", "Meet me on Main Street at noon"),
