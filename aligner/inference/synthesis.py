@@ -110,7 +110,7 @@ def synthesize_text(
     rate, one `Generated` per sentence, the sentences): decoded in batches, vocoded,
     joined with `pause` seconds of silence."""
     sentences = split_text(speech, text) if isinstance(text, str) else list(text)
-    ids = [speech.encode_text(s, f"sentence {i + 1}") for i, s in enumerate(sentences)]
+    ids = encode_sentences(speech, sentences)
     d = decoding
     vocoder = load_vocoder(
         d.vocoder, speech.mel_cfg, griffin_lim_iters=d.griffin_lim_iters, device=speech.device
@@ -118,6 +118,28 @@ def synthesize_text(
     results = speech.generate(ids, d.batch_size, d.max_length_ratio, d.window, **pace_of(speech, d))
     waves = [vocoder(r.mel) for r in results]
     return join_waves(waves, vocoder.features.sample_rate, pause), results, sentences
+
+
+def encode_sentences(speech: TTSModel, sentences: Sequence[str]) -> list[torch.Tensor]:
+    """Each sentence's token ids; one InferenceError naming every sentence that cannot be
+    said (its number, its start, the symbols the model lacks), not the first alone."""
+    ids, bad = [], []
+    for i, sentence in enumerate(sentences):
+        short = sentence if len(sentence) <= 40 else sentence[:37] + "..."
+        try:
+            ids.append(speech.encode_text(sentence, f"sentence {i + 1} ({short!r})"))
+        except InferenceError as err:
+            bad.append(str(err))
+    if len(bad) == 1:
+        raise InferenceError(bad[0])
+    if bad:
+        advice = "; the model's symbol table"  # said once, after the list
+        tail = next((b[b.index(advice) :] for b in bad if advice in b), "")
+        listed = [b.split(advice)[0] for b in bad[:5]]
+        more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
+        head = f"{len(bad)} of {len(sentences)} sentences cannot be said: "
+        raise InferenceError(head + "; ".join(listed) + more + tail)
+    return ids
 
 
 def pace_of(speech: Any, decoding: Decoding) -> dict[str, float]:

@@ -33,7 +33,7 @@ class UnknownSymbolError(ValueError):
 def _positions(pos: list[int], limit: int = 5) -> str:
     shown = ", ".join(str(p) for p in pos[:limit])
     more = f" (+{len(pos) - limit} more)" if len(pos) > limit else ""
-    return f"position {shown}{more}" if len(pos) == 1 else f"positions {shown}{more}"
+    return f"token {shown}{more}" if len(pos) == 1 else f"tokens {shown}{more}"
 
 
 class SymbolTable:

@@ -378,3 +378,13 @@ def test_the_api_refuses_decoding_options_out_of_range(options):
 
     with pytest.raises(InferenceError, match=next(iter(options))):
         Decoding(**options)
+
+
+def test_synthesize_names_every_sentence_it_cannot_say(ckpts, tmp_path):
+    """Two sentences with symbols the model lacks: both named in one line, nothing written."""
+    book = tmp_path / "book.txt"
+    book.write_text("hi there.\nsay \u00a7 now.\nhi again.\nand \u00b6 too.\n", encoding="utf-8")
+    out = tmp_path / "book.wav"
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--in", book, "--out", out)
+    assert_clean_failure(r, "2 of 4 sentences cannot be said", "sentence 2", "sentence 4")
+    assert r.output.count("the model's symbol table") == 1 and not out.exists()

@@ -35,7 +35,7 @@ def test_unknown_error_lists_symbols_and_positions():
     with pytest.raises(UnknownSymbolError) as err:
         table.encode(list("abxcxq"), context="utt7")
     msg = str(err.value)
-    assert "'x' at positions 2, 4" in msg and "'q' at position 5" in msg and "utt7" in msg
+    assert "'x' at tokens 2, 4" in msg and "'q' at token 5" in msg and "utt7" in msg
     assert err.value.unknown == {"x": [2, 4], "q": [5]}
 
 

@@ -29,7 +29,7 @@ def test_chars_round_trip(text):
 def test_unknown_chars_error_names_character_and_position():
     tok = build_tokenizer("chars")
     table = SymbolTable(list("abcdefghijklmnopqrstuvwxyz '.,"))
-    with pytest.raises(UnknownSymbolError, match="'#' at position 5"):
+    with pytest.raises(UnknownSymbolError, match="'#' at token 5"):
         table.encode(tok.tokenize("hello# world"), context="LJ001")
 
 
