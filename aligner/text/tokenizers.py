@@ -161,15 +161,31 @@ _PUNCT_SPLIT = re.compile(rf"([{re.escape(PUNCTUATION)}])")
 _TEXT_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
+_REPEATED = re.compile(r"^([ˈˌ]?)(.+?)\2+$")
+_VOWELS = frozenset("aeiouyæɐɑɒɔəɘɚɛɜɝɞɤɨɪʉʊʌʏøœɶɯ")
+
+
+def _unrepeated(phone: str) -> list[str]:
+    """A vowel eSpeak NG lengthens by saying it again as one phone (``Aaaah`` -> ``ˈææ``,
+    no phone of any inventory) -> the vowel's phones, the stress on the first; any other
+    phone as it is (Italian's ``ss`` is a phone of its own)."""
+    match = _REPEATED.match(phone)
+    if not match or not _VOWELS & set(match.group(2)):
+        return [phone]
+    stress, unit = match.groups()
+    return [stress + unit] + [unit] * (len(phone[len(stress) :]) // len(unit) - 1)
+
+
 def _split_words(line: str) -> list[list[str]]:
     """``'h ə l ˈoʊ | w ˈɜː l d, | ...'`` -> per word its phones and punctuation."""
     words = []
     for word in line.split("|"):
         tokens = [
-            piece
+            unit
             for phone in word.split()
             for piece in _PUNCT_SPLIT.split(phone)
             if piece and not piece.isspace()
+            for unit in _unrepeated(piece)
         ]
         if tokens:
             words.append(tokens)

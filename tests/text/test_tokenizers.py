@@ -95,3 +95,16 @@ def test_inventory_covers_text_outside_any_corpus(kind):
     text = "Quickly, Joseph vexed the huge azure sphinx; who'd thought it? Yes, 42 oxen!"
     assert set(tokenizer.tokenize(text)) <= inventory
     assert " " in inventory and "," in inventory
+
+
+def test_a_vowel_lengthened_by_repetition_is_its_phones():
+    """``Aaaah`` comes from eSpeak NG as one phone ``ˈææ`` that no inventory holds: it is
+    the vowel's phones, the stress on the first, all in the inventory; a consonant phone
+    that repeats a letter (Italian's ``ss``) stays whole."""
+    from aligner.text.tokenizers import _unrepeated
+
+    tokenizer = build_tokenizer("phonemes")
+    tokens = tokenizer.tokenize("Aaaaah! Ooooh.")
+    assert set(tokens) <= set(tokenizer.inventory()), tokens
+    assert _unrepeated("ˈææ") == ["ˈæ", "æ"] and _unrepeated("ɐɐɐ") == ["ɐ", "ɐ", "ɐ"]
+    assert _unrepeated("ss") == ["ss"] and _unrepeated("ˈoʊ") == ["ˈoʊ"]
