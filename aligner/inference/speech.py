@@ -29,7 +29,7 @@ from aligner.families import Role
 from aligner.inference.common import InferenceError
 from aligner.models.vocoders.base import GriffinLimVocoder
 from aligner.text.symbols import SymbolTable, UnknownSymbolError
-from aligner.text.tokenizers import Tokenizer, tokenizer_from_dict
+from aligner.text.tokenizers import Tokenizer, foreign_letters, tokenizer_from_dict
 
 
 @dataclass
@@ -174,7 +174,16 @@ class TextInput:
     needs: ClassVar[tuple[str, ...]] = ("audio", "text")
 
     def encode_text(self, text: str, where: str = "text") -> torch.Tensor:
-        """Text -> token ids (N,) long; InferenceError for empty text or unknown symbols."""
+        """Text -> token ids (N,) long; InferenceError for empty text, letters an English
+        model would say by their names (`foreign_letters`) or unknown symbols."""
+        foreign = foreign_letters(text, self.tokenizer)
+        if foreign:
+            named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in foreign[:8])
+            raise InferenceError(
+                f"{where}: letters an English model cannot read: {named}; eSpeak NG would "
+                'say their names ("Chinese letter", "lambda"): write the text in English '
+                "letters, or use a model trained on that language (data.tokenizer_opts.language)"
+            )
         tokens = self.tokenizer.tokenize(text)
         if not tokens:
             raise InferenceError(f"{where} is empty after cleaning: give some words to say")

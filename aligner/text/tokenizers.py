@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal, Protocol
@@ -135,6 +136,22 @@ class PhonemeTokenizer:
             "cleaner": self.cleaner,
             "stress": self.stress,
         }
+
+
+def foreign_letters(text: str, tokenizer: Any) -> list[str]:
+    """The letters of `text` an English phonemes tokenizer would not read as letters (not
+    of the Latin script: eSpeak NG says ``你`` as "Chinese letter" and ``λ`` as "lambda"),
+    each once; none for a tokenizer of another language or kind."""
+    language = getattr(tokenizer, "language", "")
+    if getattr(tokenizer, "kind", "") != "phonemes" or not language.startswith("en"):
+        return []
+    return list(
+        dict.fromkeys(
+            c
+            for c in text
+            if unicodedata.category(c)[0] == "L" and not unicodedata.name(c, "").startswith("LATIN")
+        )
+    )
 
 
 @lru_cache(maxsize=8)

@@ -108,3 +108,20 @@ def test_a_vowel_lengthened_by_repetition_is_its_phones():
     assert set(tokens) <= set(tokenizer.inventory()), tokens
     assert _unrepeated("ˈææ") == ["ˈæ", "æ"] and _unrepeated("ɐɐɐ") == ["ɐ", "ɐ", "ɐ"]
     assert _unrepeated("ss") == ["ss"] and _unrepeated("ˈoʊ") == ["ˈoʊ"]
+
+
+def test_letters_an_english_model_would_say_by_name_are_found():
+    from aligner.text.tokenizers import foreign_letters
+
+    english = build_tokenizer("phonemes")
+    assert foreign_letters("你好, Ελλάδα café naïve 😀", english) == [
+        "你",
+        "好",
+        "Ε",
+        "λ",
+        "ά",
+        "δ",
+        "α",
+    ]
+    assert foreign_letters("Café naïve façade Ærø.", english) == []
+    assert foreign_letters("你好", build_tokenizer("chars")) == []
