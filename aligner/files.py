@@ -92,11 +92,34 @@ def output_error(err: BaseException, path: str | Path) -> OutputError | None:
     """`err` (raised while writing `path`) as an `OutputError`, or None when it is not one
     of the storage errors this module names."""
     path = Path(path)
+    blocked = _file_in_the_way(err, path)
+    if blocked is not None:
+        return OutputError(
+            f"{blocked} is a file, not a folder, so {path} cannot be written; "
+            "choose another output path",
+            path,
+            errno.ENOTDIR,
+        )
+    if isinstance(err, FileNotFoundError) and path.parent.is_dir():
+        return OutputError(
+            f"{path.parent} takes no new files (cannot create {path.name} there); "
+            "write to another folder",
+            path,
+            errno.ENOENT,
+        )
     code = _errno_of(err, path.parent if path.parent.exists() else mount_point(path))
     if code is None:
         return None
     why = _WHY[code].format(device=mount_point(path))
     return OutputError(f"{why} while writing {path}; {_WHAT_TO_DO[code]}", path, code)
+
+
+def _file_in_the_way(err: BaseException, path: Path) -> Path | None:
+    """The file that stands where a folder of `path` should be, when that is why writing
+    it failed (``out.wav/x.wav`` with ``out.wav`` a file); else None."""
+    if not isinstance(err, FileExistsError | NotADirectoryError):
+        return None
+    return next((p for p in path.parents if p.exists() and not p.is_dir()), None)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -13,6 +13,7 @@ from aligner.files import (
     OutputError,
     atomic_write,
     mount_point,
+    output_error,
     temporary_owner,
     write_atomic,
 )
@@ -140,3 +141,15 @@ def test_other_errors_pass_through_and_helpers(tmp_path):
     assert temporary_owner(tmp_path / ".ckpt.pt.tmp-1234") == 1234
     assert temporary_owner(tmp_path / "ckpt.pt") is None
     assert os.path.ismount(mount_point(tmp_path / "not" / "yet"))
+
+
+def test_a_file_where_a_folder_should_be_is_one_line(tmp_path):
+    """``--out out.wav/x.wav`` with ``out.wav`` a file: named as the file in the way, no
+    temporary left; a folder that takes no new file is named, not the temporary's name."""
+    blocker = tmp_path / "out.wav"
+    blocker.write_bytes(b"x")
+    with pytest.raises(OutputError, match=r"out.wav is a file, not a folder, so .*x.wav"):
+        write_atomic(blocker / "x.wav", lambda fh: fh.write(b"y"))
+    assert blocker.read_bytes() == b"x"
+    err = output_error(FileNotFoundError(errno.ENOENT, "gone", "/x/.y.tmp-1"), tmp_path / "y")
+    assert err is not None and ".tmp" not in str(err) and "takes no new files" in str(err)

@@ -146,7 +146,7 @@ def table(result: dict[str, Any]) -> str:
             lines.append(f"unmatched {name}: {bad['id']}: {bad['reason']}")
         more = len(result[name]["unmatched"]) - 10
         if more > 0:
-            lines.append(f"unmatched {name}: ... and {more} more (see the JSON summary)")
+            lines.append(f"unmatched {name}: ... and {more} more (--out FILE.json lists all)")
     return "\n".join(lines)
 
 

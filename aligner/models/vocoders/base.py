@@ -208,6 +208,11 @@ def load_hifigan(path: str | Path):
     """A HiFi-GAN release: `path` is its folder (``config.json`` and one generator file)
     or the generator file (``config.json`` beside it). VocoderError naming the file."""
     path = Path(path)
+    if not path.exists():
+        raise VocoderError(
+            f"{HIFIGAN_PREFIX}{path} does not exist; give a HiFi-GAN release's folder "
+            "(config.json and a generator file) or its generator file"
+        )
     folder = path if path.is_dir() else path.parent
     if not (folder / "config.json").is_file():
         raise VocoderError(f"{HIFIGAN_PREFIX}{path}: no config.json in {folder}")
