@@ -25,8 +25,9 @@ def align_long_cli(
     from aligner.inference.long_files import align_long_items, long_items
 
     with user_errors():
-        items = long_items(manifest, audio, text)
-        summary = align_long_items(checkpoint, items, out, force, device, pauses)
+        lines: list = []  # the manifest's lines that are no item: reported, counted
+        items = long_items(manifest, audio, text, bad=lines)
+        summary = align_long_items(checkpoint, items, out, force, device, pauses, bad_lines=lines)
     for item in summary.utterances:
         click.echo(
             f"{item['id']}: focus {item['focus_rate']:.3f}, {int(item['mismatches'])} mismatch(es)"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from aligner.alignment.record import RECORD_SUFFIX
 from aligner.alignment.textgrid import write_textgrid
 from aligner.audio.io import load_audio
 from aligner.audio.trim import PauseRule
-from aligner.data.manifest import manifest_items
+from aligner.data.manifest import BadLine, manifest_items
 from aligner.files import write_atomic
 from aligner.inference.alignment_files import Summary, SuspectThresholds
 from aligner.inference.common import (
@@ -86,10 +87,12 @@ def align_long_items(
     device: str = "cpu",
     pauses: PauseRule = PauseRule(),
     settings: LongFormSettings = LongFormSettings(),
+    bad_lines: Sequence[BadLine] = (),
 ) -> Summary:
     """Each item (``id``, ``audio``, ``text``: a whole recording and its text) aligned by
     `align_long` and written by `write_long` into `out_dir`, then ``summary.json`` (the
-    metrics of each, its ``mismatches``); an item that cannot be aligned is listed as bad."""
+    metrics of each, its ``mismatches``); an item that cannot be aligned is listed as bad,
+    and so is each of the manifest's `bad_lines` (`long_items`)."""
     out = Path(out_dir)
     check_output_folder(out, force)
     speech = load_speech_model(checkpoint, "align", device)
@@ -100,6 +103,8 @@ def align_long_items(
         )
     out.mkdir(parents=True, exist_ok=True)
     summary = Summary(SuspectThresholds(max_repeats=None))
+    for line in bad_lines:
+        summary.add_bad(line.where, line.reason)
     names = output_names([it["id"] for it in items], str(out))
     found: list[dict[str, Any]] = []
     for item, name in zip(items, names):
@@ -128,14 +133,20 @@ def align_long_items(
 
 
 def long_items(
-    manifest: Path | None, audio: Path | None, text: Path | None
+    manifest: Path | None,
+    audio: Path | None,
+    text: Path | None,
+    bad: list[BadLine] | None = None,
 ) -> list[dict[str, Any]]:
     """The recordings to align: a manifest's items, or one recording (`audio`) with its text
-    file (`text`, UTF-8), named after the audio file."""
+    file (`text`, UTF-8), named after the audio file. `bad`: gets the manifest's lines that
+    are no item (`aligner.data.manifest.read_manifest_items`), which are then no error; an
+    item without audio or text is `align_long_items`' to report."""
     if manifest is not None:
         if audio is not None or text is not None:
             raise InferenceError("give a manifest (--in) or --audio and --text, not both")
-        return manifest_items(Path(manifest), "--in", ("audio", "text"))
+        keys = () if bad is not None else ("audio", "text")
+        return manifest_items(Path(manifest), "--in", keys, bad=bad)
     if audio is None or text is None:
         raise InferenceError("give --audio FILE and --text FILE (or a manifest with --in)")
     if not Path(audio).is_file():

@@ -131,6 +131,21 @@ def test_a_manifest_item_is_aligned_as_a_whole(setup, tmp_path, found):
     assert (tmp_path / "a" / "chapter_one.durations.json").is_file()
 
 
+def test_a_manifests_bad_lines_and_items_are_each_told_and_the_good_one_aligned(
+    setup, tmp_path, found
+):
+    manifest = tmp_path / "long.jsonl"
+    good = {"id": "chapter one", "audio": str(setup["audio"]), "text": TEXT}
+    no_text = {"id": "chapter two", "audio": str(setup["audio"])}
+    manifest.write_text("\n".join([json.dumps(good), "{oops", json.dumps(no_text)]) + "\n")
+    out = tmp_path / "a"
+    r = _run("align", "--long-form", "--checkpoint", setup["ckpt"], "--in", manifest, "--out", out)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "long.jsonl:2: not valid JSON" in r.output and "chapter two" in r.output
+    assert (out / "chapter_one.durations.json").is_file()
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["bad"] == 2
+
+
 @pytest.mark.parametrize(
     "extra, words",
     [
