@@ -42,6 +42,7 @@ from aligner.inference.longform import (
 from aligner.text.sentences import raw_sentences
 
 KINDS = ("text not in the audio", "audio not in the text", "word unlike its audio")
+SILENT_PEAK = 1e-4  # a recording whose loudest sample is below this (-80 dBFS) is silent
 
 
 def align_long(
@@ -60,11 +61,13 @@ def align_long(
     if not sentences:
         raise InferenceError(f"{name}: its text has no sentences to align")
     tokens = _sentence_tokens(speech, sentences)
+    if (float(wav.abs().max()) if wav.numel() else 0.0) < SILENT_PEAK:
+        raise InferenceError(f"{name}: the recording is silent: there is no speech to align")
     mel = chunked_mel(speech, wav)
     total = len(mel)
     pauses = pause_rule.frames(wav, cfg.sample_rate, cfg.hop_length, total)
     sound = ~pauses if pauses is not None else np.ones(total, bool)
-    scorer = FrameScorer(speech, mel)
+    scorer = FrameScorer(speech, mel, ordinary_frames(pauses, int(round(1.0 / sec))))
     del mel
     spans, skipped, extra, passed = coarse_pass(speech, scorer, tokens, sound, settings)
     min_extra = int(settings.min_extra_seconds / sec)
@@ -99,6 +102,28 @@ def align_long(
     keys = metrics[0].keys() if metrics else ()
     mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
     return LongAlignment(record, record["mismatches"], mean)
+
+
+def ordinary_frames(pauses: np.ndarray | None, long: int) -> np.ndarray | None:
+    """``(T,)`` bool: the frames of a recording but the inside of its silences longer than
+    `long` frames (their first and last quarter of `long` kept, as an utterance keeps
+    some silence at its edges); None without pauses (every frame)."""
+    if pauses is None:
+        return None
+    keep = np.ones(len(pauses), bool)
+    edge = max(1, long // 4)
+    t = 0
+    while t < len(pauses):
+        if not pauses[t]:
+            t += 1
+            continue
+        end = t
+        while end < len(pauses) and pauses[end]:
+            end += 1
+        if end - t > long:
+            keep[t + edge : end - edge] = False
+        t = end
+    return keep
 
 
 def _joined(

@@ -132,18 +132,21 @@ def _sentence_tokens(speech: Any, sentences: list[str]) -> list[tuple[torch.Tens
 class FrameScorer:
     """The alignment model's log-probabilities of any tokens at any frames of one
     recording, without its prior: the mel encoder runs once over the whole recording (its
-    bins normalized over the whole of it), the scores of a window's frames and tokens are
-    all that is computed per window (the model's queries see a frame of context; its keys,
-    one token each, none)."""
+    bins normalized over the frames of `counted` ``(T,)`` bool, default all: a long
+    recording leaves out the inside of its long silences, which would otherwise weigh in
+    as no utterance the model learnt from does), the scores of a window's frames and tokens
+    are all that is computed per window (the model's queries see a frame of context; its
+    keys, one token each, none)."""
 
     @torch.no_grad()
-    def __init__(self, speech: Any, mel: torch.Tensor) -> None:
+    def __init__(self, speech: Any, mel: torch.Tensor, counted: np.ndarray | None = None) -> None:
         self.model = model = speech.model
         self.device = speech.device
         x = mel[None].to(self.device)
         mask = torch.ones(x.shape[:2], dtype=torch.bool, device=self.device)
         if model.config.mel_norm == "utterance":
-            x = utterance_normalize(x, mask)
+            kept = None if counted is None else torch.from_numpy(counted)[None].to(self.device)
+            x = utterance_normalize(x, mask, counted=kept)
         self.queries = model.mel_encoder(x, mask)
 
     def __len__(self) -> int:
@@ -246,7 +249,7 @@ def coarse_pass(
         if final:
             done = b
         elif done is None and graph.between[path[:limit]].mean() > 0.9:
-            done = a + limit  # audio the text does not hold fills the window
+            done = a + _before_straddler(graph.between[path[:limit]])  # audio the text lacks
         elif done is None:  # a sentence longer than the window's first part: a wider one
             if width >= 4 * base:
                 sec = cfg.hop_length / cfg.sample_rate
@@ -267,6 +270,17 @@ def coarse_pass(
     if len(voiced) >= min_extra:  # the text ended before the speech did
         extra.append((a + int(voiced[0]), a + int(voiced[-1]) + 1))
     return spans, sorted(set(skipped)), extra, passed
+
+
+def _before_straddler(between: np.ndarray) -> int:
+    """Where a window's committed part, audio the text does not hold (``between (L,)``
+    bool per frame), ends: at its end, or where the speech that runs past it begins (a
+    sentence after a long silence that straddles the commit point is the next window's
+    to find whole)."""
+    if between[-1]:
+        return len(between)
+    start = len(between) - int(np.argmax(between[::-1]))
+    return start if start > 0 else len(between)
 
 
 def pieces(

@@ -96,13 +96,18 @@ class AlignerOutput:
 MEL_NORMS = ("global", "utterance")
 
 
-def utterance_normalize(mel: Tensor, mask: Tensor, floor: float = 1e-2) -> Tensor:
+def utterance_normalize(
+    mel: Tensor, mask: Tensor, floor: float = 1e-2, counted: Tensor | None = None
+) -> Tensor:
     """``(B, T, M)`` mels, ``(B, T)`` bool valid frames -> each utterance's bins at zero mean
-    and unit variance over its valid frames (std floored at `floor`); padding stays 0."""
+    and unit variance over its valid frames (std floored at `floor`); padding stays 0.
+    `counted` ``(B, T)`` bool: the frames whose statistics count (default: the valid ones;
+    a long recording leaves its long silences out, `aligner.inference.long_recording`)."""
     m = mask[:, :, None].to(mel.dtype)
-    count = m.sum(1, keepdim=True).clamp_min(1.0)
-    mean = (mel * m).sum(1, keepdim=True) / count
-    var = (((mel - mean) * m) ** 2).sum(1, keepdim=True) / count
+    c = m if counted is None else (counted & mask)[:, :, None].to(mel.dtype)
+    count = c.sum(1, keepdim=True).clamp_min(1.0)
+    mean = (mel * c).sum(1, keepdim=True) / count
+    var = (((mel - mean) * c) ** 2).sum(1, keepdim=True) / count
     return (mel - mean) / var.sqrt().clamp_min(floor) * m
 
 

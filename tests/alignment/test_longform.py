@@ -384,3 +384,51 @@ def test_a_passed_over_word_is_confined_to_its_audio_and_its_audio_to_it():
     held = frame_durations(_confined(utt, [(2, 2, 110, 120)], 100))  # b at 10-20
     assert abs(held[1] - 10) <= CONFINE_FRAMES and abs(held[3] - 10) <= CONFINE_FRAMES
     assert held.sum() == 30 and _confined(utt, [], 100) is utt
+
+
+def test_a_sentence_after_a_long_silence_that_straddles_the_commit_point_is_found_whole():
+    """A recording that begins with most of a window of silence: the window commits the
+    silence only up to where the first sentence starts, not through its first words."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from aligner.inference.longform import LongFormSettings, coarse_pass
+
+    lengths = [6, 5, 7]
+    plan = [("pause", 160)]  # the window: 250 frames, committed up to 175
+    for k in range(3):
+        plan += [("say", k, 8), ("pause", 25)]
+    scene = _Scene(lengths, plan)
+    tokens = []
+    for k, n in enumerate(lengths):
+        ids = torch.arange(scene.first[k], scene.first[k] + n)
+        tokens.append((ids, ["a"] * (n - 1) + ["."]))
+    speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
+    settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
+    spans, skipped, extra, _ = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
+    assert spans == scene.truth and skipped == [] and extra == []
+
+
+def test_the_normalization_counts_no_long_silence_inside():
+    """A long recording's mel statistics leave out the inside of silences over a second
+    (an utterance keeps a quarter second at its edges): 20 s of digital silence before
+    the speech would otherwise set every bin's mean."""
+    import torch
+
+    from aligner.inference.long_recording import ordinary_frames
+    from aligner.models.alignment import utterance_normalize
+
+    pauses = np.array([True] * 12 + [False] * 5 + [True] * 3 + [False] * 4 + [True] * 9)
+    kept = ordinary_frames(pauses, long=4)
+    expected = np.ones(len(pauses), bool)
+    expected[1:11] = False  # the first 12-frame pause but one frame at each end
+    expected[25:32] = False
+    assert (kept == expected).all() and ordinary_frames(None, 4) is None
+    mel = torch.randn(1, len(pauses), 3)
+    mask = torch.ones(1, len(pauses), dtype=torch.bool)
+    counted = torch.from_numpy(kept)[None]
+    out = utterance_normalize(mel, mask, counted=counted)
+    assert torch.allclose(out[0, kept].mean(0), torch.zeros(3), atol=1e-5)
+    assert out[0, ~kept].abs().sum() > 0  # every frame normalized, not zeroed
+    assert torch.equal(utterance_normalize(mel, mask, counted=mask), utterance_normalize(mel, mask))

@@ -177,3 +177,12 @@ def test_a_text_found_nowhere_in_the_audio_is_a_bad_item(setup, tmp_path):
     assert "chapter: none of the 3 sentences" in r.output
     summary = json.loads((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
     assert summary["bad"] == 1 and summary["utterances"] == 0
+
+
+def test_a_silent_recording_is_a_bad_item(setup, tmp_path):
+    silent = tmp_path / "silent.wav"
+    sf.write(silent, np.zeros(3 * SR, np.float32), SR)
+    r = _run("align", "--checkpoint", setup["ckpt"], "--audio", silent, "--text", setup["text"],
+             "--out", tmp_path / "o")  # fmt: skip
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "silent: the recording is silent" in r.output
