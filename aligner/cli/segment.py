@@ -79,9 +79,10 @@ def segment(
 
     with user_errors():
         try:
-            pairs = recordings_to_cut(manifest, alignments, audio, alignment)
+            bad: list[tuple[str, str]] = []
+            pairs = recordings_to_cut(manifest, alignments, audio, alignment, bad)
             rules = SegmentRules(min_seconds, max_seconds, min_pause, pad)
-            summary = segment_recordings(pairs, out, rules, speaker, seed, force)
+            summary = segment_recordings(pairs, out, rules, speaker, seed, force, bad)
         except ValueError as err:  # also a record that is not JSON
             raise click.ClickException(str(err).splitlines()[0]) from None
     for line in summary.lines():

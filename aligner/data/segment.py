@@ -10,8 +10,9 @@ utterance never holds a word that a mismatch of the alignment touches (or abuts,
 20 ms: a word said without a pause before unexplained audio may be the wrong word's
 first half), nor crosses a mismatch: those spans are left out, and so is a phrase longer than ``max_seconds`` (no
 pause to cut at) and an utterance shorter than ``min_seconds``; each is listed with its
-span and reason. Each utterance's text is the text's own words (with their punctuation)
-when the record's words can be matched to the sentences' words, else the record's labels.
+span and reason. Each utterance's text is the text's own words (with their punctuation), sentence by
+sentence; a sentence whose aligned words are not its written ones one for one (a number
+said as several words) goes whole into one utterance or into none.
 
 Written: ``wavs/ID.wav`` (the recording's sample rate), ``{train,valid,test}.jsonl``
 (``id, audio, text, speaker, duration, recording, recording_start, recording_end,
@@ -21,6 +22,7 @@ and ``summary.json`` (figures and the spans left out): `aligner train` reads it 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,13 +51,78 @@ class SegmentRules:
             raise ValueError("--min-pause must be above 0 and --pad at least 0")
 
 
-def _labels(record: dict[str, Any]) -> list[str]:
-    """The text's own spelling of each word of `record` (punctuation kept), where the
-    whitespace-separated words of its aligned sentences match its words in number."""
-    said = [s["text"] for s in record.get("sentences", []) if s.get("start") is not None]
-    written = [w for s in said for w in s.split()]
+@dataclass
+class Labels:
+    """Each word's text (None: its sentence's words do not match the text's one for one,
+    as when a number is said as several words) and, for such a sentence, its text and its
+    words (`sentence_labels`)."""
+
+    words: list[str | None]
+    whole: dict[int, tuple[str, list[int]]]  # first word -> (sentence text, its words)
+
+    def trimmed(self, group: list[int]) -> list[int]:
+        """`group` without the words at either end that belong to a sentence it holds only
+        part of and that `text` cannot give its words' text."""
+        inside = set(group)
+
+        def partial(i: int) -> bool:
+            if self.words[i] is not None:
+                return False
+            return not inside.issuperset(next(ws for _, ws in self.whole.values() if i in ws))
+
+        lo, hi = 0, len(group)
+        while lo < hi and partial(group[lo]):
+            lo += 1
+        while hi > lo and partial(group[hi - 1]):
+            hi -= 1
+        return group[lo:hi]
+
+    def text(self, group: list[int]) -> str | None:
+        """The text of the words of `group`; None where it holds part of a sentence whose
+        words cannot be given their text one by one."""
+        inside, out = set(group), []
+        for i in group:
+            label = self.words[i]
+            if label is not None:
+                out.append(label)
+                continue
+            first = next(k for k, (_, ws) in self.whole.items() if i in ws)
+            text, members = self.whole[first]
+            if not inside.issuperset(members):
+                return None
+            if i == first:
+                out.append(text)
+        return " ".join(out)
+
+
+def sentence_labels(record: dict[str, Any]) -> Labels:
+    """The text's own spelling of each word of `record` (punctuation kept), sentence by
+    sentence: a sentence whose whitespace-separated words match its aligned words in number
+    gives them their text; another (``$3.50``: "three dollars and fifty cents") is given
+    its text whole, to an utterance that holds all of it."""
     words = record["words"]
-    return written if len(written) == len(words) else [w[2] for w in words]
+    said = [s for s in record.get("sentences", []) if s.get("start") is not None]
+    written = [w for s in said for w in s["text"].split()]
+    if len(written) == len(words):  # every sentence's words are its text's
+        return Labels(list(written), {})
+    labels: list[str | None] = [w[2] for w in words]
+    whole: dict[int, tuple[str, list[int]]] = {}
+    for sentence in said:
+        if sentence.get("start") is None:
+            continue
+        lo, hi = sentence["start"] - 0.01, sentence["end"] + 0.01
+        members = [i for i, w in enumerate(words) if lo <= (w[0] + w[1]) / 2 <= hi]
+        own = sentence["text"].split()
+        if not members:
+            continue
+        if len(own) == len(members):
+            for i, label in zip(members, own):
+                labels[i] = label
+        else:
+            for i in members:
+                labels[i] = None
+            whole[members[0]] = (" ".join(own), members)
+    return Labels(labels, whole)
 
 
 def phrases(record: dict[str, Any], rules: SegmentRules) -> tuple[list[list[int]], list[dict]]:
@@ -119,12 +186,31 @@ def utterances(
         if end - start < rules.min_seconds:
             left.append(_span(words, group, "shorter than --min-seconds"))
             continue
-        before = words[group[0] - 1][1] if group[0] > 0 else 0.0
-        after = words[group[-1] + 1][0] if group[-1] + 1 < len(words) else total
-        lo = max(start - rules.pad, (before + start) / 2, 0.0)
-        hi = min(end + rules.pad, (end + after) / 2, total)
-        out.append((lo, hi, group))
+        out.append((*bounds(words, group, rules, total), group))
     return out, sorted(left, key=lambda s: s["start"])
+
+
+LENGTH_SLACK = 0.1  # s: a record and its audio may differ by a frame or two, not more
+
+
+def _check_length(audio: Path, seconds: float, record: dict[str, Any]) -> None:
+    """ValueError when `audio` is not as long as the recording `record` aligned."""
+    total = float(record["total_seconds"])
+    if abs(seconds - total) > LENGTH_SLACK:
+        raise ValueError(
+            f"{audio} is {seconds:.2f} s long, but its alignment covers {total:.2f} s: "
+            "give the recording that was aligned"
+        )
+
+
+def bounds(words: list, group: list[int], rules: SegmentRules, total: float) -> tuple[float, float]:
+    """Where the utterance of the words `group` is cut: at most ``pad`` seconds of silence
+    before and after it, never past the middle of the pause beside it."""
+    start, end = words[group[0]][0], words[group[-1]][1]
+    before = words[group[0] - 1][1] if group[0] > 0 else 0.0
+    after = words[group[-1] + 1][0] if group[-1] + 1 < len(words) else total
+    lo = max(start - rules.pad, (before + start) / 2, 0.0)
+    return lo, min(end + rules.pad, (end + after) / 2, total)
 
 
 def _adjacent(a: list[int], b: list[int]) -> bool:
@@ -143,9 +229,12 @@ def segment_recordings(
     speaker: str | None = None,
     seed: int = 0,
     force: bool = False,
+    bad: Sequence[tuple[str, str]] = (),
 ) -> PrepareSummary:
     """Cut each ``(name, audio, record)`` into utterances in `out_dir` (see the module
-    docstring)."""
+    docstring); a recording whose audio cannot be read or is not as long as its record
+    says is a bad item, as is each of `bad` (``(where, reason)``: what could not be
+    paired with a record)."""
     import soundfile
 
     rules.check()
@@ -154,12 +243,33 @@ def segment_recordings(
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     summary = PrepareSummary("segment", out_dir)
     items, left_out, seconds = [], [], 0.0
+    for where, reason in bad:
+        summary.bad.add(where, reason)
     for name, audio, record in pairs:
-        wav, rate = soundfile.read(str(audio), dtype="float32", always_2d=False)
-        labels = _labels(record)
+        try:
+            wav, rate = soundfile.read(str(audio), dtype="float32", always_2d=False)
+            _check_length(audio, len(wav) / rate, record)
+        except (OSError, RuntimeError, ValueError) as err:  # soundfile: RuntimeError
+            summary.bad.add(name, str(err).splitlines()[0] if str(err) else type(err).__name__)
+            continue
+        labels = sentence_labels(record)
         cuts, left = utterances(record, rules)
         left_out += [{"recording": name, **s} for s in left]
         for n, (lo, hi, group) in enumerate(cuts):
+            text = labels.text(group)
+            kept = labels.trimmed(group) if text is None else group
+            if text is None and kept:
+                lo2, hi2 = bounds(record["words"], kept, rules, float(record["total_seconds"]))
+                if hi2 - lo2 >= rules.min_seconds:
+                    lo, hi, group, text = lo2, hi2, kept, labels.text(kept)
+            if text is None:
+                left_out.append({
+                    "recording": name, "start": round(lo, 4), "end": round(hi, 4),
+                    "reason": "part of a sentence whose words the alignment says differently "
+                    "from its text (a number or abbreviation as several words); its text "
+                    "goes only with the whole sentence (a larger --max-seconds)",
+                })  # fmt: skip
+                continue
             uid = f"{name}_{n:05d}"
             path = out_dir / "wavs" / f"{uid}.wav"
             soundfile.write(str(path), wav[int(lo * rate) : int(hi * rate)], rate)
@@ -168,14 +278,17 @@ def segment_recordings(
                 for i in group
             ]  # fmt: skip
             items.append({
-                "id": uid, "audio": str(path), "text": " ".join(labels[i] for i in group),
+                "id": uid, "audio": str(path), "text": text,
                 "speaker": speaker or name, "duration": round(hi - lo, 4),
                 "recording": name, "recording_start": round(lo, 4), "recording_end": round(hi, 4),
                 "aligned_words": timed,
             })  # fmt: skip
             seconds += hi - lo
     if not items:
-        raise ValueError("no utterance within the length range: see --min-seconds, --max-seconds")
+        first = f" ({summary.bad.items[0]})" if summary.bad else ""
+        raise ValueError(
+            "no utterance within the length range: see --min-seconds, --max-seconds" + first
+        )
     summary.figures = {
         "recordings": len(pairs),
         "utterances": len(items),

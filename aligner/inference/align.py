@@ -10,6 +10,7 @@ alignment model (its monotonic path).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from aligner.inference.common import (
 )
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import SpeechModel
+from aligner.text.cleaners import get_cleaner
 
 
 def _features(
@@ -118,12 +120,30 @@ def _utterance(
         m[0],
         kind,
         method,
-        item.get("text") if kind != "positions" else None,
+        _label_text(speech, item.get("text"), tokens) if kind != "positions" else None,
         pauses,
         speech.role.hard_alignment,
         speech.role.hard_alignment,
         usual_frames=getattr(speech, "usual_frames", None),
     )
+
+
+def _label_text(speech: SpeechModel, text: str | None, tokens: list[str]) -> str | None:
+    """The text whose words label the tiers' words: the item's own, or where a number or
+    abbreviation makes it say other words (``$3.50``: five), the tokenizer's cleaned text
+    when its words are as many as the tokens' (else the tiers label them with their
+    tokens)."""
+    if not text:
+        return text
+    skip = optional_tokens(tokens)
+    said = sum(1 for i in range(len(tokens)) if not skip[i] and (i == 0 or skip[i - 1]))
+    if len(text.split()) == said:
+        return text
+    cleaner = getattr(speech.tokenizer, "cleaner", None)
+    if cleaner is None:
+        return text
+    cleaned = " ".join(re.split(r"[\s/-]+", get_cleaner(cleaner)(text))).strip()
+    return cleaned if len(cleaned.split()) == said else text
 
 
 def _mapping_ms(speech: SpeechModel, item: dict[str, Any], frames: list[int]) -> dict:

@@ -157,31 +157,55 @@ def long_items(
 
 
 def recordings_to_cut(
-    manifest: Path | None, alignments: Path | None, audio: Path | None, alignment: Path | None
+    manifest: Path | None,
+    alignments: Path | None,
+    audio: Path | None,
+    alignment: Path | None,
+    bad: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, Path, dict[str, Any]]]:
     """``(name, audio, record)`` of each recording: a manifest's items (``id``, ``audio``)
     with their records in `alignments` (``ID.durations.json``), or one `audio` file with
-    its `alignment` record; ValueError (one line) for what is missing."""
+    its `alignment` record; ValueError (one line) for what is missing. With a manifest,
+    `bad` gets ``(where, reason)`` for each line that is no item, item without audio and
+    recording without a readable record (the others are cut)."""
     if manifest is not None:
+        if audio is not None or alignment is not None:
+            raise ValueError("give a manifest (--in) or --audio and --alignment, not both")
         if alignments is None:
             raise ValueError("--in needs --alignments DIR (what aligner align --long-form wrote)")
+        lines: list[BadLine] = []
+        bad = [] if bad is None else bad
         found = []
-        for item in manifest_items(Path(manifest), "--in", ("audio",)):
+        for item in manifest_items(Path(manifest), "--in", bad=lines):
             path = Path(alignments) / f"{safe_name(item['id'])}.durations.json"
-            if not path.is_file():
-                raise ValueError(
-                    f"{item['id']}: no {path}; align it with aligner align --long-form"
-                )
-            found.append(
-                (safe_name(item["id"]), Path(item["audio"]), json.loads(path.read_text("utf-8")))
-            )
+            try:
+                if not item.get("audio"):
+                    raise ValueError("no audio")
+                found.append((safe_name(item["id"]), Path(item["audio"]), _record(path)))
+            except ValueError as err:
+                bad.append((str(item["id"]), str(err)))
+        bad += [(line.where, line.reason) for line in lines]
+        if not found:
+            first = f": first {bad[0][0]}: {bad[0][1]}" if bad else ""
+            raise ValueError(f"--in {manifest}: no recording to cut{first}")
         return found
     if audio is None or alignment is None:
         raise ValueError("give --audio FILE and --alignment FILE (or --in and --alignments)")
     for path, option in ((audio, "--audio"), (alignment, "--alignment")):
         if not Path(path).is_file():
             raise ValueError(f"{option} {path} does not exist")
-    record = json.loads(Path(alignment).read_text("utf-8"))
-    if "words" not in record or "total_seconds" not in record:
-        raise ValueError(f"--alignment {alignment} is no durations record (no words)")
-    return [(safe_name(Path(audio).stem), Path(audio), record)]
+    return [(safe_name(Path(audio).stem), Path(audio), _record(Path(alignment)))]
+
+
+def _record(path: Path) -> dict[str, Any]:
+    """The long-form durations record at `path`; ValueError naming it when it is missing,
+    not JSON or no such record."""
+    if not path.is_file():
+        raise ValueError(f"no {path}; align it with aligner align --long-form")
+    try:
+        record = json.loads(path.read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} is no durations record (not JSON: {err})") from None
+    if not isinstance(record, dict) or "words" not in record or "total_seconds" not in record:
+        raise ValueError(f"{path} is no durations record (no words)")
+    return record

@@ -115,9 +115,51 @@ def test_the_cli_writes_a_corpus_train_reads(tmp_path):
         (["--audio", "nope.wav", "--alignment", "x.json"], ["--audio", "does not exist"]),
         (["--in", "m.jsonl"], ["--alignments"]),
         ([], ["--audio", "--alignment"]),
+        (["--in", "m.jsonl", "--alignments", "a", "--audio", "x.wav"], ["not both"]),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, args, words):
     r = CliRunner().invoke(main, ["segment", *args, "--out", str(tmp_path / "o")])
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     assert all(w in r.output for w in words), r.output
+
+
+def test_a_sentence_said_in_other_words_than_its_text_goes_whole_or_not_at_all():
+    """Sentence 1's text is three written words for four aligned ones (``$3.50`` is said
+    as several): an utterance holding all of it gets its text whole; the words of an
+    utterance that would hold part of it are trimmed off it; no token string is a text."""
+    from aligner.data.segment import sentence_labels
+
+    record = _record(mismatch=False)
+    for k, sentence in enumerate(record["sentences"]):
+        sentence["end"] = record["words"][4 * k + 3][1]
+    record["sentences"][1]["text"] = "It costs $3.50."
+    labels = sentence_labels(record)
+    assert labels.words[:4] == ["w0x0", "w0x1", "w0x2", "w0x3."] and labels.words[4] is None
+    assert labels.text(list(range(0, 8))) == "w0x0 w0x1 w0x2 w0x3. It costs $3.50."
+    assert labels.text(list(range(0, 6))) is None
+    assert labels.trimmed(list(range(0, 6))) == [0, 1, 2, 3]
+    assert labels.trimmed(list(range(5, 12))) == [8, 9, 10, 11]
+
+
+def test_segment_tells_a_wrong_recording_and_a_missing_alignment_and_cuts_the_rest(tmp_path):
+    record = _record()
+    noise = np.random.default_rng(0).normal(0, 0.1, int(record["total_seconds"] * SR))
+    lines = []
+    for name, seconds in (("good", record["total_seconds"]), ("short", 3.0), ("lost", None)):
+        sf.write(tmp_path / f"{name}.wav", noise[: int((seconds or 1.0) * SR)], SR)
+        if seconds is not None:
+            (tmp_path / f"{name}.durations.json").write_text(json.dumps(record))
+        lines.append(json.dumps({"id": name, "audio": f"{name}.wav"}))
+    (tmp_path / "long.jsonl").write_text("\n".join([*lines, "{oops"]) + "\n")
+    out = tmp_path / "corpus"
+    args = ["segment", "--in", tmp_path / "long.jsonl", "--alignments", tmp_path, "--out", out]
+    r = CliRunner().invoke(main, [str(a) for a in args] + ["--max-seconds", "4"])
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    assert "skipped 3 bad item(s)" in r.output, r.output
+    summary = json.loads((out / "summary.json").read_text())
+    reasons = json.dumps(summary)
+    assert "short.wav is 3.00 s long, but its alignment covers" in reasons
+    assert "lost.durations.json" in reasons and "long.jsonl:4: not valid JSON" in reasons
+    items = [it for s in ("train", "valid", "test") for it in read_manifest(out / f"{s}.jsonl")]
+    assert items and all(it["recording"] == "good" for it in items)
