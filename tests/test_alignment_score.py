@@ -227,3 +227,17 @@ def test_speakers_tiers_of_one_file_merge_and_the_top_folder_comes_first(tmp_pat
     grid(refs / "aligned" / "a.TextGrid", {"words": shift(WORDS, 0.02), "phones": PHONES})
     nested = score("--reference", refs, "--predicted", refs / "aligned")
     assert nested.exit_code == 0 and nested.output.splitlines()[2].split()[3] == "20.0"
+
+
+def test_an_unreadable_predicted_file_is_one_unmatched_item_not_the_end(tmp_path):
+    ref = reference(tmp_path, ids=("a", "b"))
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    grid(pred / "a.TextGrid", {"words": WORDS, "phones": PHONES})
+    (pred / "b.TextGrid").write_text('File type = "ooTextFile"\nObject class = "TextGrid"\n\n0\n')
+    result = score("--reference", ref, "--predicted", pred, "--out", tmp_path / "s.json")
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    report = json.loads((tmp_path / "s.json").read_text())
+    assert report["words"]["items"] == 1
+    (bad,) = report["words"]["unmatched"]
+    assert bad["id"] == "b" and "b.TextGrid is not a readable TextGrid" in bad["reason"]

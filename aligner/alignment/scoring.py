@@ -26,13 +26,21 @@ class TierScore:
     per_item: dict[str, float] = field(default_factory=dict)
     unmatched: list[dict[str, str]] = field(default_factory=list)
 
-    def add(self, uid: str, ref: list[Interval] | None, pred: Tiers | None, tier: str) -> None:
-        """Pair item `uid`'s predicted `tier` (from `pred`, None: no prediction) with its
-        reference intervals `ref` (None or empty: the reference has none; nothing counted)."""
+    def add(
+        self,
+        uid: str,
+        ref: list[Interval] | None,
+        pred: Tiers | None,
+        tier: str,
+        missing: str = "no prediction",
+    ) -> None:
+        """Pair item `uid`'s predicted `tier` (from `pred`, None: no prediction, for the
+        reason `missing`) with its reference intervals `ref` (None or empty: the reference
+        has none; nothing counted)."""
         if not ref:
             return
         if pred is None:
-            self.unmatched.append({"id": uid, "reason": "no prediction"})
+            self.unmatched.append({"id": uid, "reason": missing})
         elif tier not in pred:
             has = ", ".join(repr(name) for name in pred) or "none"
             self.unmatched.append({"id": uid, "reason": f"no '{tier}' tier (its tiers: {has})"})

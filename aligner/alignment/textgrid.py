@@ -84,7 +84,7 @@ def read_textgrid(path: str | Path) -> Tiers:
     try:
         grid = textgrid.openTextgrid(str(path), includeEmptyIntervals=False)
     except Exception as err:  # praatio raises many types for a foreign or broken file
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        first = " ".join(str(err).split())[:160] if str(err) else type(err).__name__
         raise ValueError(f"{path} is not a readable TextGrid ({first})") from None
     tiers: Tiers = {}
     for name in grid.tierNames:

@@ -109,11 +109,14 @@ def score_alignments(
     groups: dict[str, dict[str, TierScore]] = {}
     scores = {name: TierScore() for name in TIERS}
     for uid, ref_tiers in refs.items():
-        pred = predicted_timings(predicted, uid, grids)
+        try:
+            pred, missing = predicted_timings(predicted, uid, grids), "no prediction"
+        except EvaluationError as err:  # an unreadable file: this item unmatched, not all
+            pred, missing = None, str(err)
         group = groups.setdefault(speakers.get(uid, "?"), {n: TierScore() for n in TIERS})
         for name, score in scores.items():
             for target in (score, group[name]) if by_speaker else (score,):
-                target.add(uid, ref_tiers.get(name), pred, name)
+                target.add(uid, ref_tiers.get(name), pred, name, missing)
     result: dict[str, Any] = {
         "reference": str(reference),
         "predicted": str(predicted),
