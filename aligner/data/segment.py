@@ -300,4 +300,10 @@ def segment_recordings(
         f"{s['recording']} {s['start']:.2f}-{s['end']:.2f} s left out: {s['reason']}"
         for s in left_out
     ]
-    return write_corpus(out_dir, split_items(items, seed=seed), summary)
+    splits = split_items(items, seed=seed)
+    if not splits.get("valid") or not splits.get("test"):
+        summary.warnings.append(
+            f"{len(items)} utterance(s): valid and test need 3 or more (they are empty; "
+            "aligner train needs a valid split: segment more audio)"
+        )
+    return write_corpus(out_dir, splits, summary)

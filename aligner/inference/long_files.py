@@ -121,7 +121,7 @@ def align_long_items(
                 len(wav) / speech.mel_cfg.sample_rate / taken, 1
             )
         except (InferenceError, ValueError) as err:
-            summary.add_bad(item["id"], str(err))
+            summary.add_bad(item["id"], str(err) + _narrowband(item.get("audio"), speech.mel_cfg))
             continue
         write_long(result, out, force)
         summary.add(item["id"], {**result.metrics, "mismatches": len(result.mismatches)})
@@ -130,6 +130,25 @@ def align_long_items(
     text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
     write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary
+
+
+def _narrowband(audio: str | None, cfg: Any) -> str:
+    """A note for a recording whose sample rate cannot hold the band the model hears (8 kHz
+    telephone audio for a model of mels up to 8 kHz); else nothing."""
+    import soundfile
+
+    try:
+        rate = soundfile.info(str(audio)).samplerate
+    except (RuntimeError, TypeError, OSError):
+        return ""
+    top = cfg.f_max or cfg.sample_rate / 2
+    if rate / 2 >= 0.9 * top:
+        return ""
+    return (
+        f" (note: its audio is {rate} Hz, so it holds nothing above {rate // 2} Hz, and the "
+        f"model learnt from sound up to {top:.0f} Hz: align it with a model trained on audio "
+        "of its band)"
+    )
 
 
 def long_items(
@@ -151,9 +170,10 @@ def long_items(
         raise InferenceError("give --audio FILE and --text FILE (or a manifest with --in)")
     if not Path(audio).is_file():
         raise InferenceError(f"--audio {audio} does not exist")
-    return [
-        {"id": Path(audio).stem, "audio": str(audio), "text": read_text_file(Path(text), "--text")}
-    ]
+    words = read_text_file(Path(text), "--text")
+    if not words.strip():
+        raise InferenceError(f"--text {text} is empty: give the recording's whole text")
+    return [{"id": Path(audio).stem, "audio": str(audio), "text": words}]
 
 
 def recordings_to_cut(

@@ -59,10 +59,10 @@ def align_long(
     sec = cfg.hop_length / cfg.sample_rate
     sentences = raw_sentences(text)
     if not sentences:
-        raise InferenceError(f"{name}: its text has no sentences to align")
+        raise InferenceError("its text has no sentences to align (give the words it says)")
     tokens = _sentence_tokens(speech, sentences)
     if (float(wav.abs().max()) if wav.numel() else 0.0) < SILENT_PEAK:
-        raise InferenceError(f"{name}: the recording is silent: there is no speech to align")
+        raise InferenceError("the recording is silent: there is no speech to align")
     mel = chunked_mel(speech, wav)
     total = len(mel)
     pauses = pause_rule.frames(wav, cfg.sample_rate, cfg.hop_length, total)

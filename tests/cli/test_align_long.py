@@ -185,4 +185,4 @@ def test_a_silent_recording_is_a_bad_item(setup, tmp_path):
     r = _run("align", "--checkpoint", setup["ckpt"], "--audio", silent, "--text", setup["text"],
              "--out", tmp_path / "o")  # fmt: skip
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
-    assert "silent: the recording is silent" in r.output
+    assert "silent: the recording is silent" in r.output and "silent: silent" not in r.output
