@@ -39,9 +39,12 @@ from aligner.inference.longform import (
     pieces,
     word_scores,
 )
-from aligner.text.sentences import raw_sentences
+from aligner.text.sentences import split_sentences
 
 KINDS = ("text not in the audio", "audio not in the text", "word unlike its audio")
+# characters: a longer sentence (text without sentence punctuation: a transcript, lyrics)
+# is aligned in clauses of at most this many, so that the coarse search's window holds one
+LONGEST_SENTENCE = 600
 SILENT_PEAK = 1e-4  # a recording whose loudest sample is below this (-80 dBFS) is silent
 
 
@@ -57,7 +60,7 @@ def align_long(
     """The alignment of recording `wav` with its whole `text` (see the module docstrings)."""
     cfg = speech.mel_cfg
     sec = cfg.hop_length / cfg.sample_rate
-    sentences = raw_sentences(text)
+    sentences = split_sentences(text, LONGEST_SENTENCE)
     if not sentences:
         raise InferenceError("its text has no sentences to align (give the words it says)")
     tokens = _sentence_tokens(speech, sentences)
