@@ -2,7 +2,8 @@
 """A long-form test set from a corpus's utterances, and its scores.
 
 ``build``: utterances of a manifest (with reference ``timings``) joined with natural pauses
-into recordings of the given lengths, the references shifted to match; for each length
+(``--edges BEFORE AFTER``: that much silence at the recording's ends) into recordings of
+the given lengths, the references shifted to match; for each length
 three versions: ``full`` (audio and text agree), ``noaudio`` (one sentence spoken in
 no audio, still in the text) and ``notext`` (one sentence spoken, not in the text). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
@@ -98,6 +99,8 @@ def build(args: argparse.Namespace) -> None:
         if total < 60 * minutes * 0.95:
             raise SystemExit(f"{len(items)} utterances hold {total / 60:.1f} min, not {minutes}")
         pauses = [rng.uniform(*args.pause) for _ in range(len(parts) + 1)]
+        if args.edges is not None:  # silence before the first sentence and after the last
+            pauses[0], pauses[-1] = args.edges
         k = len(parts) // 2  # the sentence one version lacks
         texts = [p["text"] for p in parts]
         w, wrong = _wrong_word(parts[k // 2], parts[k])
@@ -313,6 +316,13 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument("--out", required=True, help="output folder")
     b.add_argument("--minutes", nargs="+", type=float, default=[5.0, 20.0], help="lengths")
     b.add_argument("--pause", nargs=2, type=float, default=[0.3, 0.9], help="pause range, s")
+    b.add_argument(
+        "--edges",
+        nargs=2,
+        type=float,
+        metavar=("BEFORE", "AFTER"),
+        help="seconds of digital silence before the first sentence and after the last",
+    )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")
     s = sub.add_parser("score", help="score long-form alignments")
