@@ -241,3 +241,17 @@ def test_an_unreadable_predicted_file_is_one_unmatched_item_not_the_end(tmp_path
     assert report["words"]["items"] == 1
     (bad,) = report["words"]["unmatched"]
     assert bad["id"] == "b" and "b.TextGrid is not a readable TextGrid" in bad["reason"]
+
+
+def test_webmaus_tiers_are_words_and_phones(tmp_path):
+    """WebMAUS (BAS) writes ORT-MAU (words), KAN-MAU and MAU (segments)."""
+    ref = reference(tmp_path, ids=("a",))
+    pred = tmp_path / "maus"
+    pred.mkdir()
+    kan = [(s, e, "x") for s, e, _ in WORDS]
+    grid(pred / "a.TextGrid", {"ORT-MAU": WORDS, "KAN-MAU": kan, "MAU": PHONES})
+    result = score("--reference", ref, "--predicted", pred, "--out", tmp_path / "s.json")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "s.json").read_text())
+    assert report["words"]["items"] == 1 and report["phones"]["items"] == 1
+    assert report["words"]["mean_ms"] == 0.0

@@ -40,14 +40,17 @@ TIER_NAMES = {
     "phonemes": "phones",
     "segment": "phones",
     "segments": "phones",
+    "ort": "words",  # WebMAUS (BAS): orthographic words and MAUS's segments
+    "ort-mau": "words",
+    "mau": "phones",
 }
 
 
 def tier_key(name: str) -> str:
     """The toolkit's name of another tool's tier: lower-cased, the speaker of a
     multi-speaker file dropped (the Montreal Forced Aligner's ``spk1 - words``), and the
-    usual spellings (``Word``, ``phone``, ``phonemes``, ``segments``) made ``words`` or
-    ``phones``; any other name is kept, lower-cased."""
+    usual spellings (``Word``, ``phone``, ``phonemes``, ``segments``; WebMAUS's ``ORT-MAU``
+    and ``MAU``) made ``words`` or ``phones``; any other name is kept, lower-cased."""
     key = name.strip().lower().rsplit(" - ", 1)[-1].strip()
     return TIER_NAMES.get(key, key)
 
