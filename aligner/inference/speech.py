@@ -104,7 +104,10 @@ class SpeechModel:
         """Ready the model for decoding in `precision`; only ``fp32`` here (the decoders
         that run free offer more)."""
         if precision != "fp32":
-            raise InferenceError(f"{self.path}: --precision {precision} is for TTS and VC decoders")
+            raise InferenceError(
+                f"{self.path}: --precision {precision} is for the attention decoders (Tacotron "
+                f"TTS and seq2seq VC); this {type(self).__name__} decodes in fp32 only"
+            )
 
     @property
     def device(self) -> torch.device:
