@@ -2,7 +2,8 @@
 """A long-form test set from a corpus's utterances, and its scores.
 
 ``build``: utterances of a manifest (with reference ``timings``) joined with natural pauses
-(``--edges BEFORE AFTER``: that much silence at the recording's ends) into recordings of
+(``--edges BEFORE AFTER``: that much silence at the recording's ends; ``--noise SNR_DB``:
+white noise that far below the speech) into recordings of
 the given lengths, the references shifted to match; for each length
 three versions: ``full`` (audio and text agree), ``noaudio`` (one sentence spoken in
 no audio, still in the text) and ``notext`` (one sentence spoken, not in the text). Writes
@@ -77,6 +78,15 @@ def _join(parts: list[dict], pauses: list[float], rate: int, drop: int | None):
     return wav, {"duration": round(duration, 5), "words": words, "phones": phones}, span
 
 
+def _with_noise(wav: np.ndarray, snr_db: float, seed: int) -> np.ndarray:
+    """`wav` with white noise `snr_db` below the level of its sound (the RMS of the
+    samples louder than -40 dB of its peak), the same noise for every version of a seed."""
+    loud = wav[np.abs(wav) > np.abs(wav).max() * 0.01]
+    level = float(np.sqrt(np.mean(loud**2))) if loud.size else 0.0
+    noise = np.random.default_rng(seed).standard_normal(len(wav)).astype(np.float32)
+    return (wav + noise * level * 10 ** (-snr_db / 20)).astype(np.float32)
+
+
 def build(args: argparse.Namespace) -> None:
     import soundfile
 
@@ -113,6 +123,8 @@ def build(args: argparse.Namespace) -> None:
         ):
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
+            if args.noise is not None:
+                wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
             item = {"id": uid, "audio": f"wavs/{uid}.wav", "text": " ".join(text)}
             item["timings"] = timings
@@ -322,6 +334,9 @@ def main(argv: list[str] | None = None) -> None:
         type=float,
         metavar=("BEFORE", "AFTER"),
         help="seconds of digital silence before the first sentence and after the last",
+    )
+    b.add_argument(
+        "--noise", type=float, metavar="SNR_DB", help="white noise this far below the speech"
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

@@ -175,7 +175,7 @@ def test_the_usual_lengths_of_a_checkpoint_reach_the_tiers(aligner_ckpt, tmp_pat
 
 def test_int8_is_refused_for_the_alignment_model(aligner_ckpt):
 
-    with pytest.raises(InferenceError, match="int8 is for TTS and VC"):
+    with pytest.raises(InferenceError, match="int8 is for the attention decoders"):
         load_speech_model(aligner_ckpt, None, "cpu", "int8")
 
 

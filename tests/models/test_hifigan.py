@@ -91,8 +91,11 @@ def test_mismatched_features_and_bad_releases_are_one_line(tmp_path):
         load_vocoder(f"hifigan:{tmp_path / 'ok'}", MelConfig())
     with pytest.raises(VocoderError, match="not a HiFi-GAN generator"):
         load_vocoder(f"hifigan:{tmp_path / 'ok' / 'generator_other'}", MelConfig())
-    with pytest.raises(VocoderError, match="no config.json"):
+    with pytest.raises(VocoderError, match="nowhere does not exist"):
         load_vocoder(f"hifigan:{tmp_path / 'nowhere'}", MelConfig())
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(VocoderError, match="no config.json"):
+        load_vocoder(f"hifigan:{tmp_path / 'empty'}", MelConfig())
     with pytest.raises(VocoderError, match="give griffin-lim, hifigan:DIR"):
         load_vocoder("wavenet", MelConfig())
 
