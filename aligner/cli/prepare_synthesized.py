@@ -21,6 +21,13 @@ from aligner.cli.prepare_common import (
 from aligner.data.prepare.common import PrepareSummary
 
 
+def workers_option(help_text: str):
+    """``--workers``: processes that synthesize at once (at least one)."""
+    return click.option(
+        "--workers", type=click.IntRange(min=1), default=2, show_default=True, help=help_text
+    )
+
+
 @click.command()
 @OUT
 @UTTERANCES
@@ -30,13 +37,7 @@ from aligner.data.prepare.common import PrepareSummary
     "Default en-us."
 )
 @PARALLEL
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Synthesis processes.",
-)
+@workers_option("Synthesis processes.")
 @click.option(
     "--stops",
     type=click.Choice(["closure", "burst"]),
@@ -103,13 +104,7 @@ def espeak(
     help="UTF-8 file of sentences, one a line (default: plain sentences of Debian's English "
     "fortunes; a voice of another language needs it).",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Festival processes at once.",
-)
+@workers_option("Festival processes at once.")
 @SEED
 @FORCE
 def festival(

@@ -193,15 +193,28 @@ class _Scene:
         return lp - np.logaddexp.reduce(lp, axis=1, keepdims=True)
 
 
-def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail():
-    """Twelve sentences over several windows (anchored at each kept sentence's end), one
-    missing from the audio, speech after the text's last sentence: every other sentence
-    at its frames, the missing one passed over, the tail reported."""
+def _coarse(scene, lengths: list[int]):
+    """`coarse_pass` over `scene` (100 frames a second, windows of 2.5 s, steps of one
+    frame) with its sentences of `lengths` tokens: (spans, skipped, extra)."""
     from types import SimpleNamespace
 
     import torch
 
     from aligner.inference.longform import LongFormSettings, coarse_pass
+
+    tokens = []
+    for k, n in enumerate(lengths):
+        ids = torch.arange(scene.first[k], scene.first[k] + n)
+        tokens.append((ids, ["a"] * (n - 1) + ["."]))
+    speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
+    settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
+    return coarse_pass(speech, scene, tokens, ~scene.silent, settings)[:3]
+
+
+def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail():
+    """Twelve sentences over several windows (anchored at each kept sentence's end), one
+    missing from the audio, speech after the text's last sentence: every other sentence
+    at its frames, the missing one passed over, the tail reported."""
 
     lengths = [6, 5, 7, 6, 5, 6, 7, 5, 6, 6, 5, 7]
     plan = [("pause", 20)]
@@ -210,13 +223,7 @@ def test_the_coarse_pass_finds_every_sentence_across_windows_and_the_extra_tail(
             plan += [("say", k, 8), ("pause", 25)]
     plan += [("noise", 120), ("pause", 10)]
     scene = _Scene(lengths, plan)
-    tokens = []
-    for k, n in enumerate(lengths):
-        ids = torch.arange(scene.first[k], scene.first[k] + n)
-        tokens.append((ids, ["a"] * (n - 1) + ["."]))
-    speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
-    settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
-    spans, skipped, extra, _ = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
+    spans, skipped, extra = _coarse(scene, lengths)
     assert spans == scene.truth and skipped == [7]
     tail = scene.truth[11][1] + 25
     assert extra == [(tail, tail + 120)]
@@ -389,24 +396,13 @@ def test_a_passed_over_word_is_confined_to_its_audio_and_its_audio_to_it():
 def test_a_sentence_after_a_long_silence_that_straddles_the_commit_point_is_found_whole():
     """A recording that begins with most of a window of silence: the window commits the
     silence only up to where the first sentence starts, not through its first words."""
-    from types import SimpleNamespace
-
-    import torch
-
-    from aligner.inference.longform import LongFormSettings, coarse_pass
 
     lengths = [6, 5, 7]
     plan = [("pause", 160)]  # the window: 250 frames, committed up to 175
     for k in range(3):
         plan += [("say", k, 8), ("pause", 25)]
     scene = _Scene(lengths, plan)
-    tokens = []
-    for k, n in enumerate(lengths):
-        ids = torch.arange(scene.first[k], scene.first[k] + n)
-        tokens.append((ids, ["a"] * (n - 1) + ["."]))
-    speech = SimpleNamespace(mel_cfg=SimpleNamespace(sample_rate=100, hop_length=1))
-    settings = LongFormSettings(window_seconds=2.5, coarse_step=1, min_extra_seconds=0.5)
-    spans, skipped, extra, _ = coarse_pass(speech, scene, tokens, ~scene.silent, settings)
+    spans, skipped, extra = _coarse(scene, lengths)
     assert spans == scene.truth and skipped == [] and extra == []
 
 
