@@ -47,7 +47,7 @@ KINDS = ("text not in the audio", "audio not in the text", "word unlike its audi
 LONGEST_SENTENCE = 600
 # seconds: the inside of a longer silence is left out of the mel statistics (a quarter of
 # this kept at each end, as an utterance the model learnt from keeps some; Festival's 24
-# wrong-word recordings without their wrong word: 9 words reported, against 26 with every
+# wrong-word recordings without their wrong word: 9 words reported, against 22 with every
 # frame counted and 22 with 2 s, half a second kept)
 LONG_SILENCE = 1.0
 SILENT_PEAK = 1e-4  # a recording whose loudest sample is below this (-80 dBFS) is silent
@@ -152,22 +152,24 @@ def _joined(
     mismatches: list[dict[str, Any]] = []
     metrics: list[dict[str, float]] = []
     said = [part for part in parts if part.text is not None]
-    scored = {}  # piece index -> (its sentence's alignment, record, log-probabilities)
+    scored = {}  # sentence -> (its alignment, record, log-probabilities, word scores)
     for part, utt in zip(said, aligned):
-        lp = None
+        one, lp, scores = resolve(utt).record, None, []
         if settings.word_margin > 0:
             lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
-        scored[id(part)] = (utt, resolve(utt).record, lp)
-    margin = word_margin(scored.values(), settings.word_margin)
+            scores = word_scores(lp, utt.tokens, one["frames"])
+        scored[part.index] = (utt, one, lp, scores)
+    every = [score for *_, scores in scored.values() for score in scores]
+    margin = word_margin(every, settings.word_margin)
     for part in parts:
         n = part.end - part.start
         if part.text is None:
             rec["tokens"].append(" ")
             rec["frames"].append(n)
             continue
-        utt, one, lp = scored[id(part)]
+        utt, one, lp, scores = scored[part.index]
         offset, end = part.start * sec, part.end * sec
-        wrong = [] if lp is None else _wrong_words(lp, utt.tokens, one, offset, margin)
+        wrong = _wrong_words(scores, one, offset, margin)
         if wrong and passed.get(part.index):
             held = _confined(utt, passed[part.index], part.start)
             one, wrong = _sentence(held, lp, margin, offset)
@@ -187,22 +189,16 @@ def _joined(
 WORD_SPREAD = 7.0  # a word unlike its audio: this many times the recording's median evidence
 
 
-def word_margin(scored: Any, floor: float) -> float:
-    """The nats of evidence against a word (`word_scores`) past which it is unlike its
-    audio: `floor` (``word_margin``), or `WORD_SPREAD` times the median over the
-    recording's words where that is more. Noise or another microphone raises every word's
-    score alike (white noise at 20 dB SNR: the median from 15 to 43 nats on eSpeak NG), and
-    a fixed margin then reported one word in ten; on clean speech the median is about 15
-    and the floor decides. `scored`: ``(alignment, record, log-probabilities)`` a sentence."""
-    values = [
-        -score
-        for utt, one, lp in scored
-        if lp is not None
-        for score in word_scores(lp, utt.tokens, one["frames"])
-    ]
-    if floor <= 0 or not values:
+def word_margin(scores: list[float], floor: float) -> float:
+    """The nats of evidence against a word past which it is unlike its audio: `floor`
+    (``word_margin``), or `WORD_SPREAD` times the median over the recording's words
+    (`scores`: `word_scores` of every sentence) where that is more. Noise or another
+    microphone raises every word's score alike (white noise at 20 dB SNR: the median from
+    15 to 43 nats on eSpeak NG), and a fixed margin then reported one word in ten; on
+    clean speech the median is about 15 and the floor decides."""
+    if floor <= 0 or not scores:
         return floor
-    return max(floor, WORD_SPREAD * float(np.median(values)))
+    return max(floor, WORD_SPREAD * float(np.median(-np.asarray(scores))))
 
 
 def _sentence(
@@ -213,7 +209,7 @@ def _sentence(
     one = resolve(utt).record
     if log_probs is None:
         return one, []
-    return one, _wrong_words(log_probs, utt.tokens, one, offset, margin)
+    return one, _wrong_words(word_scores(log_probs, utt.tokens, one["frames"]), one, offset, margin)
 
 
 CONFINE_FRAMES = 2  # how far the coarse search's frames may be off: its step
@@ -306,11 +302,10 @@ def _fit(frames: list[int], n: int) -> list[int]:
 
 
 def _wrong_words(
-    log_probs: np.ndarray, tokens: list[str], one: dict[str, Any], offset: float, margin: float
+    scores: list[float], one: dict[str, Any], offset: float, margin: float
 ) -> list[dict[str, Any]]:
-    """The words of one sentence whose frames the model finds `margin` nats (summed)
-    likelier on other tokens (`word_scores`; its log-probabilities without the prior)."""
-    scores = word_scores(log_probs, tokens, one["frames"])
+    """The words of one sentence (record `one`) whose frames the model finds `margin` nats
+    (summed) likelier on other tokens (`scores`: `word_scores` of its words)."""
     return [
         {**_mismatch(2, s + offset, e + offset, label), "score": round(score, 2)}
         for (s, e, label), score in zip(one.get("words", []), scores)

@@ -430,29 +430,12 @@ def test_the_normalization_counts_no_long_silence_inside():
     assert torch.equal(utterance_normalize(mel, mask, counted=mask), utterance_normalize(mel, mask))
 
 
-def _scored_words(gaps: list[float]):
-    """One sentence of one-token words, two frames each, whose frames are each `gap` nats
-    less likely on the word's token than on the best: (alignment, record, log-probs)."""
-    from types import SimpleNamespace
-
-    n = len(gaps)
-    tokens = [t for k in range(n) for t in (f"w{k}", " ")][:-1]
-    frames = [f for _ in range(n) for f in (2, 0)][:-1]
-    lp = np.zeros((2 * n, len(tokens)))
-    for k, gap in enumerate(gaps):
-        lp[2 * k : 2 * k + 2, 2 * k] = -gap / 2  # the best token (another) at 0
-        lp[2 * k : 2 * k + 2, 2 * k + 1 if 2 * k + 1 < len(tokens) else 0] = 0.0
-    return SimpleNamespace(tokens=tokens), {"frames": frames}, lp
-
-
 def test_the_word_margin_grows_with_the_recordings_own_evidence():
     """Noise raises every word's evidence against it alike: the margin is the floor, or
     seven times the recording's median where that is more, so a clean recording keeps the
     floor and a noisy one flags only the words far beyond its others."""
     from aligner.inference.long_recording import word_margin
 
-    clean = _scored_words([10.0] * 20 + [150.0])
-    assert word_margin([clean], 100.0) == 100.0
-    noisy = _scored_words([40.0] * 20 + [600.0])
-    assert word_margin([noisy], 100.0) == pytest.approx(280.0)
-    assert word_margin([noisy], 0.0) == 0.0  # off stays off
+    assert word_margin([-10.0] * 20 + [-150.0], 100.0) == 100.0  # clean: the floor
+    assert word_margin([-40.0] * 20 + [-600.0], 100.0) == pytest.approx(280.0)
+    assert word_margin([-40.0] * 3, 0.0) == 0.0 and word_margin([], 100.0) == 100.0  # off; none
