@@ -218,6 +218,8 @@ def align_manifest(
     for line in lines:
         summary.add_bad(line.where, line.reason)
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
+        for note in long_item_notes(items):
+            bar.write(note)
         for start in range(0, len(items), chunk):
             part = _readable(speech, items[start : start + chunk], manifest, summary, pauses)
             sources, targets = [f[0] for _, f in part], [f[1] for _, f in part]
@@ -236,6 +238,31 @@ def align_manifest(
     text = json.dumps(summary.to_dict(), indent=1) + "\n"
     write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary
+
+
+LONG_ITEM_SECONDS = 120.0  # an utterance longer than this is a recording for --long-form
+
+
+def long_item_notes(items: list[dict], key: str = "audio") -> list[str]:
+    """A note for each item whose audio lasts over `LONG_ITEM_SECONDS` (read from its
+    header): aligned as one utterance its time and memory grow with the square of its
+    length, where ``--long-form`` aligns a recording with its whole text window by
+    window."""
+    import soundfile
+
+    notes = []
+    for it in items:
+        try:
+            seconds = soundfile.info(str(it.get(key))).duration
+        except (RuntimeError, TypeError, OSError):
+            continue
+        if seconds > LONG_ITEM_SECONDS:
+            notes.append(
+                f"note: {it['id']} is {seconds / 60:.1f} min long; aligned as one utterance its "
+                "time and memory grow with the square of its length: `aligner align "
+                "--long-form` aligns a recording with its whole text in far less"
+            )
+    return notes
 
 
 def _readable(

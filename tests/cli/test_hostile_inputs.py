@@ -402,3 +402,17 @@ def test_words_said_otherwise_than_written_are_labelled_with_the_cleaned_text():
     assert _label_text(speech, "Dr. Smith paid $3.", tokens) == "doctor smith paid three dollars."
     assert _label_text(speech, "One two three four five.", tokens) == "One two three four five."
     assert _label_text(speech, "Too few.", tokens) == "Too few."
+
+
+def test_an_item_of_minutes_is_pointed_to_the_long_form(tmp_path):
+    from aligner.inference.align import long_item_notes
+
+    sf.write(tmp_path / "chapter.wav", np.zeros(8000 * 130, np.float32), 8000)
+    sf.write(tmp_path / "short.wav", np.zeros(8000, np.float32), 8000)
+    items = [
+        {"id": "chapter", "audio": str(tmp_path / "chapter.wav")},
+        {"id": "short", "audio": str(tmp_path / "short.wav")},
+        {"id": "gone", "audio": str(tmp_path / "gone.wav")},
+    ]
+    (note,) = long_item_notes(items)
+    assert "chapter is 2.2 min long" in note and "--long-form" in note
