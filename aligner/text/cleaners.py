@@ -2,7 +2,8 @@
 
 ``english`` spells out numbers, times, digit strings, units and abbreviations
 (`aligner.text.normalize`) and lowercases; ``basic`` only lowercases and collapses
-whitespace (any language); ``none`` leaves the text as it is.
+whitespace (any language); both read square and curly brackets as parentheses; ``none``
+leaves the text as it is.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ __all__ = [
 ]
 
 _WHITESPACE = re.compile(r"\s+")
+# square and curly brackets read as parentheses: punctuation every tokenizer knows (eSpeak
+# NG glued "[" to the next phone: "[1]" became the unknown symbol "[w")
+_BRACKETS = str.maketrans("[]{}", "()()")
 
 
 def collapse_whitespace(text: str) -> str:
@@ -34,13 +38,13 @@ def collapse_whitespace(text: str) -> str:
 
 def basic_cleaners(text: str) -> str:
     """Unicode NFC, lowercase and whitespace collapse only (any language)."""
-    return collapse_whitespace(unicodedata.normalize("NFC", text).lower())
+    return collapse_whitespace(unicodedata.normalize("NFC", text).lower().translate(_BRACKETS))
 
 
 def english_cleaners(text: str) -> str:
     """English: NFC, written forms spelled out (`normalize_text`), lowercase, whitespace
     collapsed. Idempotent: cleaning a cleaned text changes nothing."""
-    return collapse_whitespace(normalize_text(text).lower())
+    return collapse_whitespace(normalize_text(text.translate(_BRACKETS)).lower())
 
 
 CLEANERS = {"english": english_cleaners, "basic": basic_cleaners, "none": lambda t: t}

@@ -125,3 +125,10 @@ def test_letters_an_english_model_would_say_by_name_are_found():
     ]
     assert foreign_letters("Café naïve façade Ærø.", english) == []
     assert foreign_letters("你好", build_tokenizer("chars")) == []
+
+
+def test_brackets_are_read_as_parentheses_not_glued_to_a_phone():
+    tokenizer = build_tokenizer("phonemes")
+    tokens = tokenizer.tokenize("See [one] and {two}.")
+    assert tokens.count("(") == 2 and tokens.count(")") == 2
+    assert set(tokens) <= set(tokenizer.inventory()), tokens
