@@ -79,7 +79,7 @@ def segment(
 
     with user_errors():
         try:
-            bad: list[tuple[str, str]] = []
+            bad: list = []  # BadLine: what could not be paired with a record
             pairs = recordings_to_cut(manifest, alignments, audio, alignment, bad)
             rules = SegmentRules(min_seconds, max_seconds, min_pause, pad)
             summary = segment_recordings(pairs, out, rules, speaker, seed, force, bad)

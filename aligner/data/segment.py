@@ -27,7 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+from aligner.data.manifest import BadLine
+from aligner.data.prepare.common import (
+    PrepareSummary,
+    check_outputs,
+    empty_split_warnings,
+    split_items,
+    write_corpus,
+)
 
 ABUTS = 0.02  # s: a word this close to a mismatch, with no pause between, is touched by it
 
@@ -60,15 +67,17 @@ class Labels:
     words: list[str | None]
     whole: dict[int, tuple[str, list[int]]]  # first word -> (sentence text, its words)
 
+    def _sentence(self, i: int) -> list[int]:
+        """The words of the sentence that unlabelled word `i` belongs to."""
+        return next(ws for ws in (w for _, w in self.whole.values()) if i in ws)
+
     def trimmed(self, group: list[int]) -> list[int]:
         """`group` without the words at either end that belong to a sentence it holds only
         part of and that `text` cannot give its words' text."""
         inside = set(group)
 
         def partial(i: int) -> bool:
-            if self.words[i] is not None:
-                return False
-            return not inside.issuperset(next(ws for _, ws in self.whole.values() if i in ws))
+            return self.words[i] is None and not inside.issuperset(self._sentence(i))
 
         lo, hi = 0, len(group)
         while lo < hi and partial(group[lo]):
@@ -85,13 +94,10 @@ class Labels:
             label = self.words[i]
             if label is not None:
                 out.append(label)
-                continue
-            first = next(k for k, (_, ws) in self.whole.items() if i in ws)
-            text, members = self.whole[first]
-            if not inside.issuperset(members):
+            elif not inside.issuperset(self._sentence(i)):
                 return None
-            if i == first:
-                out.append(text)
+            elif i in self.whole:  # the sentence's first word stands for all of it
+                out.append(self.whole[i][0])
         return " ".join(out)
 
 
@@ -108,8 +114,6 @@ def sentence_labels(record: dict[str, Any]) -> Labels:
     labels: list[str | None] = [w[2] for w in words]
     whole: dict[int, tuple[str, list[int]]] = {}
     for sentence in said:
-        if sentence.get("start") is None:
-            continue
         lo, hi = sentence["start"] - 0.01, sentence["end"] + 0.01
         members = [i for i, w in enumerate(words) if lo <= (w[0] + w[1]) / 2 <= hi]
         own = sentence["text"].split()
@@ -229,12 +233,11 @@ def segment_recordings(
     speaker: str | None = None,
     seed: int = 0,
     force: bool = False,
-    bad: Sequence[tuple[str, str]] = (),
+    bad: Sequence[BadLine] = (),
 ) -> PrepareSummary:
     """Cut each ``(name, audio, record)`` into utterances in `out_dir` (see the module
     docstring); a recording whose audio cannot be read or is not as long as its record
-    says is a bad item, as is each of `bad` (``(where, reason)``: what could not be
-    paired with a record)."""
+    says is a bad item, as is each of `bad` (what could not be paired with a record)."""
     import soundfile
 
     rules.check()
@@ -243,8 +246,8 @@ def segment_recordings(
     (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     summary = PrepareSummary("segment", out_dir)
     items, left_out, seconds = [], [], 0.0
-    for where, reason in bad:
-        summary.bad.add(where, reason)
+    for line in bad:
+        summary.bad.add(line.where, line.reason)
     for name, audio, record in pairs:
         try:
             wav, rate = soundfile.read(str(audio), dtype="float32", always_2d=False)
@@ -301,9 +304,5 @@ def segment_recordings(
         for s in left_out
     ]
     splits = split_items(items, seed=seed)
-    if not splits.get("valid") or not splits.get("test"):
-        summary.warnings.append(
-            f"{len(items)} utterance(s): valid and test need 3 or more (they are empty; "
-            "aligner train needs a valid split: segment more audio)"
-        )
+    summary.warnings += empty_split_warnings(splits, "utterance(s)")
     return write_corpus(out_dir, splits, summary)

@@ -181,32 +181,30 @@ def recordings_to_cut(
     alignments: Path | None,
     audio: Path | None,
     alignment: Path | None,
-    bad: list[tuple[str, str]] | None = None,
+    bad: list[BadLine] | None = None,
 ) -> list[tuple[str, Path, dict[str, Any]]]:
     """``(name, audio, record)`` of each recording: a manifest's items (``id``, ``audio``)
     with their records in `alignments` (``ID.durations.json``), or one `audio` file with
     its `alignment` record; ValueError (one line) for what is missing. With a manifest,
-    `bad` gets ``(where, reason)`` for each line that is no item, item without audio and
-    recording without a readable record (the others are cut)."""
+    `bad` gets each line that is no item, item without audio and recording without a
+    readable record (the others are cut)."""
     if manifest is not None:
         if audio is not None or alignment is not None:
             raise ValueError("give a manifest (--in) or --audio and --alignment, not both")
         if alignments is None:
             raise ValueError("--in needs --alignments DIR (what aligner align --long-form wrote)")
-        lines: list[BadLine] = []
         bad = [] if bad is None else bad
         found = []
-        for item in manifest_items(Path(manifest), "--in", bad=lines):
+        for item in manifest_items(Path(manifest), "--in", bad=bad):
             path = Path(alignments) / f"{safe_name(item['id'])}.durations.json"
             try:
                 if not item.get("audio"):
                     raise ValueError("no audio")
                 found.append((safe_name(item["id"]), Path(item["audio"]), _record(path)))
             except ValueError as err:
-                bad.append((str(item["id"]), str(err)))
-        bad += [(line.where, line.reason) for line in lines]
+                bad.append(BadLine(str(item["id"]), str(err)))
         if not found:
-            first = f": first {bad[0][0]}: {bad[0][1]}" if bad else ""
+            first = f": first {bad[0].where}: {bad[0].reason}" if bad else ""
             raise ValueError(f"--in {manifest}: no recording to cut{first}")
         return found
     if audio is None or alignment is None:

@@ -86,6 +86,18 @@ def split_items(
 OUTPUT_FOLDERS: tuple[str, ...] = ("wavs", "textgrids")
 
 
+def empty_split_warnings(splits: dict[str, list], what: str) -> list[str]:
+    """A warning when the valid or test split of `splits` is empty (fewer than three items
+    in all: `split_items`), naming what the items are (``item(s) kept``, ``utterance(s)``)."""
+    if splits.get("valid") and splits.get("test"):
+        return []
+    n = sum(len(v) for v in splits.values())
+    return [
+        f"{n} {what}: valid and test need 3 or more (they are empty; aligner train needs a "
+        "valid split)"
+    ]
+
+
 def corpus_files(out_dir: Path) -> list[Path]:
     """The manifests and summary `prepare` writes into `out_dir`."""
     return [out_dir / f"{name}.jsonl" for name in SPLITS] + [out_dir / SUMMARY_FILE]

@@ -45,6 +45,7 @@ from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
     corpus_files,
+    empty_split_warnings,
     split_items,
     text_lines,
     write_corpus,
@@ -141,10 +142,7 @@ def prepare_festival(
         if seconds > LONG_SECONDS
     ]
     splits = split_items(kept, seed=seed)
-    if not splits.get("valid") or not splits.get("test"):
-        summary.warnings.append(
-            f"{len(kept)} item(s) kept: valid and test need 3 or more (they are empty)"
-        )
+    summary.warnings += empty_split_warnings(splits, "item(s) kept")
     return write_corpus(out_dir, splits, summary)
 
 
