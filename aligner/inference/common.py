@@ -34,6 +34,17 @@ def window_words(window: tuple[int, int] | None) -> str:
     return "no window" if window is None else f"window {window[0]},{window[1]}"
 
 
+def unused_window(asked: tuple[int, int] | str | None, used: tuple[int, int] | None) -> list[str]:
+    """A warning where a window was asked of a model that decodes without one (a duration
+    model: its durations place every frame), so it is not silently dropped."""
+    if isinstance(asked, tuple) and used is None:
+        return [
+            f"--window {asked[0]},{asked[1]}: this model has no attention (its durations "
+            "place every frame); the window is not used"
+        ]
+    return []
+
+
 class InferenceError(ValueError):
     """A checkpoint or an input cannot be used; the message says what to do."""
 

@@ -22,7 +22,7 @@ from aligner.audio.io import load_audio, save_audio
 from aligner.audio.trim import split_at_silences
 from aligner.data.manifest import ManifestError, read_manifest, write_manifest
 from aligner.files import write_atomic
-from aligner.inference.common import InferenceError, output_names
+from aligner.inference.common import InferenceError, output_names, unused_window
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import MelSpeechModel
 from aligner.inference.synthesis import (
@@ -191,6 +191,7 @@ def convert(
     names = [str(items[p.index]["id"]) for p in done]
     warnings = length_warnings(names, done, decoding.max_length_ratio)
     window = speech.decoding_window(decoding.window)
+    warnings += unused_window(decoding.window, window)
     return SpeechRun([p.path for p in done], [], names, speech.step, warnings, bad, window)
 
 

@@ -18,7 +18,7 @@ import torch
 from aligner.attention.plot import panel_paths, save_alignment_panels
 from aligner.audio.io import join_waves, save_audio
 from aligner.files import write_atomic
-from aligner.inference.common import RECIPE_WINDOW, InferenceError
+from aligner.inference.common import RECIPE_WINDOW, InferenceError, unused_window
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import Generated
 from aligner.inference.tacotron import TTSModel
@@ -223,6 +223,7 @@ def synthesize(
         save_mel_config(mels[-1].parent, speech)
     warnings = length_warnings(sentences, results, decoding.max_length_ratio)
     window = speech.decoding_window(decoding.window)
+    warnings += unused_window(decoding.window, window)
     return SpeechRun([out], results, sentences, speech.step, warnings, window=window)
 
 

@@ -196,9 +196,10 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
     assert (tmp_path / "say.png").exists()
     audio, sr = sf.read(wav)
     assert sr == MEL["sample_rate"] and len(audio) > 0 and np.isfinite(audio).all()
-    result = invoke(*args, "--out", tmp_path / "fast.wav", "--pace", "2")
+    result = invoke(*args, "--out", tmp_path / "fast.wav", "--pace", "2", "--window", "0,2")
     assert result.exit_code == 0, result.output
     assert len(sf.read(tmp_path / "fast.wav")[0]) <= len(audio)
+    assert "--window 0,2: this model has no attention" in result.output  # not silently dropped
     out = tmp_path / "aligned"
     result = invoke("align", "--checkpoint", exp, "--in", corpus / "valid.jsonl", "--out", out)
     assert result.exit_code == 0, result.output
