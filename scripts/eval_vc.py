@@ -77,6 +77,7 @@ def main(
     systems, alignments, recognizer: Path | None, limit: int, verbose: bool, json_out: Path | None
 ) -> None:
     """Print MCD, F0 and duration scores of the source and each system (Markdown table)."""
+    from aligner.evaluation import EvaluationError
     from aligner.evaluation.vc import markdown, score_systems, set_mapping
     from aligner.inference.common import InferenceError
 
@@ -88,8 +89,8 @@ def main(
         for name, alignment in _pairs(alignments, "--alignment").items():
             set_mapping(table, name, alignment)
         target = _phone_error_rates(table, recognizer) if recognizer is not None else None
-    except InferenceError as err:
-        raise click.ClickException(str(err)) from None
+    except (EvaluationError, InferenceError) as err:
+        raise click.ClickException(str(err).splitlines()[0]) from None
     if verbose:
         for name, rows in table.items.items():
             for r in rows:

@@ -111,3 +111,8 @@ def test_eval_vc_table_with_source_and_mapping(baseline, tmp_path):
     assert data["totals"]["baseline"]["items"] == 2 and data["totals"]["source"]["mcd"] > 0
     bad = CliRunner().invoke(_script("eval_vc").main, ["--system", str(timed)])
     assert bad.exit_code == 1 and "write NAME=PATH" in bad.output
+    items[1]["target_audio"] = str(tmp_path / "gone.wav")  # a target that is not there
+    gone = write_manifest(tmp_path / "gone.jsonl", items)
+    missing = CliRunner().invoke(_script("eval_vc").main, ["--system", f"b={gone}"])
+    assert missing.exit_code == 1 and "gone.wav" in missing.output
+    assert missing.exception is None or isinstance(missing.exception, SystemExit)
