@@ -115,8 +115,10 @@ def main(checkpoint, manifest, converted, out, vocoder, level, force) -> None:
     from aligner.models.fastpitch.layers import round_along
 
     pairs = _items(manifest, converted)
-    if (out / "manifest.jsonl").exists() and not force:
-        raise click.ClickException(f"{out}/manifest.jsonl exists; pass --force to overwrite")
+    paths = [out / "manifest.jsonl"] + [out / Path(done["audio"]).name for _, done in pairs]
+    existing = [p for p in paths if p.exists()]
+    if existing and not force:
+        raise click.ClickException(f"{existing[0]} exists; pass --force to overwrite")
     try:
         speech = load_speech_model(checkpoint, "convert", "cpu")
         spec = vocoder or str(Path(checkpoint) / "vocoder")
