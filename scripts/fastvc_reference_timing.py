@@ -113,6 +113,7 @@ def main(checkpoint, manifest, converted, out, vocoder, level, force) -> None:
     from aligner.inference.common import InferenceError
     from aligner.inference.vocoders import load_vocoder
     from aligner.models.fastpitch.layers import round_along
+    from aligner.models.fastvc import FastVC
 
     pairs = _items(manifest, converted)
     paths = [out / "manifest.jsonl"] + [out / Path(done["audio"]).name for _, done in pairs]
@@ -125,7 +126,7 @@ def main(checkpoint, manifest, converted, out, vocoder, level, force) -> None:
         voc = load_vocoder(spec, speech.mel_cfg)
     except InferenceError as err:
         raise click.ClickException(str(err)) from None
-    if not hasattr(speech.model, "config") or not hasattr(speech.model.config, "reduction"):
+    if not isinstance(speech.model, FastVC):
         raise click.ClickException(f"{checkpoint}: not a FastVC checkpoint")
     net, sr = speech.model, speech.mel_cfg.sample_rate
     out.mkdir(parents=True, exist_ok=True)
@@ -147,8 +148,7 @@ def main(checkpoint, manifest, converted, out, vocoder, level, force) -> None:
         frames = rates.float()[None]
         durations = round_along(frames, torch.ones_like(frames, dtype=torch.bool))
         with torch.no_grad():
-            enc, mask, log_durations = net.encode(src[None], torch.tensor([len(src)]))
-            res = net._decode(enc, mask, log_durations, durations[:, : mask.size(1)])
+            res = net(src[None], torch.tensor([len(src)]), durations)
         path = out / Path(done["audio"]).name
         save_audio(path, voc(speech.denormalize(res.mel_post[0])), sr)
         written.append({**done, "audio": str(path)})
