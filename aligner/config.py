@@ -44,6 +44,8 @@ class TrainConfig:
     The learning rate warms up linearly over `warmup_steps` optimizer updates to `lr`,
     then decays by `decay` (see `aligner.train.schedule`). `max_minutes` is a wall-clock
     budget: the run stops (with a checkpoint) when it is spent, as it does at `max_steps`.
+    `ema`: the decay of an exponential moving average of the weights that validation and
+    the checkpoints' ``model`` hold (`aligner.train.ema`; None: the weights as trained).
     """
 
     batch_size: int = 16
@@ -70,6 +72,7 @@ class TrainConfig:
     progress: bool = True
     init_from: str | None = None
     init_modules: list[str] = field(default_factory=list)
+    ema: float | None = None
 
     def __post_init__(self) -> None:
         positive = ("batch_size", "max_steps", "log_every", "eval_every", "checkpoint_every")
@@ -81,6 +84,8 @@ class TrainConfig:
                 raise ConfigError(f"train.{name} must be >= 0, got {getattr(self, name)}")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise ConfigError(f"train.max_minutes must be > 0, got {self.max_minutes}")
+        if self.ema is not None and not 0 < self.ema < 1:
+            raise ConfigError(f"train.ema must be between 0 and 1 (e.g. 0.999), got {self.ema}")
         if len(self.betas) != 2:
             raise ConfigError(f"train.betas must be two numbers, got {self.betas}")
 

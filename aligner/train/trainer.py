@@ -6,6 +6,10 @@ Exact resume: a checkpoint holds the model, optimizer, scheduler, grad scaler, s
 the batches consumed in that epoch (the sampler replays the rest of it deterministically)
 and every RNG state; validation saves and restores the RNG states around itself, so how
 often one validates does not change the training trajectory.
+
+With ``train.ema`` (a decay, e.g. 0.999) the trainer keeps an exponential moving average of
+the weights (`aligner.train.ema`): validation, ``best.pt`` and each checkpoint's ``model``
+are the average (what inference loads), the trained weights are its ``raw_model``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from aligner.config import TrainConfig, to_dict
 from aligner.tasks.base import Task
 from aligner.train import distributed as ddp
 from aligner.train.batches import autocast, make_batch_sampler, make_loader, to_device
+from aligner.train.ema import WeightAverage
 from aligner.train.errors import TrainingDiverged, TrainingError
 from aligner.train.manager import (
     CheckpointManager,
@@ -81,6 +86,7 @@ class Trainer:
         self.model = ddp.wrap_model(task.model.to(self.device), self.info)
         self.params = [p for p in task.model.parameters() if p.requires_grad]
         self.optimizer, self.scheduler = build_optimizer(self.params, cfg)
+        self.average = WeightAverage(task.model, cfg.ema) if cfg.ema is not None else None
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=cfg.precision == "fp16")
         self.sampler = make_batch_sampler(
             task.lengths(task.train_set), cfg.batch_size, True, cfg.seed, self.info
@@ -94,9 +100,13 @@ class Trainer:
 
     # ----------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume exactly (this rank's view; RNG of every rank)."""
+        """Everything needed to resume exactly (this rank's view; RNG of every rank);
+        ``model``: the weights to use (the average, with ``train.ema``)."""
+        trained = ddp.unwrap_model(self.model).state_dict()
+        averaged = {} if self.average is None else {"raw_model": trained}
         return {
-            "model": ddp.unwrap_model(self.model).state_dict(),
+            "model": trained if self.average is None else self.average.state_dict(),
+            **averaged,
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(),
             "scaler": self.scaler.state_dict(),
@@ -110,7 +120,10 @@ class Trainer:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        ddp.unwrap_model(self.model).load_state_dict(state["model"])
+        trained = state.get("raw_model", state["model"])  # "model" is the average with ema
+        ddp.unwrap_model(self.model).load_state_dict(trained)
+        if self.average is not None:  # a run without an average starts one from its weights
+            self.average.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.scaler.load_state_dict(state["scaler"])
@@ -159,6 +172,8 @@ class Trainer:
         if finite or self.scaler.is_enabled():  # the scaler skips inf/NaN grads itself
             self.scaler.step(self.optimizer)
             self.scaler.update()
+            if self.average is not None:
+                self.average.update(ddp.unwrap_model(self.model), self.step)
         self.optimizer.zero_grad(set_to_none=True)
         if not finite:
             overflow = {"loss": float(loss.detach()), "overflow": 1.0}
@@ -171,7 +186,7 @@ class Trainer:
         """Run `task.validate` on rank 0 with the RNG states left untouched."""
         metrics: dict[str, float] = {}
         if self.info.is_main:
-            model = ddp.unwrap_model(self.model)
+            model = ddp.unwrap_model(self.model) if self.average is None else self.average.module
             metrics = run_validation(
                 self.task, model, self.cfg, self.device, self.step, self.logger
             )
@@ -193,6 +208,8 @@ class Trainer:
         cfg, info = self.cfg, self.info
         if not self.resumed:  # a fresh run: the same seed gives the same run
             seed_everything(cfg.seed + info.rank)
+            if self.average is not None:  # the weights as they start (train.init_from's)
+                self.average.load_state_dict(ddp.unwrap_model(self.model).state_dict())
         if info.is_main:
             self.checkpoints.remove_stale_temporaries()
         self.logger = Logger(self.out_dir / "tb", enabled=info.is_main)
