@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> Any:
         for batch in train:
             predicted, mask = log_durations(task.model, batch)
             weight = task.loss_cfg.duration  # as the full training weighs it, for the clip
-            loss = weight * duration_loss(predicted, batch["durations"], mask, task.loss_cfg)
+            loss = weight * duration_loss(predicted, batch["duration_targets"], mask, task.loss_cfg)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, clip)

@@ -1,5 +1,6 @@
 """Alignments read back from files: an ``ID.durations.json`` record (validated), its word
-and phone tiers for scoring, and the weights and labels a plot draws."""
+and phone tiers for scoring, its durations below one frame for a duration model to learn,
+and the weights and labels a plot draws."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from aligner.alignment.intervals import Tiers, tiers_from_rows
 from aligner.alignment.record import RECORD_SUFFIX
 from aligner.alignment.textgrid import read_textgrid, textgrid_files
+from aligner.alignment.tiers import FRAME_CENTRE, optional_tokens
 
 
 def read_record(path: str | Path) -> dict[str, Any]:
@@ -26,6 +28,39 @@ def read_record(path: str | Path) -> dict[str, Any]:
     if not isinstance(record, dict) or not {"tokens", "frames"} <= set(record):
         raise ValueError(f"{path}: a durations JSON needs 'tokens' and 'frames' (aligner align)")
     return record
+
+
+def sub_frame_durations(record: dict[str, Any]) -> np.ndarray:
+    """A record's frames per token ``(N,)`` as floats, each boundary between two phones
+    that meet (no frame of another token between them) moved to where the record's phones
+    tier puts it: the alignment model's boundary below one frame
+    (`aligner.attention.search.expected_edges`), which whole frames round away. Every
+    other boundary (at a pause, a word separator that holds frames) stays on the frame
+    grid, each phone keeps half a frame at least, and the sum is the record's frames.
+    A record whose phones tier does not pair with its phones one to one (or that has none:
+    characters, another family's record) gives its frames as they are."""
+    tokens, frames = list(record["tokens"]), np.asarray(record["frames"], np.float64)
+    edges = np.concatenate([[0.0], np.cumsum(frames)])
+    skip = optional_tokens(tokens)
+    timed = [k for k in range(len(tokens)) if frames[k] > 0]
+    phones = [k for k in timed if not skip[k]]
+    tier = record.get("phones") or []
+    seconds = record.get("hop_length", 0) / max(record.get("sample_rate", 0) or 1, 1)
+    paired = len(tier) == len(phones) and all(
+        len(row) == 3 and row[2] == tokens[k] for row, k in zip(tier, phones)
+    )
+    if not (paired and seconds > 0):
+        return frames
+    where = {k: n for n, k in enumerate(phones)}
+    for i, j in zip(timed, timed[1:]):
+        if skip[i] or skip[j]:
+            continue
+        end, start = float(tier[where[i]][1]), float(tier[where[j]][0])
+        if abs(end - start) > 1e-6:  # the tiers moved them apart: not two phones that meet
+            continue
+        edge = end / seconds + FRAME_CENTRE
+        edges[i + 1 : j + 1] = np.clip(edge, edges[i] + 0.5, edges[j + 1] - 0.5)
+    return np.diff(edges)
 
 
 def record_tiers(path: str | Path) -> Tiers:

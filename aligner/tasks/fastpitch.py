@@ -43,7 +43,12 @@ from aligner.tasks.fastpitch_data import (
     pitch_stats,
     required_durations,
 )
-from aligner.tasks.guides import dataset_durations, folders_of, read_records
+from aligner.tasks.guides import (
+    dataset_durations,
+    dataset_sub_frames,
+    folders_of,
+    read_records,
+)
 from aligner.tasks.speech import set_data_sizes
 from aligner.tasks.speech_data import text_speech_data
 from aligner.tasks.speech_losses import duration_loss, masked_mean, parallel_mel_loss
@@ -55,11 +60,17 @@ class FastPitchLoss:
     """``model.loss``: the mel distance and the weights of the variance predictors' MSEs
     (FastPitch's 0.1 each). ``duration_scale``: the durations' MSE on log(1 + frames)
     (FastPitch's) or on the frames themselves, which weighs a long sound's error as much
-    as the timing of everything after it moves: what the boundaries' error adds up."""
+    as the timing of everything after it moves: what the boundaries' error adds up.
+    ``duration_target``: the durations learnt are the whole frames the mel is spread over
+    (``whole``), or the same with each boundary between two phones that meet where the
+    alignment model put it below one frame (``sub_frame``; `dataset_sub_frames`): the
+    rounding to whole frames, up to half a frame at each boundary, is then no part of
+    what the durations learn."""
 
     mel: Literal["l1", "mse"] = "mse"
     duration: float = 0.1
     duration_scale: Literal["log", "frames"] = "log"
+    duration_target: Literal["whole", "sub_frame"] = "whole"
     pitch: float = 0.1
     energy: float = 0.1
 
@@ -70,7 +81,7 @@ def fastpitch_loss(
     """The weighted loss of a teacher-forced batch and its parts (floats)."""
     mel = parallel_mel_loss(out, batch["mel"], cfg.mel)
     tokens = out.enc_mask
-    duration = duration_loss(out.log_durations, batch["durations"], tokens, cfg)
+    duration = duration_loss(out.log_durations, batch["duration_targets"], tokens, cfg)
     parts = {"mel": mel, "duration": duration}
     total = mel + cfg.duration * parts["duration"]
     for name in ("pitch", "energy"):
@@ -177,18 +188,14 @@ def build(cfg: Any, data_dir: Path) -> FastPitchTask:
         pitch = PitchCache(Path(data_dir) / corpus.data.cache_dir, corpus.mel_cfg)
     records = read_records(folders, corpus.mel_cfg, "durations")
     frame = corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
-    sets = [
-        FastPitchDataset(
-            base,
-            required_durations(
-                dataset_durations(base, corpus.table.decode, records, frame, split),
-                len(base.items),
-                split,
-            ),
-            pitch,
-        )
-        for base, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
-    ]
+    sets = []
+    for base, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation")):
+        found = dataset_durations(base, corpus.table.decode, records, frame, split)
+        durations = required_durations(found, len(base.items), split)
+        targets = None
+        if loss_cfg.duration_target == "sub_frame":
+            targets = dataset_sub_frames(base, corpus.table.decode, records, durations)
+        sets.append(FastPitchDataset(base, durations, pitch, targets))
     stats = pitch_stats(sets[0], corpus.data.stats_items)
     sets[0].stats = sets[1].stats = stats
     task = FastPitchTask(FastPitch(fp_cfg), corpus, sets[0], sets[1], loss_cfg)

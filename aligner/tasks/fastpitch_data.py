@@ -54,14 +54,23 @@ class PitchStats:
 
 class FastPitchDataset(Dataset):
     """The items of a `TTSDataset` that have durations, each ``{"id", "tokens" (N,), "mel"
-    (T, M) normalized, "durations" (N,), "pitch" (N,) normalized log-F0 (0: unvoiced),
-    "energy" (N,)}``."""
+    (T, M) normalized, "durations" (N,) whole frames, "duration_targets" (N,) float (what
+    the durations learn: `targets`, by item index as `durations`, else the whole frames),
+    "pitch" (N,) normalized log-F0 (0: unvoiced), "energy" (N,)}``."""
 
-    def __init__(self, base: Any, durations: dict[int, torch.Tensor], pitch: PitchCache | None):
+    def __init__(
+        self,
+        base: Any,
+        durations: dict[int, torch.Tensor],
+        pitch: PitchCache | None,
+        targets: dict[int, torch.Tensor] | None = None,
+    ):
         keep = sorted(durations)
         base.keep(keep)
         self.base, self.pitch_cache = base, pitch
         self.durations = [durations[i] for i in keep]
+        given = targets or {}
+        self.targets = [given.get(i, durations[i]).float() for i in keep]
         self.items, self.lengths = base.items, base.lengths
         self.stats = PitchStats()
 
@@ -84,7 +93,13 @@ class FastPitchDataset(Dataset):
         voiced = log > 0
         pitch = torch.where(voiced, (log - self.stats.mean) / self.stats.std, torch.zeros_like(log))
         energy = token_means(example["mel"].mean(1), self.durations[index], voiced_only=False)
-        return {**example, "durations": self.durations[index], "pitch": pitch, "energy": energy}
+        return {
+            **example,
+            "durations": self.durations[index],
+            "duration_targets": self.targets[index],
+            "pitch": pitch,
+            "energy": energy,
+        }
 
 
 def pitch_stats(dataset: FastPitchDataset, limit: int) -> PitchStats:
@@ -98,8 +113,9 @@ def pitch_stats(dataset: FastPitchDataset, limit: int) -> PitchStats:
 
 
 def collate_fastpitch(examples: list[dict[str, Any]]) -> dict[str, Any]:
-    """`collate_tts` plus ``durations`` (B, N) long, ``pitch`` and ``energy`` (B, N)."""
+    """`collate_tts` plus ``durations`` (B, N) long, ``duration_targets``, ``pitch`` and
+    ``energy`` (B, N) float."""
     batch = collate_tts(examples)
-    for key in ("durations", "pitch", "energy"):
+    for key in ("durations", "duration_targets", "pitch", "energy"):
         batch[key] = pad([e[key] for e in examples])[0]
     return batch

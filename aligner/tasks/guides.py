@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from aligner.alignment.reading import read_record
+from aligner.alignment.reading import read_record, sub_frame_durations
 from aligner.alignment.record import RECORD_SUFFIX
 from aligner.alignment.tiers import SPECIALS
 from aligner.attention.guides import duration_positions, pair_positions, path_guide
@@ -109,16 +109,20 @@ def read_records(
     return records
 
 
-def tts_durations(record: dict[str, Any], tokens: list[str], uid: str) -> torch.Tensor:
-    """The frames of each of the TTS item's `tokens` from the alignment model's `record`.
+def tts_durations(
+    record: dict[str, Any], tokens: list[str], uid: str, values: Sequence[float] | None = None
+) -> torch.Tensor:
+    """The frames of each of the TTS item's `tokens` from the alignment model's `record`
+    (long), or its per-token `values` in their place (float: `sub_frame_durations`).
 
     The tokens other than ``<s>``/``</s>`` must match one to one (``<unk>`` matches any);
     the record's edge tokens go to the TTS's own or to its first and last token.
     """
-    pairs = list(zip(record["tokens"], record["frames"]))
+    given = record["frames"] if values is None else values
+    pairs = list(zip(record["tokens"], given))
     lead = sum(f for t, f in pairs[:1] if t == "<s>")
     trail = sum(f for t, f in pairs[-1:] if t == "</s>")
-    core = [(t, int(f)) for t, f in pairs if t not in SPECIAL]
+    core = [(t, f) for t, f in pairs if t not in SPECIAL]
     mine = [k for k, t in enumerate(tokens) if t not in SPECIAL]
     theirs = [t for t, _ in core]
     differ = (n for n, (k, t) in enumerate(zip(mine, theirs)) if tokens[k] not in (t, "<unk>"))
@@ -132,14 +136,14 @@ def tts_durations(record: dict[str, Any], tokens: list[str], uid: str) -> torch.
         )
     if not mine:
         raise ConfigError(f"item {uid}: no tokens to guide")
-    out = torch.zeros(len(tokens), dtype=torch.long)
+    out = torch.zeros(len(tokens), dtype=torch.long if values is None else torch.float64)
     for k, (_, frames) in zip(mine, core):
-        out[k] = frames
+        out[k] = int(frames) if values is None else float(frames)
     first = tokens.index("<s>") if "<s>" in tokens else mine[0]
     last = len(tokens) - 1 - tokens[::-1].index("</s>") if "</s>" in tokens else mine[-1]
     out[first] += lead
     out[last] += trail
-    return out
+    return out if values is None else out.float()
 
 
 def check_frames(durations: torch.Tensor, n_frames: int, uid: str, where: str) -> None:
@@ -236,6 +240,29 @@ def dataset_durations(
             check_frames(found, n_frames, uid, "data.durations")
         out[index] = found
     report_unpaired(unpaired, len(out), split, "durations")
+    return out
+
+
+def dataset_sub_frames(
+    dataset: Any,
+    decode: Callable[[list[int]], list[str]],
+    records: dict[str, dict[str, Any]],
+    durations: dict[int, torch.Tensor],
+) -> dict[int, torch.Tensor]:
+    """Frames per token (N,) float of the items of `durations` (`dataset_durations`), each
+    boundary between two phones that meet below one frame where the alignment model's
+    record has it (`aligner.alignment.reading.sub_frame_durations`): what a duration
+    model learns from with ``model.loss.duration_target: sub_frame``. Another tool's
+    TextGrid gives its whole frames."""
+    out = {}
+    for index, frames in durations.items():
+        uid = str(dataset.items[index]["id"])
+        record = records[uid]
+        if "textgrid" in record:
+            out[index] = frames.float()
+            continue
+        tokens = decode(dataset.tokens[index].tolist())
+        out[index] = tts_durations(record, tokens, uid, sub_frame_durations(record).tolist())
     return out
 
 

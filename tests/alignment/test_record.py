@@ -102,3 +102,61 @@ def test_textgrid_boundaries_never_overlap_from_rounding(tmp_path):
     assert [e.label for e in entries] == ["a", "sp", "b", "d", "e"]
     assert all(a.end == b.start for a, b in zip(entries, entries[1:]))
     assert entries[-1].end == pytest.approx((sum(frames) - 0.5) * sec, abs=1e-6)
+
+
+def _sub_frame_record(tier_edges: dict[int, float], labels: dict[int, str] | None = None) -> dict:
+    """A record of `` h ə | l oʊ .`` (hop 256 at 22.05 kHz) whose phones tier puts the
+    boundary before token k at ``tier_edges[k]`` frames (the frame grid elsewhere)."""
+    tokens = ["<s>", "h", "ə", " ", "l", "oʊ", ".", "</s>"]
+    frames = [2, 3, 4, 0, 3, 5, 4, 2]
+    seconds = 256 / 22050
+    edges = np.concatenate([[0], np.cumsum(frames)]).astype(float)
+    moved = {k: tier_edges.get(k, edges[k]) for k in range(len(tokens) + 1)}
+    moved[3] = moved[4] = tier_edges.get(4, edges[4])  # the separator holds no frame
+
+    def time(k: int) -> float:
+        return max(moved[k] - 0.5, 0.0) * seconds
+
+    names = labels or {}
+    phones = [[time(k), time(k + 1), names.get(k, tokens[k])] for k in (1, 2)]
+    phones += [[time(4), time(5), names.get(4, "l")], [time(5), time(6) - 0.03, "oʊ"]]
+    return {
+        "tokens": tokens,
+        "frames": frames,
+        "hop_length": 256,
+        "sample_rate": 22050,
+        "phones": phones,
+    }
+
+
+def test_sub_frame_durations_move_the_boundaries_between_phones_that_meet():
+    from aligner.alignment.reading import sub_frame_durations
+
+    record = _sub_frame_record({2: 4.7, 4: 9.4})
+    got = sub_frame_durations(record)
+    # h|ə at 4.7 frames, ə|l (across the empty separator) at 9.4; l|oʊ on the grid; the
+    # end of oʊ, moved in the tier to where the sound stops, is at a pause: the grid's
+    np.testing.assert_allclose(got, [2, 2.7, 4.7, 0, 2.6, 5, 4, 2], atol=1e-6)
+    assert got.sum() == pytest.approx(sum(record["frames"]))
+
+
+def test_sub_frame_durations_keep_the_frames_of_a_tier_that_does_not_pair():
+    from aligner.alignment.reading import sub_frame_durations
+
+    frames = [2, 3, 4, 0, 3, 5, 4, 2]
+    other = _sub_frame_record({2: 4.7}, labels={2: "a"})
+    np.testing.assert_array_equal(sub_frame_durations(other), frames)
+    bare = {k: v for k, v in _sub_frame_record({2: 4.7}).items() if k != "phones"}
+    np.testing.assert_array_equal(sub_frame_durations(bare), frames)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-3.0, 12.0), st.floats(6.0, 15.0))
+def test_sub_frame_durations_sum_to_the_frames_and_keep_half_a_frame(first, second):
+    from aligner.alignment.reading import sub_frame_durations
+
+    record = _sub_frame_record({2: first, 4: second})
+    got = sub_frame_durations(record)
+    assert got.sum() == pytest.approx(sum(record["frames"]))
+    phones = [1, 2, 4, 5]
+    assert (got[phones] >= 0.5 - 1e-9).all()

@@ -124,6 +124,25 @@ def test_the_duration_loss_on_either_scale() -> None:
     assert float(frames) == pytest.approx((1 + 1 + 4 + 0 + 9) / 5, rel=1e-5)
 
 
+def test_the_durations_learn_the_targets_below_one_frame(corpus: Path) -> None:
+    """``duration_target: sub_frame`` gives each item float targets beside its whole frames
+    (a record without a phones tier: the same frames), and the duration loss reads them."""
+    cfg = _cfg(loss={"duration_scale": "frames", "duration_target": "sub_frame"})
+    task = build_task(ExperimentConfig.from_dict(cfg), corpus)
+    example = task.train_set[0]
+    assert example["duration_targets"].dtype == torch.float32
+    torch.testing.assert_close(example["duration_targets"], example["durations"].float())
+    batch = task.collate([task.train_set[i] for i in range(2)])
+    task.model.eval()  # no dropout: the two losses differ by their targets alone
+    _, parts = task.loss(task.model, batch, step=0)
+    batch["duration_targets"] = batch["duration_targets"] + 0.5 * batch["durations"].gt(0)
+    _, moved = task.loss(task.model, batch, step=0)
+    assert moved["duration"] != pytest.approx(parts["duration"])
+    assert moved["mel"] == pytest.approx(parts["mel"])  # the mel is spread over whole frames
+    with pytest.raises(ConfigError, match="duration_target"):
+        build_task(ExperimentConfig.from_dict(_cfg(loss={"duration_target": "half"})), corpus)
+
+
 def test_validation_measures_durations_and_word_boundaries(corpus: Path, tmp_path: Path):
     from aligner.train.evolution import image_tags
 
