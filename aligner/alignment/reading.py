@@ -45,9 +45,11 @@ def sub_frame_durations(record: dict[str, Any]) -> np.ndarray:
     timed = [k for k in range(len(tokens)) if frames[k] > 0]
     phones = [k for k in timed if not skip[k]]
     tier = record.get("phones") or []
-    seconds = record.get("hop_length", 0) / max(record.get("sample_rate", 0) or 1, 1)
+    hop, rate = record.get("hop_length"), record.get("sample_rate")
+    seconds = hop / rate if isinstance(hop, int) and isinstance(rate, int) and rate > 0 else 0
     paired = len(tier) == len(phones) and all(
-        len(row) == 3 and row[2] == tokens[k] for row, k in zip(tier, phones)
+        isinstance(row, list) and len(row) == 3 and row[2] == tokens[k]
+        for row, k in zip(tier, phones)
     )
     if not (paired and seconds > 0):
         return frames
