@@ -182,7 +182,7 @@ def manifest_items(
 ) -> list[dict]:
     """The items of the manifest `path` given as `option` (e.g. ``--ref``), each holding
     every key of `keys` (a non-empty value); `ManifestError` (one line, naming the file,
-    the items and `hint`) otherwise. `bad`: a batch job's list, which gets the lines that
+    the items and `hint`) otherwise, and for a manifest without items. `bad`: a batch job's list, which gets the lines that
     are no item (`read_manifest_items`) instead of an error for them."""
     if not path.is_file():
         raise ManifestError(f"{option} {path} does not exist{'; ' + hint if hint else ''}")
@@ -196,6 +196,10 @@ def manifest_items(
         raise
     except ValueError as err:
         raise ManifestError(str(err).splitlines()[0]) from None
+    if not items and not bad:
+        raise ManifestError(
+            f"{option} {path} holds no items; {hint or 'give a manifest with some'}"
+        )
     for key in keys:
         bad = [str(it.get("id", n)) for n, it in enumerate(items, 1) if not it.get(key)]
         if bad:

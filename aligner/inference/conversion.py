@@ -20,7 +20,12 @@ import torch
 from aligner.attention.plot import save_alignment_panels
 from aligner.audio.io import load_audio, save_audio
 from aligner.audio.trim import split_at_silences
-from aligner.data.manifest import ManifestError, read_manifest, write_manifest
+from aligner.data.manifest import (
+    ManifestError,
+    read_manifest,
+    read_manifest_items,
+    write_manifest,
+)
 from aligner.files import write_atomic
 from aligner.inference.common import InferenceError, output_names, unused_window
 from aligner.inference.loading import load_speech_model
@@ -41,10 +46,12 @@ AUDIO_EXTS = (".wav", ".flac", ".ogg", ".mp3")
 MAX_PIECE_SECONDS = 20.0
 
 
-def conversion_inputs(src: Path) -> tuple[list[dict], bool]:
+def conversion_inputs(src: Path, bad: list[str] | None = None) -> tuple[list[dict], bool]:
     """(items with ``id`` and ``audio``, several?) for an audio file, a folder of audio
     files or a JSON Lines manifest. Items without ``audio`` stay in the list (they are
-    reported as bad, the others converted)."""
+    reported as bad, the others converted). `bad`: a batch's list, which gets the
+    manifest's lines that are no item (``FILE:LINE: reason``) instead of an error for
+    them; an error all the same when no line is an item."""
     if not src.exists():
         raise InferenceError(f"--in {src} does not exist")
     if src.is_dir():
@@ -54,11 +61,23 @@ def conversion_inputs(src: Path) -> tuple[list[dict], bool]:
         return [{"id": p.stem, "audio": str(p)} for p in files], True
     if src.suffix in (".jsonl", ".json"):
         try:
-            items = read_manifest(src)
+            items = read_manifest(src) if bad is None else _good_items(src, bad)
         except (ManifestError, ValueError) as err:
             raise InferenceError(str(err).splitlines()[0]) from None
+        if not items and not bad:
+            raise InferenceError(f"--in {src} holds no items; give a manifest with some")
         return [{**it, "id": str(it.get("id", n))} for n, it in enumerate(items, 1)], True
     return [{"id": src.stem, "audio": str(src)}], False
+
+
+def _good_items(src: Path, bad: list[str]) -> list[dict]:
+    """The items of the manifest `src`; its bad lines go to `bad` (ManifestError when no
+    line is an item)."""
+    items, lines = read_manifest_items(src)
+    if lines and not items:
+        raise ManifestError(f"{lines[0].where}: {lines[0].reason} (no item can be read)")
+    bad.extend(f"{line.where}: {line.reason}" for line in lines)
+    return items
 
 
 def conversion_outputs(items: list[dict], src: Path, out: Path, many: bool) -> list[Path]:
@@ -157,7 +176,8 @@ def convert(
     counting good and bad ones), with a VC checkpoint. Every output is checked before
     the model is loaded; bad inputs are listed in ``SpeechRun.bad``. `save_mel`: a
     folder for the predicted mels (``NAME.npy``, as the WAV's name)."""
-    items, many = conversion_inputs(src)
+    bad: list[str] = []
+    items, many = conversion_inputs(src, bad)
     if many and alignment is not None:
         raise InferenceError("--alignment needs a single input file; omit it for folders")
     outs = conversion_outputs(items, src, out, many)
@@ -166,7 +186,7 @@ def convert(
     refuse_existing([*outs, alignment, *extra, *mels], force)
     torch.manual_seed(decoding.seed)
     speech = load_speech_model(checkpoint, "convert", device, decoding.precision)
-    converter, bad = _Converter(speech, decoding, alignment is not None), []
+    converter = _Converter(speech, decoding, alignment is not None)
     for index, (item, path) in enumerate(zip(items, outs)):
         mel_path = mels[index] if mels else None
         if not item.get("audio"):

@@ -92,12 +92,20 @@ def length_warnings(names: Sequence[str], results: Sequence[Generated], ratio: f
 def split_text(speech: TTSModel, text: str) -> list[str]:
     """The sentences `synthesize_text` says: split where sentences end (not after
     abbreviations), then normalized for the model's cleaner (numbers, times, units and
-    abbreviations spelled out; `aligner.text.normalize`). InferenceError for a text
-    without any."""
+    abbreviations spelled out; `aligner.text.normalize`). A sentence of punctuation or
+    symbols alone (``...`` between paragraphs, ``***``, an emoji) has nothing to say and is
+    left out: decoded, it would be noise. InferenceError for a text without any words."""
     sentences = normalize_and_split(text, cleaner=speech.tokenizer.cleaner)
     if not sentences:
         raise InferenceError("the text is empty: give some words to say")
-    return sentences
+    said = [s for s in sentences if any(c.isalnum() for c in s)]
+    if not said:
+        short = text.strip() if len(text.strip()) <= 40 else text.strip()[:37] + "..."
+        raise InferenceError(
+            f"the text has no words, only punctuation or symbols ({short!r}): give some "
+            "words to say"
+        )
+    return said
 
 
 def synthesize_text(

@@ -416,3 +416,85 @@ def test_an_item_of_minutes_is_pointed_to_the_long_form(tmp_path):
     ]
     (note,) = long_item_notes(items)
     assert "chapter is 2.2 min long" in note and "--long-form" in note
+
+
+@pytest.mark.parametrize("text", ["?!...", "\U0001f600\U0001f389", "***"])
+def test_synthesize_refuses_a_text_without_words(ckpts, tmp_path, text):
+    """Punctuation or symbols alone: decoded, they are noise; one line, no file."""
+    out = tmp_path / "o.wav"
+    r = invoke("synthesize", "--checkpoint", ckpts["tts"], "--text", text, "--out", out)
+    assert_clean_failure(r, "no words, only punctuation or symbols")
+    assert not out.exists()
+
+
+def test_synthesize_leaves_out_a_sentence_of_punctuation_alone(ckpts):
+    """``...`` between two sentences is a pause, not a sentence to decode."""
+    from aligner.inference import load_speech_model
+    from aligner.inference.synthesis import split_text
+
+    speech = load_speech_model(ckpts["tts"], "synthesize")
+    assert split_text(speech, "Hello there. ... Good day. ***") == ["Hello there.", "Good day."]
+
+
+def test_align_names_an_item_whose_audio_is_too_short_for_its_text(ckpts, tmp_path):
+    """0.3 s of audio for 120 words: no monotonic path exists; the item is named and
+    counted, the others aligned (was a traceback from the search)."""
+    data = ckpts["root"] / "data_tts"
+    good = json.loads((data / "test.jsonl").read_text().splitlines()[0])
+    good["audio"] = str(data / good["audio"])
+    long = {**good, "id": "long", "text": " ".join(["a good day"] * 40) + "."}
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps(long) + "\n" + json.dumps(good) + "\n")
+    out = tmp_path / "al"
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", manifest, "--out", out, "--no-png")
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "item long: its audio" in r.output and "is too short for its text" in r.output
+    assert "1 item(s) not aligned" in r.output
+    assert (out / f"{good['id']}.durations.json").is_file()
+
+
+def test_convert_manifest_with_bad_lines_converts_the_good_items(ckpts, tmp_path):
+    """A line that is no JSON and one without an id are named and counted, as `align`
+    does; the good items are converted (was: the whole manifest refused)."""
+    data = ckpts["root"] / "data_vc"
+    lines = [
+        json.dumps({"id": "a", "audio": str(data / "u0.wav")}),
+        "{not json",
+        json.dumps({"audio": str(data / "u1.wav")}),
+        json.dumps({"id": "b", "audio": str(data / "u1.wav")}),
+    ]
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "conv"
+    r = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        manifest,
+        "--out",
+        out,
+        "--griffin-lim-iters",
+        "1",
+        "--max-length-ratio",
+        "0.5",
+    )
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "m.jsonl:2: not valid JSON" in r.output and "m.jsonl:3: " in r.output
+    assert "2 bad input(s) skipped" in r.output
+    assert sorted(p.name for p in out.glob("*.wav")) == ["a.wav", "b.wav"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["converted"] == 2 and summary["bad"] == 2
+
+
+@pytest.mark.parametrize("command", ["align", "convert"])
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_a_manifest_without_items_is_one_line(ckpts, tmp_path, command, content):
+    """An empty manifest was 'done' with nothing written but summary.json (exit 0)."""
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(content)
+    ckpt = ckpts["tts" if command == "align" else "vc"]
+    out = tmp_path / "o"
+    r = invoke(command, "--checkpoint", ckpt, "--in", manifest, "--out", out)
+    assert_clean_failure(r, "m.jsonl holds no items")
+    assert not out.exists()
