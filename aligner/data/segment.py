@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aligner.audio.io import load_audio
 from aligner.data.manifest import BadLine
 from aligner.data.prepare.common import (
     PrepareSummary,
@@ -243,18 +244,20 @@ def segment_recordings(
     rules.check()
     out_dir = Path(out_dir)
     check_outputs(out_dir, force)
-    (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
     summary = PrepareSummary("segment", out_dir)
     items, left_out, seconds = [], [], 0.0
     for line in bad:
         summary.bad.add(line.where, line.reason)
+    readable = 0
     for name, audio, record in pairs:
-        try:
-            wav, rate = soundfile.read(str(audio), dtype="float32", always_2d=False)
+        try:  # mono at its own rate; empty, truncated or non-audio files named
+            samples, rate = load_audio(audio, min_samples=0)
+            wav = samples.numpy()
             _check_length(audio, len(wav) / rate, record)
-        except (OSError, RuntimeError, ValueError) as err:  # soundfile: RuntimeError
+        except (OSError, RuntimeError, ValueError) as err:  # AudioError is a ValueError
             summary.bad.add(name, str(err).splitlines()[0] if str(err) else type(err).__name__)
             continue
+        readable += 1
         labels = sentence_labels(record)
         cuts, left = utterances(record, rules)
         left_out += [{"recording": name, **s} for s in left]
@@ -275,6 +278,7 @@ def segment_recordings(
                 continue
             uid = f"{name}_{n:05d}"
             path = out_dir / "wavs" / f"{uid}.wav"
+            path.parent.mkdir(parents=True, exist_ok=True)  # not for a run that cuts nothing
             soundfile.write(str(path), wav[int(lo * rate) : int(hi * rate)], rate)
             timed = [
                 [round(record["words"][i][0] - lo, 5), round(record["words"][i][1] - lo, 5), record["words"][i][2]]
@@ -287,6 +291,9 @@ def segment_recordings(
                 "aligned_words": timed,
             })  # fmt: skip
             seconds += hi - lo
+    if not items and not readable:
+        first = f": first {summary.bad.items[0]}" if summary.bad else ""
+        raise ValueError(f"no recording could be cut ({len(summary.bad)} bad){first}")
     if not items:
         first = f" ({summary.bad.items[0]})" if summary.bad else ""
         raise ValueError(

@@ -163,3 +163,25 @@ def test_segment_tells_a_wrong_recording_and_a_missing_alignment_and_cuts_the_re
     assert "lost.durations.json" in reasons and "long.jsonl:4: not valid JSON" in reasons
     items = [it for s in ("train", "valid", "test") for it in read_manifest(out / f"{s}.jsonl")]
     assert items and all(it["recording"] == "good" for it in items)
+
+
+@pytest.mark.parametrize("audio", ["empty", "short"])
+def test_a_recording_that_cannot_be_cut_is_named_and_nothing_is_written(tmp_path, audio):
+    """A 0-byte file or another recording than the one aligned: the error says so (not
+    the length range), and --out is not created."""
+    record = _record()
+    wav = tmp_path / "chapter.wav"
+    if audio == "empty":
+        wav.write_bytes(b"")
+    else:
+        sf.write(wav, np.zeros(SR, np.float32), SR)
+    ali = tmp_path / "chapter.durations.json"
+    ali.write_text(json.dumps(record))
+    out = tmp_path / "corpus"
+    args = ["segment", "--audio", str(wav), "--alignment", str(ali), "--out", str(out)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "no recording could be cut (1 bad)" in r.output and "--min-seconds" not in r.output
+    reason = "file is empty (0 bytes)" if audio == "empty" else "give the recording that was"
+    assert reason in r.output
+    assert not out.exists()
