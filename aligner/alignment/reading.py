@@ -27,6 +27,17 @@ def read_record(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} is not a durations JSON file ({err})") from None
     if not isinstance(record, dict) or not {"tokens", "frames"} <= set(record):
         raise ValueError(f"{path}: a durations JSON needs 'tokens' and 'frames' (aligner align)")
+    tokens, frames = record["tokens"], record["frames"]
+    whole = isinstance(frames, list) and all(
+        isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in frames
+    )
+    if not isinstance(tokens, list) or not tokens or not whole or not sum(frames):
+        raise ValueError(
+            f"{path}: 'tokens' and 'frames' must be lists, frames whole numbers of at least 0 "
+            "with some above (aligner align writes them so)"
+        )
+    if len(tokens) != len(frames):
+        raise ValueError(f"{path}: {len(tokens)} tokens but {len(frames)} frame counts")
     return record
 
 
@@ -104,13 +115,22 @@ class AlignmentFile:
     title: str | None = None
 
 
+NPY_MAGIC = b"\x93NUMPY"
+
+
 def _load_npy(npy: Path) -> np.ndarray:
+    with open(npy, "rb") as fh:
+        if fh.read(len(NPY_MAGIC)) != NPY_MAGIC:
+            raise ValueError(
+                f"{npy} is not a .npy file (no NumPy header); give an ID.npy or "
+                "ID.durations.json that aligner align wrote"
+            )
     try:
         weights = np.load(npy, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError) as err:
         raise ValueError(f"{npy} is not a .npy array ({err})") from None
     weights = weights[0] if weights.ndim == 3 and weights.shape[0] == 1 else weights
-    if weights.ndim != 2 or weights.dtype.kind not in "fiub":
+    if weights.ndim != 2 or weights.dtype.kind not in "fiub" or 0 in weights.shape:
         raise ValueError(
             f"{npy}: expected a finite (T_dec, T_enc) matrix, got shape {weights.shape}"
         )

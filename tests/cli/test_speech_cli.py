@@ -540,6 +540,32 @@ def test_plot(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "words"),
+    [
+        ("e.npy", np.zeros((0, 4), np.float32), ["e.npy", "(0, 4)"]),
+        ("m.npy", b'{"id": "a"}\n', ["m.npy", "not a .npy file", "aligner align"]),
+        ("z.durations.json", {"tokens": ["a"], "frames": [0]}, ["z.durations.json", "whole"]),
+        ("n.durations.json", {"tokens": ["a", "b"], "frames": [-3, 4]}, ["n.durations.json"]),
+        ("f.durations.json", {"tokens": [], "frames": []}, ["f.durations.json", "lists"]),
+        ("l.durations.json", {"tokens": ["a", "b"], "frames": [2]}, ["2 tokens but 1 frame"]),
+    ],
+)
+def test_plot_names_an_alignment_it_cannot_draw(tmp_path, name, content, words):
+    """An empty matrix, a file that is no .npy, a record with no frames, negative frames
+    or a token without its count: one line naming the file, and no (blank) PNG."""
+    path = tmp_path / name
+    if isinstance(content, np.ndarray):
+        np.save(path, content)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(json.dumps(content))
+    out = tmp_path / "o.png"
+    assert_clean_failure(invoke("plot", path, "--out", out), *words)
+    assert not out.exists()
+
+
 def test_python_api_synthesizes_as_the_command_line_does(ckpts, tmp_path):
     """`synthesize_text` (the README's Python API) gives the wave `aligner synthesize` writes."""
     from aligner.audio.io import load_audio
