@@ -79,6 +79,20 @@ def test_ljspeech_skip_bad_keeps_good_and_counts(tmp_path: Path) -> None:
     assert len(summary["bad_items"]) == 4 and summary["counts"]["train"] == 4
 
 
+def test_texts_of_punctuation_alone_are_bad_items(tmp_path: Path) -> None:
+    """``?!`` or an emoji has no word to say or to align: a bad item, as an empty text is."""
+    corpus = fixtures.ljspeech(tmp_path / "LJSpeech-1.1", n=8)
+    lines = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    lines[1] = "LJ001-0002|?!|?!"
+    lines[2] = "LJ001-0003|\U0001f600|\U0001f600"
+    (corpus / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = invoke("ljspeech", corpus, tmp_path / "out", "--skip-bad")
+    assert result.exit_code == 0, result.output
+    assert f"{corpus / 'metadata.csv'}:2: no words in the text of LJ001-0002" in result.output
+    assert "no words in the text of LJ001-0003" in result.output
+    assert len(all_items(tmp_path / "out")) == 6
+
+
 @pytest.mark.parametrize("folder", ["nowhere", "empty"])
 def test_missing_corpus_is_one_clear_line(tmp_path: Path, folder: str) -> None:
     (tmp_path / "empty").mkdir()  # a folder without metadata.csv

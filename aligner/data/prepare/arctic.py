@@ -45,6 +45,8 @@ def read_prompts(folder: Path, report: BadItemReport) -> dict[str, str]:
             report.add(where, 'malformed line (expected ( arctic_a0001 "text" ))')
         elif not match.group(2).strip():
             report.add(where, f"empty text for {match.group(1)}")
+        elif not any(c.isalnum() for c in match.group(2)):
+            report.add(where, f"no words in the text of {match.group(1)}: only punctuation")
         else:
             prompts[match.group(1)] = match.group(2).strip()
     return prompts

@@ -37,7 +37,11 @@ def _parse(fields: list[str], where: str) -> tuple[str, str] | str:
             f"malformed line{named}: {len(fields)} field(s), expected 3 (id|text|normalized text)"
         )
     text = fields[2] if len(fields) > 2 and fields[2].strip() else fields[1]
-    return (uid, text.strip()) if text.strip() else f"empty text for {uid}"
+    if not text.strip():
+        return f"empty text for {uid}"
+    if not any(c.isalnum() for c in text):
+        return f"no words in the text of {uid} ({text.strip()!r}): only punctuation or symbols"
+    return uid, text.strip()
 
 
 def read_metadata(corpus: Path, report: BadItemReport) -> list[dict[str, Any]]:
