@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -216,6 +217,8 @@ def _scalar(value: Any, tp: type, where: str) -> Any:
             except ValueError:
                 pass
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):  # NaN passes every range check
+                raise ConfigError(f"{where} must be a finite number, got {value!r}")
             if tp is int and isinstance(value, float):
                 if value.is_integer():
                     return int(value)

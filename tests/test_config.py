@@ -91,6 +91,8 @@ def test_unknown_top_level_override(recipe):
         ("train.lr", "expected KEY=VALUE"),
         ("train.lr=[1", "not valid YAML"),
         ("data.manifest.x=1", "data.manifest is a value"),
+        ("train.lr=nan", r"train\.lr must be a finite number"),  # NaN passes every range
+        ("train.max_minutes=.inf", r"train\.max_minutes must be a finite number"),
     ],
 )
 def test_bad_values_give_one_clear_error(recipe, override, message):
