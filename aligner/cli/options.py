@@ -25,6 +25,12 @@ class FloatRange(click.FloatRange):
             self.fail(f"{value!r} is not a number", param, ctx)
         return number
 
+    def _describe_range(self) -> str:
+        """No range in the help of an unbounded number (click writes ``x<=None``)."""
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
 
 FLOAT = FloatRange()  # any number, NaN refused
 

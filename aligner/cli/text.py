@@ -7,22 +7,20 @@ from pathlib import Path
 
 import click
 
+from aligner.cli.errors import user_errors
 from aligner.cli.options import FLOAT, FloatRange, renamed, resolve_checkpoint
 
 
 def run(task: str, words=(), in_file=None, alignment=None, force=False, **search) -> None:
     """Decode with `decode_inputs` and print its lines; bad inputs are named on stderr and
     the command then exits 1 after counting them."""
-    from aligner.inference.common import InferenceError
     from aligner.inference.text_io import Search, decode_inputs
 
     checkpoints = search.pop("checkpoints")
-    try:
+    with user_errors():  # also a --in manifest that cannot be read
         result = decode_inputs(
             task, checkpoints, Search(**search), words, in_file, alignment, force
         )
-    except InferenceError as err:
-        raise click.ClickException(str(err)) from None
     for error in result.errors:
         click.echo(f"Error: {error}", err=True)
     for line in result.lines():
@@ -54,7 +52,7 @@ SEARCH_OPTIONS = [
     ),
     click.option(
         "--alpha",
-        type=FLOAT,
+        type=FloatRange(min=0.0),
         default=None,
         help="GNMT length penalty ((5 + n) / 6) ** alpha; 0 = plain log-probability "
         "[default: the recipe's model.length_penalty].",

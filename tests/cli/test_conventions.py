@@ -37,6 +37,7 @@ def test_every_option_is_explained_and_the_help_ends_with_examples(name, cmd):
     tail = text.split("Example")[-1]
     assert "Example" in text and f"aligner {name.split()[0]}" in tail, text
     assert text.index("Example") > text.index("Usage"), text
+    assert "None]" not in text, text  # an unbounded number's range, as click writes it
 
 
 def test_the_command_list_shows_whole_descriptions():

@@ -127,6 +127,33 @@ def test_g2p_letters_with_accents_fall_back_to_the_plain_letter(g2p_ckpt):
     ]
 
 
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ('{"id": "a", "source": "abc"}\n{oops\n', ["m.jsonl:2: not valid JSON"]),
+        ("\n", ["m.jsonl holds no items"]),
+        ('{"id": "a", "target": "AH0"}\n', ["items without 'source'"]),
+    ],
+)
+def test_g2p_manifest_it_cannot_read_is_one_line(g2p_ckpt, tmp_path, content, words):
+    """A --in manifest with a bad line or no item was a ManifestError traceback."""
+    ckpt, _ = g2p_ckpt
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(content, encoding="utf-8")
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--in", str(manifest))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert all(w in result.output for w in words), result.output
+
+
+def test_g2p_refuses_a_negative_length_penalty_at_the_command_line(g2p_ckpt):
+    """--alpha -1 reached the beam search and came back as a ValueError traceback."""
+    ckpt, _ = g2p_ckpt
+    result = invoke("g2p", "--checkpoint", str(ckpt), "--alpha", "-1", "abc")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "'--alpha'" in result.output
+
+
 def test_wrong_task_and_missing_checkpoint(g2p_ckpt, tmp_path):
     ckpt, _ = g2p_ckpt
     result = invoke("translate", "--checkpoint", str(ckpt), "--text", "ab")
