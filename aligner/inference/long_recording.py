@@ -89,6 +89,14 @@ def align_long(
         spans, extra, sentences, total, pauses, int(round(1.0 / sec)), int(round(0.2 / sec))
     )
     said = [part for part in parts if part.text is not None]
+    for part in said:  # the search gives every phone a frame at least
+        needed = int((~optional_tokens(tokens[part.index][1])).sum())
+        if needed > part.end - part.start:
+            raise InferenceError(
+                f"sentence {part.index + 1} ({sentences[part.index][:40]!r}) has {needed} "
+                f"phones but was found in {part.end - part.start} frames of audio: the text "
+                "says far more than the recording; check that they belong together"
+            )
     wavs = [
         wav[
             part.start * cfg.hop_length : len(wav)

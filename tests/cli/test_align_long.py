@@ -186,3 +186,19 @@ def test_a_silent_recording_is_a_bad_item(setup, tmp_path):
              "--out", tmp_path / "o")  # fmt: skip
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     assert "silent: the recording is silent" in r.output and "silent: silent" not in r.output
+
+
+def test_a_sentence_found_in_fewer_frames_than_its_phones_is_a_bad_item(
+    setup, tmp_path, monkeypatch
+):
+    """A sentence placed in 4 frames (far more text than audio) was a ValueError from the
+    monotonic search ('items [0]: ...'); now the recording is named with the sentence."""
+    from aligner.inference import long_recording
+
+    spans = {0: (0, 4), 1: (4, 120), 2: (140, 200)}
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}))
+    args = ["--audio", setup["audio"], "--text", setup["text"], "--out", tmp_path / "o"]
+    r = _run("align", "--checkpoint", setup["ckpt"], *args)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "chapter: sentence 1 ('The cat sat on the mat.') has" in r.output
+    assert "found in 4 frames" in r.output and "items [0]" not in r.output
