@@ -34,6 +34,9 @@ Decay = Literal["noam", "exponential", "cosine", "none"]
 Precision = Literal["fp32", "bf16", "fp16"]
 
 
+SEED_MIN, SEED_MAX = 0, 2**32 - 1  # within what torch.manual_seed takes, as NumPy's legacy seeds
+
+
 class ConfigError(ValueError):
     """A config value or key is wrong; the message names where and what to do."""
 
@@ -87,6 +90,10 @@ class TrainConfig:
             raise ConfigError(f"train.max_minutes must be > 0, got {self.max_minutes}")
         if self.ema is not None and not 0 < self.ema < 1:
             raise ConfigError(f"train.ema must be between 0 and 1 (e.g. 0.999), got {self.ema}")
+        if not SEED_MIN <= self.seed <= SEED_MAX:
+            raise ConfigError(
+                f"train.seed must be between {SEED_MIN} and {SEED_MAX}, got {self.seed}"
+            )
         if len(self.betas) != 2:
             raise ConfigError(f"train.betas must be two numbers, got {self.betas}")
 

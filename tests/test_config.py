@@ -93,6 +93,7 @@ def test_unknown_top_level_override(recipe):
         ("data.manifest.x=1", "data.manifest is a value"),
         ("train.lr=nan", r"train\.lr must be a finite number"),  # NaN passes every range
         ("train.max_minutes=.inf", r"train\.max_minutes must be a finite number"),
+        ("train.seed=99999999999999999999", r"train\.seed must be between 0 and 4294967295"),
     ],
 )
 def test_bad_values_give_one_clear_error(recipe, override, message):

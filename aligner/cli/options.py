@@ -268,9 +268,12 @@ def pace_option(func):
 
 
 def seed_option(func):
+    from aligner.config import SEED_MAX, SEED_MIN
+
     return click.option(
         "--seed",
         default=0,
         show_default=True,
+        type=click.IntRange(SEED_MIN, SEED_MAX),
         help="Seed (the prenet keeps dropout on, as Tacotron 2).",
     )(func)

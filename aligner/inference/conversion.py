@@ -34,6 +34,7 @@ from aligner.inference.synthesis import (
     Decoding,
     SpeechRun,
     length_warnings,
+    make_folders,
     mel_paths,
     pace_of,
     refuse_existing,
@@ -184,6 +185,7 @@ def convert(
     extra = [out / "manifest.jsonl", out / "summary.json"] if many else []
     mels = mel_paths(save_mel, [p.stem for p in outs])
     refuse_existing([*outs, alignment, *extra, *mels], force)
+    make_folders([alignment, *mels, *outs, *extra])  # the side outputs first
     torch.manual_seed(decoding.seed)
     speech = load_speech_model(checkpoint, "convert", device, decoding.precision)
     converter = _Converter(speech, decoding, alignment is not None)

@@ -174,6 +174,21 @@ def refuse_existing(paths: Sequence[Path | None], force: bool) -> None:
             raise InferenceError(f"{path} exists; pass --force to overwrite it")
 
 
+def make_folders(paths: Sequence[Path | None]) -> None:
+    """The folder of each output, made before any decoding: a folder that cannot be made
+    (no space, read-only, /proc) stops the command before it writes anything."""
+    for path in paths:
+        if path is None:
+            continue
+        blocker = next((f for f in path.parents if f.exists() and not f.is_dir()), None)
+        if blocker is not None:
+            raise InferenceError(
+                f"{blocker} is a file, not a folder, so {path} cannot be written; choose "
+                "another output path"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+
 def mel_paths(folder: Path | None, names: Sequence[str]) -> list[Path]:
     """``FOLDER/NAME.npy`` for each name, plus ``FOLDER/mel_config.json``; [] without a
     folder. InferenceError when `folder` is a file."""
@@ -221,6 +236,7 @@ def synthesize(
     mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
     pngs = panel_paths(alignment, len(sentences)) if alignment is not None else []
     refuse_existing([*pngs, *mels], force)
+    make_folders([*pngs, *mels, out])  # the side outputs first
     wave, results, sentences = synthesize_text(speech, sentences, decoding, pause)
     save_audio(out, wave, speech.mel_cfg.sample_rate)
     if alignment is not None:

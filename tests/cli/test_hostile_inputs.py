@@ -51,6 +51,8 @@ def assert_usage_error(result, *words: str) -> None:
         ("--max-length-ratio", "0"),
         ("--max-length-ratio", "nan"),  # every comparison with NaN is false
         ("--pause", "NaN"),
+        ("--seed", "99999999999999999999"),  # was torch's 'Overflow' traceback
+        ("--seed", "-1"),
     ],
 )
 def test_synthesize_refuses_bad_option_values_before_any_work(ckpts, tmp_path, option, value):
@@ -497,4 +499,44 @@ def test_a_manifest_without_items_is_one_line(ckpts, tmp_path, command, content)
     out = tmp_path / "o"
     r = invoke(command, "--checkpoint", ckpt, "--in", manifest, "--out", out)
     assert_clean_failure(r, "m.jsonl holds no items")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("side", ["--save-mel", "--alignment"])
+def test_a_side_output_that_cannot_be_written_stops_before_the_wav(ckpts, tmp_path, side):
+    """--save-mel or --alignment under a file: one line, and no WAV left behind (the WAV
+    was written first, then the command failed)."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    target = blocker / ("mels" if side == "--save-mel" else "a.png")
+    out = tmp_path / "o.wav"
+    r = invoke(
+        "synthesize",
+        "--checkpoint",
+        ckpts["tts"],
+        "--text",
+        "hi.",
+        "--out",
+        out,
+        side,
+        target,
+        "--griffin-lim-iters",
+        "1",
+        "--max-length-ratio",
+        "1",
+    )
+    assert_clean_failure(r, "afile is a file, not a folder")
+    assert not out.exists()
+    r = invoke(
+        "convert",
+        "--checkpoint",
+        ckpts["vc"],
+        "--in",
+        ckpts["root"] / "data_vc" / "u0.wav",
+        "--out",
+        out,
+        side,
+        target,
+    )
+    assert_clean_failure(r, "afile is a file, not a folder")
     assert not out.exists()
