@@ -233,6 +233,10 @@ def _save(fig: Figure, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(tmp, format="png", dpi=150)
         os.replace(tmp, path)
+    except OSError as err:  # PIL's full disk names no file: name the PNG
+        if err.filename is not None or err.errno is None:
+            raise
+        raise OSError(err.errno, err.strerror or str(err), str(path)) from None
     finally:
         plt.close(fig)
         tmp.unlink(missing_ok=True)

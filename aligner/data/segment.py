@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aligner.audio.io import load_audio
+from aligner.audio.io import load_audio, write_audio_array
 from aligner.data.manifest import BadLine
 from aligner.data.prepare.common import (
     PrepareSummary,
@@ -239,8 +239,6 @@ def segment_recordings(
     """Cut each ``(name, audio, record)`` into utterances in `out_dir` (see the module
     docstring); a recording whose audio cannot be read or is not as long as its record
     says is a bad item, as is each of `bad` (what could not be paired with a record)."""
-    import soundfile
-
     rules.check()
     out_dir = Path(out_dir)
     check_outputs(out_dir, force)
@@ -279,7 +277,7 @@ def segment_recordings(
             uid = f"{name}_{n:05d}"
             path = out_dir / "wavs" / f"{uid}.wav"
             path.parent.mkdir(parents=True, exist_ok=True)  # not for a run that cuts nothing
-            soundfile.write(str(path), wav[int(lo * rate) : int(hi * rate)], rate)
+            write_audio_array(path, wav[int(lo * rate) : int(hi * rate)], rate)  # full disk: 1 line
             timed = [
                 [round(record["words"][i][0] - lo, 5), round(record["words"][i][1] - lo, 5), record["words"][i][2]]
                 for i in group

@@ -540,3 +540,17 @@ def test_a_side_output_that_cannot_be_written_stops_before_the_wav(ckpts, tmp_pa
     )
     assert_clean_failure(r, "afile is a file, not a folder")
     assert not out.exists()
+
+
+def test_a_full_disk_while_drawing_a_heatmap_names_the_png(ckpts, tmp_path, monkeypatch):
+    """PIL reports a full disk without a file name: the line named no file."""
+    import matplotlib.figure
+
+    def no_room(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", no_room)
+    data = ckpts["root"] / "data_tts"
+    out = tmp_path / "al"
+    r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", out)
+    assert_clean_failure(r, "no space left on", "u0.png")

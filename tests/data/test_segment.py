@@ -185,3 +185,19 @@ def test_a_recording_that_cannot_be_cut_is_named_and_nothing_is_written(tmp_path
     reason = "file is empty (0 bytes)" if audio == "empty" else "give the recording that was"
     assert reason in r.output
     assert not out.exists()
+
+
+def test_a_full_disk_is_one_line_naming_the_utterance(tmp_path, wav_disk_full):
+    """libsndfile's 'System error.' was a traceback; the utterances are now written as
+    every other WAV is (atomically, a full disk named)."""
+    record = _record()
+    audio = tmp_path / "chapter.wav"
+    sf.write(audio, np.random.default_rng(0).normal(0, 0.1, int(record["total_seconds"] * SR)), SR)
+    ali = tmp_path / "chapter.durations.json"
+    ali.write_text(json.dumps(record))
+    out = tmp_path / "corpus"
+    args = ["segment", "--audio", str(audio), "--alignment", str(ali), "--out", str(out)]
+    r = CliRunner().invoke(main, [*args, "--max-seconds", "4", "--min-pause", "0.3"])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "no space left on" in r.output and "chapter_00000.wav" in r.output
+    assert not [p for p in out.rglob("*") if ".tmp" in p.name]
