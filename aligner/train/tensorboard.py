@@ -7,6 +7,8 @@ Images are logged as ``(H, W, 3)`` uint8 arrays.
 
 from __future__ import annotations
 
+import functools
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -43,6 +45,36 @@ def heatmap(matrix: ArrayLike, cmap: str = "viridis") -> np.ndarray:
     return (rgba[..., :3] * 255).round().astype(np.uint8)
 
 
+def _quiet_writer_thread(previous):
+    """A `threading.excepthook` that leaves out the traceback of TensorBoard's writer
+    thread failing to write (a full disk): the writer raises the same error in the training
+    thread at its next call, where `Logger` names the folder."""
+
+    def hook(args) -> None:
+        writer = type(args.thread).__name__ == "_AsyncWriterThread"
+        if not (writer and args.exc_type is not None and issubclass(args.exc_type, OSError)):
+            previous(args)
+
+    hook.quiet_writer = True  # type: ignore[attr-defined]
+    return hook
+
+
+def _naming_the_folder(method):
+    """An OSError without a file name (TensorBoard's writer reports a full disk so)
+    raised again naming the run's TensorBoard folder, as one line says it."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except OSError as err:
+            if err.filename is not None or err.errno is None:
+                raise
+            raise OSError(err.errno, err.strerror or str(err), str(self.log_dir)) from None
+
+    return wrapper
+
+
 class Logger:
     """TensorBoard writer of one run (``log_dir``); a no-op when ``enabled`` is False."""
 
@@ -53,12 +85,15 @@ class Logger:
         if enabled:
             from torch.utils.tensorboard import SummaryWriter
 
+            if not getattr(threading.excepthook, "quiet_writer", False):
+                threading.excepthook = _quiet_writer_thread(threading.excepthook)
             self.writer = SummaryWriter(log_dir=str(self.log_dir))
 
     @property
     def enabled(self) -> bool:
         return self.writer is not None
 
+    @_naming_the_folder
     def scalar(self, tag: str, value: float, step: int) -> None:
         """A scalar; the first value of a tag carries its description (see
         `aligner.train.descriptions`), shown by TensorBoard next to the chart."""
@@ -81,6 +116,7 @@ class Logger:
         for name, value in values.items():
             self.scalar(f"{prefix}/{name}" if prefix and "/" not in name else name, value, step)
 
+    @_naming_the_folder
     def text(self, tag: str, markdown: str, step: int) -> None:
         """Markdown for TensorBoard's Text dashboard."""
         if self.writer is not None:
@@ -106,6 +142,7 @@ class Logger:
         )
         self.text("run/recipe", "    " + recipe.replace("\n", "\n    "), step)
 
+    @_naming_the_folder
     def image(self, tag: str, image: np.ndarray, step: int) -> None:
         """An ``(H, W, 3)`` uint8 image."""
         if self.writer is None:
@@ -132,6 +169,7 @@ class Logger:
         if self.writer is not None:
             self.image(tag, heatmap(mel, cmap="magma"), step)
 
+    @_naming_the_folder
     def audio(self, tag: str, wav: ArrayLike, sample_rate: int, step: int) -> None:
         """A waveform ``(L,)`` in [-1, 1] (clipped)."""
         if self.writer is not None:
@@ -162,10 +200,12 @@ class Logger:
         image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
         self.image(tag, image, step)
 
+    @_naming_the_folder
     def flush(self) -> None:
         if self.writer is not None:
             self.writer.flush()
 
+    @_naming_the_folder
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()

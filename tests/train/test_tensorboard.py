@@ -67,3 +67,35 @@ def test_scalars_carry_descriptions_and_run_text(tmp_path):
     assert "    task: tts" in recipe
     name = acc.Tensors("run/name/text_summary")[0].tensor_proto.string_val[0].decode()
     assert name.startswith("**myexp**")
+
+
+def test_a_full_disk_names_the_tensorboard_folder(tmp_path, monkeypatch):
+    """TensorBoard's writer reports a full disk as an OSError without a file name (so the
+    command's line named nothing) and its thread printed a traceback: the error names the
+    folder, and the thread's traceback is left out (the error comes again in training)."""
+    import errno
+    import threading
+    from types import SimpleNamespace
+
+    from aligner.train.tensorboard import _quiet_writer_thread
+
+    logger = Logger(tmp_path / "tb")
+
+    def no_room(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(logger.writer, "add_text", no_room)
+    with pytest.raises(OSError) as caught:
+        logger.text("run/name", "x", 0)
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(tmp_path / "tb")
+    logger.close()
+
+    class _AsyncWriterThread(threading.Thread):
+        pass
+
+    seen = []
+    hook = _quiet_writer_thread(seen.append)
+    for thread, exc in ((_AsyncWriterThread(), OSError), (threading.Thread(), OSError)):
+        hook(SimpleNamespace(thread=thread, exc_type=exc))
+    hook(SimpleNamespace(thread=_AsyncWriterThread(), exc_type=ValueError))
+    assert len(seen) == 2  # another thread's error and another kind of error still shown
