@@ -7,6 +7,7 @@ reads). The record's format: `aligner.inference.long_recording`."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -226,4 +227,51 @@ def _record(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path} is no durations record (not JSON: {err})") from None
     if not isinstance(record, dict) or "words" not in record or "total_seconds" not in record:
         raise ValueError(f"{path} is no durations record (no words)")
+    problem = _record_problem(record)
+    if problem:
+        raise ValueError(
+            f"{path} is no durations record ({problem}); give the ID.durations.json that "
+            "aligner align --long-form wrote"
+        )
     return record
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _record_problem(record: dict[str, Any]) -> str:
+    """What makes `record` no long-form durations record that `aligner segment` can cut
+    (its words in time order within the recording, its mismatches and sentences with
+    their times), or ''."""
+    total = record["total_seconds"]
+    if not _number(total) or total <= 0:
+        return f"total_seconds is {total!r}"
+    words = record["words"]
+    if not isinstance(words, list) or not words:
+        return "its words are no list of [start, end, word]"
+    last = 0.0
+    for k, word in enumerate(words, 1):
+        if not (isinstance(word, list) and len(word) == 3 and isinstance(word[2], str)):
+            return f"word {k} is {word!r}, not [start, end, word]"
+        start, end = word[0], word[1]
+        if not (_number(start) and _number(end) and last - 1e-3 <= start <= end):
+            return f"word {k} {word!r} is not in time order"
+        if end > total + 0.05:
+            return f"word {k} {word!r} ends after the recording's {total} s"
+        last = start
+    for key, fields in (("mismatches", ("start", "end", "kind", "text")), ("sentences", ("text",))):
+        rows = record.get(key, [])
+        if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and all(f in r for f in fields) for r in rows
+        ):
+            return f"{key} is no list of objects with {', '.join(fields)}"
+    for m in record.get("mismatches", []):
+        if not (_number(m["start"]) and _number(m["end"]) and m["start"] <= m["end"]):
+            return f"mismatch {m!r} has no start and end in seconds"
+    for s in record.get("sentences", []):
+        if not isinstance(s["text"], str) or not all(
+            s.get(k) is None or _number(s[k]) for k in ("start", "end")
+        ):
+            return f"sentence {s!r} has no text or times in seconds"
+    return ""

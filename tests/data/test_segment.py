@@ -201,3 +201,36 @@ def test_a_full_disk_is_one_line_naming_the_utterance(tmp_path, wav_disk_full):
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     assert "no space left on" in r.output and "chapter_00000.wav" in r.output
     assert not [p for p in out.rglob("*") if ".tmp" in p.name]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda r: r.update(words=[["a", "b", 1]]), "word 1 is ['a', 'b', 1]"),
+        (lambda r: r.update(words=[[0, 1]]), "not [start, end, word]"),
+        (lambda r: r.update(words=r["words"][::-1]), "not in time order"),
+        (
+            lambda r: r.update(words=[[w[0] + 99, w[1] + 99, w[2]] for w in r["words"]]),
+            "ends after",
+        ),
+        (lambda r: r.update(mismatches=[{"start": "x"}]), "mismatches is no list of objects"),
+        (lambda r: r.update(sentences=[1, 2]), "sentences is no list of objects"),
+        (lambda r: r.update(total_seconds="x"), "total_seconds is 'x'"),
+    ],
+)
+def test_a_record_that_is_no_long_form_alignment_is_one_line(tmp_path, change, words):
+    """Tampered records were a TypeError, IndexError, KeyError or AttributeError traceback,
+    or (words past the recording's end) utterances cut from nothing."""
+    record = _record()
+    audio = tmp_path / "chapter.wav"
+    sf.write(audio, np.zeros(int(record["total_seconds"] * SR), np.float32), SR)
+    change(record)
+    ali = tmp_path / "chapter.durations.json"
+    ali.write_text(json.dumps(record))
+    out = tmp_path / "corpus"
+    r = CliRunner().invoke(
+        main, ["segment", "--audio", str(audio), "--alignment", str(ali), "--out", str(out)]
+    )
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "chapter.durations.json is no durations record" in r.output and words in r.output
+    assert not out.exists()
