@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from aligner.data.prepare.common import PrepareSummary
-from aligner.data.report import BadItemReport, BadItemsError
+from aligner.data.report import BadItemReport, BadItemsError, NoItemsError
 
 OUT = click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 FORCE = click.option("--force", is_flag=True, help="Overwrite existing manifests in OUT.")
@@ -21,7 +21,11 @@ SEED = click.option("--seed", default=0, show_default=True, help="Seed of the sp
 
 
 UTTERANCES = click.option(
-    "--utterances", default=1000, show_default=True, help="Number of sentences."
+    "--utterances",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, 1_000_000),
+    help="Number of sentences.",
 )
 
 
@@ -105,6 +109,9 @@ def run_preparation(work: Callable[[], PrepareSummary]) -> None:
         summary = work()
     except BadItemsError as err:
         print_bad(err.report, "bad item")
+        raise click.ClickException(str(err)) from None
+    except NoItemsError as err:
+        print_bad(err.report, "skipped")
         raise click.ClickException(str(err)) from None
     except (FileExistsError, FileNotFoundError, ValueError, SynthError, FestivalError) as err:
         raise click.ClickException(str(err)) from None

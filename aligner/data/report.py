@@ -31,6 +31,16 @@ class BadItemsError(ValueError):
         )
 
 
+class NoItemsError(ValueError):
+    """A corpus without one good item: nothing was written (an empty corpus is no
+    corpus to train on). ``report``: its bad items, if any."""
+
+    def __init__(self, corpus: str, report: BadItemReport) -> None:
+        self.report = report
+        why = f"all {len(report)} bad, listed above" if len(report) else "none found"
+        super().__init__(f"{corpus}: no item to write: {why}; nothing written")
+
+
 @dataclass
 class BadItemReport:
     """The bad items met while reading a corpus, in the order they were found."""

@@ -190,3 +190,28 @@ def test_cmudict_split_by_word_keeps_stress_and_variants(tmp_path: Path) -> None
     assert not any(ch.isdigit() or ch in ".-" for w in home for ch in w)
     assert len(splits["test"]) > 5000 and len(splits["valid"]) > 5000
     assert "dropped words:" in result.output
+
+
+def test_a_corpus_without_a_good_item_writes_nothing(tmp_path: Path) -> None:
+    """An empty metadata.csv, or one whose items are all bad with --skip-bad, wrote empty
+    manifests and exited 0."""
+    corpus = fixtures.ljspeech(tmp_path / "LJSpeech-1.1", n=2)
+    (corpus / "metadata.csv").write_text("", encoding="utf-8")
+    result = invoke("ljspeech", corpus, tmp_path / "out")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "ljspeech: no item to write: none found; nothing written" in result.output
+    (corpus / "metadata.csv").write_text("LJ001-0001|?!|?!\n", encoding="utf-8")
+    result = invoke("ljspeech", corpus, tmp_path / "out", "--skip-bad")
+    assert result.exit_code == 1 and "all 1 bad, listed above" in result.output
+    assert "skipped: " in result.output and not (tmp_path / "out").exists()
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("\n", encoding="utf-8")
+    result = invoke("parallel-text", pairs, tmp_path / "out")
+    assert result.exit_code == 1 and "parallel-text: no item to write" in result.output
+
+
+def test_espeak_refuses_an_absurd_number_of_utterances(tmp_path: Path) -> None:
+    """--utterances 99999999999 generated sentences until memory ran out."""
+    result = invoke("espeak", tmp_path / "out", "--utterances", "99999999999")
+    assert result.exit_code == 2 and "'--utterances'" in result.output
+    assert not (tmp_path / "out").exists()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aligner.data.manifest import write_manifest
-from aligner.data.report import BadItemReport
+from aligner.data.report import BadItemReport, NoItemsError
 from aligner.files import write_atomic
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
@@ -160,7 +160,10 @@ def _fmt(value: Any) -> str:
 def write_corpus(
     out_dir: Path, splits: dict[str, list[dict[str, Any]]], summary: PrepareSummary
 ) -> PrepareSummary:
-    """Write ``{train,valid,test}.jsonl`` and ``summary.json``; fills ``summary.counts``."""
+    """Write ``{train,valid,test}.jsonl`` and ``summary.json``; fills ``summary.counts``.
+    `NoItemsError` (nothing written) when no split has an item."""
+    if not any(splits.get(name) for name in SPLITS):
+        raise NoItemsError(summary.corpus, summary.bad)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in SPLITS:
         write_manifest(out_dir / f"{name}.jsonl", splits.get(name, []))
