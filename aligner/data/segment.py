@@ -33,6 +33,7 @@ from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
     empty_split_warnings,
+    make_folder,
     split_items,
     write_corpus,
 )
@@ -276,7 +277,7 @@ def segment_recordings(
                 continue
             uid = f"{name}_{n:05d}"
             path = out_dir / "wavs" / f"{uid}.wav"
-            path.parent.mkdir(parents=True, exist_ok=True)  # not for a run that cuts nothing
+            make_folder(path.parent)  # not for a run that cuts nothing
             write_audio_array(path, wav[int(lo * rate) : int(hi * rate)], rate)  # full disk: 1 line
             timed = [
                 [round(record["words"][i][0] - lo, 5), round(record["words"][i][1] - lo, 5), record["words"][i][2]]

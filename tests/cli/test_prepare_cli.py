@@ -215,3 +215,19 @@ def test_espeak_refuses_an_absurd_number_of_utterances(tmp_path: Path) -> None:
     result = invoke("espeak", tmp_path / "out", "--utterances", "99999999999")
     assert result.exit_code == 2 and "'--utterances'" in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where", ["under a file", "in /proc"])
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path, where: str) -> None:
+    """Was '[Errno 2] No such file or directory' (or 17, File exists), with no advice."""
+    if where == "in /proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("no /proc here")
+        out, words = Path("/proc/no-corpus-here"), "/proc takes no new files"
+    else:
+        (tmp_path / "afile").write_text("x")
+        out, words = tmp_path / "afile" / "out", "afile is a file, not a folder"
+    path = fixtures.tsv(tmp_path / "pairs.tsv", n=6)
+    result = invoke("parallel-text", path, out)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert words in result.output and "Errno" not in result.output, result.output

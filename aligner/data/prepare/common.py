@@ -13,7 +13,7 @@ from typing import Any
 
 from aligner.data.manifest import write_manifest
 from aligner.data.report import BadItemReport, NoItemsError
-from aligner.files import write_atomic
+from aligner.files import output_error, write_atomic
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 SUMMARY_FILE = "summary.json"
@@ -119,6 +119,16 @@ def check_outputs(out_dir: Path, force: bool) -> None:
         )
 
 
+def make_folder(folder: Path) -> None:
+    """`folder` (and its parents) for a corpus's files; a folder that cannot be made (in
+    /proc, under a file, a full disk) is one `OutputError` naming it and what to do."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        first = next((p for p in [*reversed(folder.parents), folder] if not p.exists()), folder)
+        raise output_error(err, first) or err from None
+
+
 @dataclass
 class PrepareSummary:
     """Figures of a prepared corpus, printed by the CLI and saved as summary.json."""
@@ -164,7 +174,7 @@ def write_corpus(
     `NoItemsError` (nothing written) when no split has an item."""
     if not any(splits.get(name) for name in SPLITS):
         raise NoItemsError(summary.corpus, summary.bad)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir)
     for name in SPLITS:
         write_manifest(out_dir / f"{name}.jsonl", splits.get(name, []))
     summary.counts = {name: len(splits.get(name, [])) for name in SPLITS}

@@ -25,7 +25,13 @@ from typing import Any
 from aligner.alignment.intervals import Timings
 from aligner.alignment.textgrid import write_textgrid
 from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_files
-from aligner.data.prepare.common import PrepareSummary, check_outputs, split_items, write_corpus
+from aligner.data.prepare.common import (
+    PrepareSummary,
+    check_outputs,
+    make_folder,
+    split_items,
+    write_corpus,
+)
 from aligner.data.prepare.sentences import SentenceGenerator
 
 DEFAULT_VOICE = "en-us"
@@ -67,7 +73,7 @@ def prepare_espeak(
     parsed = [Voice.parse(v) for v in (parallel or voices)]
     texts = SentenceGenerator(seed).generate(utterances)
     items, jobs = _plan(out_dir, texts, parsed, parallel is not None, stops)
-    (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir / "wavs")
     timings = synthesize_to_files(jobs, workers=workers, progress=progress)
     seconds = [t.duration for t in timings]
     _add_timings(items, timings, parallel is not None, out_dir / "textgrids")
@@ -107,7 +113,7 @@ def _add_timings(
     items: list[dict[str, Any]], timings: list[Timings], parallel: bool, grids: Path
 ) -> None:
     """Durations and reference timings into the items; a TextGrid of each audio file."""
-    grids.mkdir(parents=True, exist_ok=True)
+    make_folder(grids)
     step = 2 if parallel else 1
     for i, item in enumerate(items):
         source = timings[i * step]

@@ -46,6 +46,7 @@ from aligner.data.prepare.common import (
     check_outputs,
     corpus_files,
     empty_split_warnings,
+    make_folder,
     split_items,
     text_lines,
     write_corpus,
@@ -100,8 +101,8 @@ def prepare_festival(
     if not texts:
         raise ValueError(f"no sentences to speak{f' in {text_file}' if text_file else ''}")
     _clear_old_outputs(out_dir)
-    (out_dir / "wavs").mkdir(parents=True, exist_ok=True)
-    (out_dir / "textgrids").mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir / "wavs")
+    make_folder(out_dir / "textgrids")
     plans = []  # the jobs of each sentence: one voice, or source and target
     for i, text in enumerate(texts):
         uid = f"festival_{i:06d}"
