@@ -29,7 +29,12 @@ from aligner.families import Role
 from aligner.inference.common import InferenceError
 from aligner.models.vocoders.base import GriffinLimVocoder
 from aligner.text.symbols import SymbolTable, UnknownSymbolError
-from aligner.text.tokenizers import Tokenizer, foreign_letters, tokenizer_from_dict
+from aligner.text.tokenizers import (
+    Tokenizer,
+    foreign_letters,
+    named_symbols,
+    tokenizer_from_dict,
+)
 
 
 @dataclass
@@ -178,7 +183,8 @@ class TextInput:
 
     def encode_text(self, text: str, where: str = "text") -> torch.Tensor:
         """Text -> token ids (N,) long; InferenceError for empty text, letters an English
-        model would say by their names (`foreign_letters`) or unknown symbols."""
+        model would say by their names (`foreign_letters`), pictographs it would say by
+        name (`named_symbols`) or unknown symbols."""
         foreign = foreign_letters(text, self.tokenizer)
         if foreign:
             named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in foreign[:8])
@@ -186,6 +192,14 @@ class TextInput:
                 f"{where}: letters an English model cannot read: {named}; eSpeak NG would "
                 'say their names ("Chinese letter", "lambda"): write the text in English '
                 "letters, or use a model trained on that language (data.tokenizer_opts.language)"
+            )
+        pictographs = named_symbols(text, self.tokenizer)
+        if pictographs:
+            named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in pictographs[:8])
+            raise InferenceError(
+                f"{where}: symbols an English model would say by name: {named}; eSpeak NG "
+                'would say them as words ("grinning face", "right arrow"): write what '
+                "is meant in words, or remove them"
             )
         tokens = self.tokenizer.tokenize(text)
         if not tokens:

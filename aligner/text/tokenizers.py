@@ -154,6 +154,30 @@ def foreign_letters(text: str, tokenizer: Any) -> list[str]:
     )
 
 
+FIRST_NAMED_SYMBOL = 0x2190  # arrows, then technical signs, shapes, dingbats and emoji
+
+
+def named_symbols(text: str, tokenizer: Any) -> list[str]:
+    """The pictographs of `text` (arrows, shapes, dingbats, emoji and their skin tones)
+    that an English phonemes tokenizer reads by name (eSpeak NG says ``😀`` as "grinning
+    face" and ``→`` as "right arrow"), each once; none for a tokenizer of another
+    language or kind. Signs a reader says (``°``, ``©``, ``%``) are not among them."""
+    language = getattr(tokenizer, "language", "")
+    if getattr(tokenizer, "kind", "") != "phonemes" or not language.startswith("en"):
+        return []
+    return list(
+        dict.fromkeys(
+            c
+            for c in text
+            if ord(c) >= FIRST_NAMED_SYMBOL
+            and (
+                unicodedata.category(c) in ("So", "Sk")
+                or "ARROW" in unicodedata.name(c, "")  # math symbols, but not as maths
+            )
+        )
+    )
+
+
 @lru_cache(maxsize=8)
 def _espeak_backend(language: str, stress: bool):
     from phonemizer.backend import EspeakBackend

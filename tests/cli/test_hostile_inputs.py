@@ -554,3 +554,17 @@ def test_a_full_disk_while_drawing_a_heatmap_names_the_png(ckpts, tmp_path, monk
     out = tmp_path / "al"
     r = invoke("align", "--checkpoint", ckpts["tts"], "--in", data / "test.jsonl", "--out", out)
     assert_clean_failure(r, "no space left on", "u0.png")
+
+
+def test_an_emoji_inside_a_sentence_is_named_not_read_out():
+    """'I love it 😀.' was said as 'I love it grinning face.' by an English phonemes model
+    (synthesize and align both read text through `encode_text`)."""
+    from types import SimpleNamespace
+
+    from aligner.inference.common import InferenceError
+    from aligner.inference.speech import TextInput
+    from aligner.text.tokenizers import build_tokenizer
+
+    speech = SimpleNamespace(tokenizer=build_tokenizer("phonemes"))
+    with pytest.raises(InferenceError, match=r"sentence 1: symbols .* say by name: .*U\+1F600"):
+        TextInput.encode_text(speech, "I love it \U0001f600.", "sentence 1")

@@ -132,3 +132,20 @@ def test_brackets_are_read_as_parentheses_not_glued_to_a_phone():
     tokens = tokenizer.tokenize("See [one] and {two}.")
     assert tokens.count("(") == 2 and tokens.count(")") == 2
     assert set(tokens) <= set(tokenizer.inventory()), tokens
+
+
+def test_pictographs_an_english_model_would_say_by_name_are_found():
+    """eSpeak NG says an emoji's name ("grinning face") and an arrow's ("right arrow"):
+    not what a text with them means; signs a reader says are left alone."""
+    from aligner.text.tokenizers import named_symbols
+
+    english = build_tokenizer("phonemes")
+    text = "Go \u2192 now \u2605 \U0001f600 \U0001f44d\U0001f3fd 20\u00b0 \u00a9 \u2122 50% \u2264 \u2026"
+    assert named_symbols(text, english) == [
+        "\u2192",
+        "\u2605",
+        "\U0001f600",
+        "\U0001f44d",
+        "\U0001f3fd",
+    ]
+    assert named_symbols("\U0001f600", build_tokenizer("chars")) == []
