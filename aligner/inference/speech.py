@@ -185,22 +185,25 @@ class TextInput:
         """Text -> token ids (N,) long; InferenceError for empty text, letters an English
         model would say by their names (`foreign_letters`), pictographs it would say by
         name (`named_symbols`) or unknown symbols."""
-        foreign = foreign_letters(text, self.tokenizer)
-        if foreign:
-            named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in foreign[:8])
-            raise InferenceError(
-                f"{where}: letters an English model cannot read: {named}; eSpeak NG would "
+        unread = (
+            (
+                foreign_letters,
+                "letters an English model cannot read",
                 'say their names ("Chinese letter", "lambda"): write the text in English '
-                "letters, or use a model trained on that language (data.tokenizer_opts.language)"
-            )
-        pictographs = named_symbols(text, self.tokenizer)
-        if pictographs:
-            named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in pictographs[:8])
-            raise InferenceError(
-                f"{where}: symbols an English model would say by name: {named}; eSpeak NG "
-                'would say them as words ("grinning face", "right arrow"): write what '
-                "is meant in words, or remove them"
-            )
+                "letters, or use a model trained on that language (data.tokenizer_opts.language)",
+            ),
+            (
+                named_symbols,
+                "symbols an English model would say by name",
+                'say them as words ("grinning face", "right arrow"): write what is meant in '
+                "words, or remove them",
+            ),
+        )
+        for find, what, advice in unread:
+            found = find(text, self.tokenizer)
+            if found:
+                named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in found[:8])
+                raise InferenceError(f"{where}: {what}: {named}; eSpeak NG would {advice}")
         tokens = self.tokenizer.tokenize(text)
         if not tokens:
             raise InferenceError(f"{where} is empty after cleaning: give some words to say")

@@ -142,16 +142,22 @@ def foreign_letters(text: str, tokenizer: Any) -> list[str]:
     """The letters of `text` an English phonemes tokenizer would not read as letters (not
     of the Latin script: eSpeak NG says ``你`` as "Chinese letter" and ``λ`` as "lambda"),
     each once; none for a tokenizer of another language or kind."""
+    return _english_phonemes_chars(
+        text,
+        tokenizer,
+        lambda c: (
+            unicodedata.category(c)[0] == "L" and not unicodedata.name(c, "").startswith("LATIN")
+        ),
+    )
+
+
+def _english_phonemes_chars(text: str, tokenizer: Any, wanted: Any) -> list[str]:
+    """The characters of `text` for which ``wanted(c)`` holds, each once, in order; none
+    unless the tokenizer reads English phonemes (eSpeak NG names what it cannot read)."""
     language = getattr(tokenizer, "language", "")
     if getattr(tokenizer, "kind", "") != "phonemes" or not language.startswith("en"):
         return []
-    return list(
-        dict.fromkeys(
-            c
-            for c in text
-            if unicodedata.category(c)[0] == "L" and not unicodedata.name(c, "").startswith("LATIN")
-        )
-    )
+    return list(dict.fromkeys(c for c in text if wanted(c)))
 
 
 FIRST_NAMED_SYMBOL = 0x2190  # arrows, then technical signs, shapes, dingbats and emoji
@@ -162,19 +168,16 @@ def named_symbols(text: str, tokenizer: Any) -> list[str]:
     that an English phonemes tokenizer reads by name (eSpeak NG says ``😀`` as "grinning
     face" and ``→`` as "right arrow"), each once; none for a tokenizer of another
     language or kind. Signs a reader says (``°``, ``©``, ``%``) are not among them."""
-    language = getattr(tokenizer, "language", "")
-    if getattr(tokenizer, "kind", "") != "phonemes" or not language.startswith("en"):
-        return []
-    return list(
-        dict.fromkeys(
-            c
-            for c in text
-            if ord(c) >= FIRST_NAMED_SYMBOL
+    return _english_phonemes_chars(
+        text,
+        tokenizer,
+        lambda c: (
+            ord(c) >= FIRST_NAMED_SYMBOL
             and (
                 unicodedata.category(c) in ("So", "Sk")
                 or "ARROW" in unicodedata.name(c, "")  # math symbols, but not as maths
             )
-        )
+        ),
     )
 
 
