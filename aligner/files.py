@@ -114,6 +114,24 @@ def output_error(err: BaseException, path: str | Path) -> OutputError | None:
     return OutputError(f"{why} while writing {path}; {_WHAT_TO_DO[code]}", path, code)
 
 
+def make_folder(folder: Path) -> None:
+    """`folder` (and its parents) for output files; a folder that cannot be made (in
+    /proc, under a file, a full disk) is one `OutputError` naming it and what to do."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        first = next((p for p in [*reversed(folder.parents), folder] if not p.exists()), folder)
+        raise output_error(err, first) or err from None
+
+
+def with_file_name(err: OSError, path: str | Path) -> OSError:
+    """`err`, or, where it names no file (a full disk as PIL or TensorBoard's writer
+    reports it), the same error naming `path`."""
+    if err.filename is not None or err.errno is None:
+        return err
+    return OSError(err.errno, err.strerror or str(err), str(path))
+
+
 def _file_in_the_way(err: BaseException, path: Path) -> Path | None:
     """The file that stands where a folder of `path` should be, when that is why writing
     it failed (``out.wav/x.wav`` with ``out.wav`` a file); else None."""

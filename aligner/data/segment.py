@@ -33,10 +33,10 @@ from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
     empty_split_warnings,
-    make_folder,
     split_items,
     write_corpus,
 )
+from aligner.files import make_folder
 
 ABUTS = 0.02  # s: a word this close to a mismatch, with no pause between, is touched by it
 

@@ -56,16 +56,15 @@ def _features(
     cfg = speech.mel_cfg
     wav = load_audio(item[speech.target_key], cfg.sample_rate)[0]
     target = speech.target_mel(wav)
-    if speech.has_text:
-        required = int((~optional_tokens(speech.symbols.decode(source.tolist()))).sum())
-        if required > target.size(0):
-            raise InferenceError(
-                f"{where}: its audio ({target.size(0)} frames, "
-                f"{len(wav) / cfg.sample_rate:.2f} s) is too short for its text ({required} "
-                "tokens, each needs a frame): check that the audio and the text belong together"
-            )
     if not speech.has_text:
         return source, target, None
+    required = int((~optional_tokens(speech.symbols.decode(source.tolist()))).sum())
+    if required > target.size(0):
+        raise InferenceError(
+            f"{where}: its audio ({target.size(0)} frames, "
+            f"{len(wav) / cfg.sample_rate:.2f} s) is too short for its text ({required} "
+            "tokens, each needs a frame): check that the audio and the text belong together"
+        )
     return source, target, pauses.frames(wav, cfg.sample_rate, cfg.hop_length, target.size(0))
 
 

@@ -17,13 +17,13 @@ import torch
 
 from aligner.attention.plot import panel_paths, save_alignment_panels
 from aligner.audio.io import join_waves, save_audio
-from aligner.files import write_atomic
+from aligner.files import output_error, write_atomic
 from aligner.inference.common import RECIPE_WINDOW, InferenceError, unused_window
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import Generated
 from aligner.inference.tacotron import TTSModel
 from aligner.inference.vocoders import load_vocoder
-from aligner.text.normalize import normalize_and_split
+from aligner.text.normalize import has_words, normalize_and_split
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def split_text(speech: TTSModel, text: str) -> list[str]:
     sentences = normalize_and_split(text, cleaner=speech.tokenizer.cleaner)
     if not sentences:
         raise InferenceError("the text is empty: give some words to say")
-    said = [s for s in sentences if any(c.isalnum() for c in s)]
+    said = [s for s in sentences if has_words(s)]
     if not said:
         short = text.strip() if len(text.strip()) <= 40 else text.strip()[:37] + "..."
         raise InferenceError(
@@ -178,15 +178,11 @@ def make_folders(paths: Sequence[Path | None]) -> None:
     """The folder of each output, made before any decoding: a folder that cannot be made
     (no space, read-only, /proc) stops the command before it writes anything."""
     for path in paths:
-        if path is None:
-            continue
-        blocker = next((f for f in path.parents if f.exists() and not f.is_dir()), None)
-        if blocker is not None:
-            raise InferenceError(
-                f"{blocker} is a file, not a folder, so {path} cannot be written; choose "
-                "another output path"
-            )
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:  # a file in the way, /proc, a full disk: named
+                raise InferenceError(str(output_error(err, path) or err)) from None
 
 
 def mel_paths(folder: Path | None, names: Sequence[str]) -> list[Path]:

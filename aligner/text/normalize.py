@@ -57,6 +57,12 @@ def normalize_text(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
+def has_words(text: str) -> bool:
+    """Whether `text` has a letter or digit to say (not punctuation or symbols alone:
+    ``...``, ``***``, an emoji)."""
+    return any(c.isalnum() for c in text)
+
+
 def normalize_and_split(text: str, max_chars: int = 250, cleaner: str = "english") -> list[str]:
     """The sentences of `text`, each normalized (`normalize_text`), in order; a sentence
     longer than `max_chars` once normalized is cut at clauses, then between words.

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from aligner.attention.plot import alignment_image
+from aligner.files import with_file_name
 from aligner.train.descriptions import describe
 
 ArrayLike = torch.Tensor | np.ndarray
@@ -68,9 +69,7 @@ def _naming_the_folder(method):
         try:
             return method(self, *args, **kwargs)
         except OSError as err:
-            if err.filename is not None or err.errno is None:
-                raise
-            raise OSError(err.errno, err.strerror or str(err), str(self.log_dir)) from None
+            raise with_file_name(err, self.log_dir) from None
 
     return wrapper
 

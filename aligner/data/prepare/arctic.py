@@ -20,6 +20,7 @@ from aligner.data.prepare.common import (
     text_lines,
 )
 from aligner.data.report import BadItemReport
+from aligner.text.normalize import has_words
 
 _LINE = re.compile(r'^\(\s*(\S+)\s+"(.*)"\s*\)\s*$')
 
@@ -45,7 +46,7 @@ def read_prompts(folder: Path, report: BadItemReport) -> dict[str, str]:
             report.add(where, 'malformed line (expected ( arctic_a0001 "text" ))')
         elif not match.group(2).strip():
             report.add(where, f"empty text for {match.group(1)}")
-        elif not any(c.isalnum() for c in match.group(2)):
+        elif not has_words(match.group(2)):
             report.add(where, f"no words in the text of {match.group(1)}: only punctuation")
         else:
             prompts[match.group(1)] = match.group(2).strip()

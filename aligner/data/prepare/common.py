@@ -13,7 +13,7 @@ from typing import Any
 
 from aligner.data.manifest import write_manifest
 from aligner.data.report import BadItemReport, NoItemsError
-from aligner.files import output_error, write_atomic
+from aligner.files import make_folder, write_atomic
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 SUMMARY_FILE = "summary.json"
@@ -117,16 +117,6 @@ def check_outputs(out_dir: Path, force: bool) -> None:
         raise FileExistsError(
             f"{existing[0]} already exists; pass --force to overwrite or choose another folder"
         )
-
-
-def make_folder(folder: Path) -> None:
-    """`folder` (and its parents) for a corpus's files; a folder that cannot be made (in
-    /proc, under a file, a full disk) is one `OutputError` naming it and what to do."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        first = next((p for p in [*reversed(folder.parents), folder] if not p.exists()), folder)
-        raise output_error(err, first) or err from None
 
 
 @dataclass

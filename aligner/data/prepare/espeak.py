@@ -28,11 +28,11 @@ from aligner.audio.synth import SAMPLE_RATE, SynthJob, Voice, synthesize_to_file
 from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
-    make_folder,
     split_items,
     write_corpus,
 )
 from aligner.data.prepare.sentences import SentenceGenerator
+from aligner.files import make_folder
 
 DEFAULT_VOICE = "en-us"
 # A source and target voice that differ in pitch, timbre and speaking rate.

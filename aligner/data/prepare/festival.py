@@ -46,13 +46,13 @@ from aligner.data.prepare.common import (
     check_outputs,
     corpus_files,
     empty_split_warnings,
-    make_folder,
     split_items,
     text_lines,
     write_corpus,
 )
 from aligner.data.prepare.natural_text import fortune_sentences, text_words
 from aligner.data.report import BadItemReport
+from aligner.files import make_folder
 
 CHUNK = 20  # utterances per Festival process
 LONG_SECONDS = 30.0  # an item longer than this is kept with a warning

@@ -18,6 +18,7 @@ from aligner.data.prepare.common import (
     text_lines,
 )
 from aligner.data.report import BadItemReport
+from aligner.text.normalize import has_words
 
 SPEAKER = "LJ"
 
@@ -39,7 +40,7 @@ def _parse(fields: list[str], where: str) -> tuple[str, str] | str:
     text = fields[2] if len(fields) > 2 and fields[2].strip() else fields[1]
     if not text.strip():
         return f"empty text for {uid}"
-    if not any(c.isalnum() for c in text):
+    if not has_words(text):
         return f"no words in the text of {uid} ({text.strip()!r}): only punctuation or symbols"
     return uid, text.strip()
 
