@@ -35,7 +35,6 @@ from aligner.attention.plot_matrix import (  # noqa: E402
     pooled,
     thinned_labels,
 )
-from aligner.files import with_file_name  # noqa: E402
 
 WIDTH, MIN_HEIGHT, MAX_HEIGHT = 6.4, 3.6, 4.8  # inches (at 100 dpi: 640 px wide)
 # TensorBoard shows an image card about 400-500 px wide: a figure of that size keeps its
@@ -234,8 +233,10 @@ def _save(fig: Figure, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(tmp, format="png", dpi=150)
         os.replace(tmp, path)
-    except OSError as err:  # PIL's full disk names no file: name the PNG
-        raise with_file_name(err, path) from None
+    except OSError as err:  # PIL's full disk names no file: name the PNG (the attention
+        if err.filename is not None or err.errno is None:  # core imports no aligner.files)
+            raise
+        raise OSError(err.errno, err.strerror or str(err), str(path)) from None
     finally:
         plt.close(fig)
         tmp.unlink(missing_ok=True)
