@@ -5,12 +5,10 @@ model can be trained on the truth and compared with one trained on the alignment
 estimate: what the labels cost (egs/espeak/tts1/RESULTS.md, "What holds the durations
 back").
 
-The reference phones pair with the file's phone tokens (every token that belongs to a
-word) in order; an item whose counts differ is left out and counted. A token that belongs
-to no word (separator, punctuation, ``<s>``) ends where the next phone starts (after the
-last phone, where it ends), and the last token takes the rest of the recording; ends are
-rounded to frames along the utterance, a time t at frame edge t / hop + 1/2 (the alignment
-model's tiers put a boundary half a frame before the frame's centre).
+The reference phones (silences left out) pair with the file's tokens as another tool's
+TextGrid phones do for a guide (`aligner.alignment.transfer.transferred_frames`: labels
+compared without case and stress, pauses to the separator or punctuation between two
+phones); an item whose phones do not pair is left out and counted.
 
     python scripts/reference_durations.py --data egs/espeak/tts1/data \
         --durations durations --out durations_reference [--splits train valid]
@@ -28,34 +26,31 @@ from typing import Any
 
 import numpy as np
 
-from aligner.alignment.tiers import FRAME_CENTRE, optional_tokens
+from aligner.alignment.intervals import SILENCE_LABELS, Interval
+from aligner.alignment.tiers import optional_tokens
+from aligner.alignment.transfer import pair_labels, transferred_frames
 
 SUFFIX = ".durations.json"
 
 
-def reference_frames(record: dict[str, Any], phones: list[list[Any]]) -> list[int] | None:
+def reference_frames(
+    record: dict[str, Any], phones: list[list[Any]]
+) -> tuple[list[int], list[list[Any]]] | None:
     """The frames (N,) of ``record``'s tokens from reference ``phones`` ([start, end,
-    label] seconds), or None when the phones do not pair with the record's phone tokens."""
+    label] seconds), with the phones tier of the tokens they pair with (the reference's
+    times, the tokens' labels); None when the phones do not pair with the tokens."""
     tokens = record["tokens"]
-    is_phone = ~optional_tokens(tokens)
-    if int(is_phone.sum()) != len(phones) or not phones:
-        return None
+    timed = [Interval(float(a), float(b), str(c)) for a, b, c in phones]
+    timed = [p for p in timed if p.label.strip().lower() not in SILENCE_LABELS]
     hop = record["hop_length"] / record["sample_rate"]
-    total = int(record["total_frames"])
-    ends, k = [], 0
-    for phone in is_phone:
-        if phone:
-            ends.append(float(phones[k][1]))
-            k += 1
-        else:  # up to the next phone's start; after the last phone, its end
-            ends.append(float(phones[k][0] if k < len(phones) else phones[-1][1]))
-    frames, previous = [], 0
-    for end in ends:
-        boundary = int(np.clip(round(end / hop + FRAME_CENTRE), previous, total))
-        frames.append(boundary - previous)
-        previous = boundary
-    frames[-1] += total - previous
-    return frames
+    optional = optional_tokens(tokens)
+    found = transferred_frames(timed, tokens, optional, int(record["total_frames"]), hop)
+    if found is None:
+        return None
+    sounds = [k for k in range(len(tokens)) if not optional[k]]
+    paired, _ = pair_labels([p.label for p in timed], [tokens[k] for k in sounds])
+    tier = [[p.start, p.end, tokens[sounds[j]]] for p, j in zip(timed, paired) if j is not None]
+    return found[0].tolist(), tier
 
 
 def convert(data: Path, durations: str, out: str, split: str) -> tuple[int, int]:
@@ -75,15 +70,13 @@ def convert(data: Path, durations: str, out: str, split: str) -> tuple[int, int]
     for path in sorted((data / durations / split).glob(f"*{SUFFIX}")):
         record = json.loads(path.read_text(encoding="utf-8"))
         phones = (items.get(record["id"], {}).get("timings") or {}).get("phones") or []
-        frames = reference_frames(record, phones)
-        if frames is None:
+        found = reference_frames(record, phones)
+        if found is None:
             left_out += 1
             continue
+        frames, tier = found
         hop = record["hop_length"] / record["sample_rate"]
         starts = np.concatenate([[0], np.cumsum(frames)[:-1]]) * hop
-        labels = [
-            t for t, skip in zip(record["tokens"], optional_tokens(record["tokens"])) if not skip
-        ]
         timings = items[record["id"]]["timings"]
         record.update(
             method="reference",
@@ -91,7 +84,7 @@ def convert(data: Path, durations: str, out: str, split: str) -> tuple[int, int]
             seconds=[round(f * hop, 6) for f in frames],
             start_seconds=[round(float(s), 6) for s in starts],
             # the tiers too: `duration_target: sub_frame` learns the reference's boundaries
-            phones=[[float(a), float(b), label] for (a, b, _), label in zip(phones, labels)],
+            phones=tier,
             words=timings.get("words", record.get("words", [])),
         )
         (target / path.name).write_text(json.dumps(record, indent=1), encoding="utf-8")

@@ -183,7 +183,8 @@ def manifest_items(
     """The items of the manifest `path` given as `option` (e.g. ``--ref``), each holding
     every key of `keys` (a non-empty value); `ManifestError` (one line, naming the file,
     the items and `hint`) otherwise, and for a manifest without items. `bad`: a batch
-    job's list, which gets the lines that are no item (`read_manifest_items`) instead of an error for them."""
+    job's list, which gets the lines that are no item (`read_manifest_items`) instead of
+    an error for them."""
     if not path.is_file():
         raise ManifestError(f"{option} {path} does not exist{'; ' + hint if hint else ''}")
     try:

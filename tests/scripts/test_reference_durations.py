@@ -35,7 +35,7 @@ def test_frames_follow_the_reference_phones_rounded_along_the_utterance() -> Non
     record = _record("u", ["<s>", "a", " ", "b", "c", ".", "</s>"], 40)
     # a pause of 0.1 s before "a", one between the words, c ends 0.05 s before the end
     phones = [[0.1, 0.2, "a"], [0.25, 0.3, "b"], [0.3, 0.4144, "c"]]
-    frames = reference_durations.reference_frames(record, phones)
+    frames, _ = reference_durations.reference_frames(record, phones)
     ends = [round(t / FRAME + 0.5) for t in (0.1, 0.2, 0.25, 0.3, 0.4144)]  # frame edges
     assert ends == [9, 18, 22, 26, 36]
     # <s> up to a's start, a, the separator up to b's start, b, c, "." 0 frames, </s> the rest
