@@ -12,7 +12,9 @@ name, ``word_start`` and ``word_end``).
 Times: a segment runs from the end of the segment before it (0 for the first) to its own
 end. Festival's pause segments (``pau``, ``h#``, ``#``, ``sil``) belong to no phone and
 no word: they are the gaps between intervals, as in the eSpeak corpus. A word spans its
-segments. A word that starts with an apostrophe (``'s``, which Festival tokenizes off
+segments; a pause segment that runs past the audio (a unit voice's last) is cut to it, a
+phone that does is an error. A word of no letters that Festival gave no sound (a sign
+it made a word of: Hindi's danda) is none. A word that starts with an apostrophe (``'s``, which Festival tokenizes off
 "Smith's", sometimes leaving its ``s`` in "Smith") joins the word before it, so the words
 are those of the text; any other word without segments is an error of the item.
 """
@@ -187,7 +189,9 @@ def parse_output(stdout: str) -> list[FestivalResult]:
     """The results of each utterance, in order, from what the script printed."""
     results: list[FestivalResult] = []
     current: FestivalResult | None = None
-    for line in stdout.splitlines():
+    # lines end at "\n" alone: a voice's UTF-8 names read as Latin-1 hold bytes that
+    # str.splitlines() also takes for line ends (x as D1 85: U+0085, NEL)
+    for line in stdout.replace("\r\n", "\n").split("\n"):
         if line == _BEGIN:
             current = FestivalResult([], [])
         elif line == _END and current is not None:
@@ -230,7 +234,7 @@ def festival_timings(result: FestivalResult, duration: float) -> Timings:
     phones: list[Interval] = []
     start = 0.0
     for name, end in result.segments:
-        if end > duration + 0.01:
+        if end > duration + 0.01 and name not in PAUSES:  # a pause is cut to the audio
             raise ValueError(
                 f"segment {name!r} ends at {end:.3f} s, after the audio ({duration:.3f} s)"
             )
@@ -240,6 +244,8 @@ def festival_timings(result: FestivalResult, duration: float) -> Timings:
         start = end
     words: list[Interval] = []
     for name, w_start, w_end in result.words:
+        if w_end <= w_start and not any(c.isalnum() for c in name):
+            continue  # a sign Festival made a word of and did not say (Hindi's danda)
         if name.startswith("'") and words:  # a clitic Festival split off: 's, 'll
             last = words[-1]
             words[-1] = Interval(last.start, max(last.end, min(w_end, duration)), last.label + name)

@@ -52,8 +52,7 @@ def parse_descriptions(voices: list[str], printed: str) -> dict[str, VoiceSettin
     voice names an encoding Python does not know."""
     found = {}
     for voice in voices:
-        match = re.search(rf"\({re.escape(voice)} \((.*?)\(description ", printed, re.S)
-        fields = match.group(1) if match else ""
+        fields = _entry(printed, voice)
         language = re.search(r"\(language (\w+)\)", fields)
         coding = re.search(r"\(coding ([\w.-]+)\)", fields)
         setting = VoiceSetting(
@@ -69,6 +68,30 @@ def parse_descriptions(voices: list[str], printed: str) -> dict[str, VoiceSettin
             ) from None
         found[voice] = setting
     return found
+
+
+def _entry(printed: str, voice: str) -> str:
+    """The fields of `voice`'s description in `printed` (``(VOICE ((language x) (coding y)
+    (description "...") ...))``, in any order; its quoted strings blanked, so that a
+    description mentioning ``(coding ...)`` is not read as one); "" when not there."""
+    match = re.search(rf"\({re.escape(voice)}\s+\(", printed)
+    if match is None:
+        return ""
+    depth, quoted, out = 1, False, []
+    for char in printed[match.end() :]:
+        if quoted:
+            quoted = char != '"'
+            continue
+        if char == '"':
+            quoted = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        out.append(char)
+    return "".join(out)
 
 
 def _spoken(char: str) -> bool:

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 
 from aligner.text.cleaners import get_cleaner
 from aligner.text.espeak import ensure_espeak
+from aligner.text.letters import word_pattern
 from aligner.text.symbols import UnknownSymbolError
 from aligner.text.word_split import split_merged
 
@@ -100,7 +101,7 @@ class PhonemeTokenizer:
         backend = _espeak_backend(self.language, self.stress)
         out = backend.phonemize([cleaned[i] for i in todo], separator=sep)
         words = {i: _split_words(line) for i, line in zip(todo, out, strict=True)}
-        written = {i: _TEXT_WORD.findall(cleaned[i]) for i in todo}
+        written = {i: word_pattern(digits=True).findall(cleaned[i]) for i in todo}
         merged = [i for i in todo if len(words[i]) < len(written[i])]
         alone = self._alone({w for i in merged for w in written[i]})
         for i in todo:
@@ -202,9 +203,6 @@ def _phone_inventory(language: str, stress: bool) -> tuple[str, ...]:
 _PUNCT_SPLIT = re.compile(rf"([{re.escape(PUNCTUATION)}])")
 
 
-_TEXT_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-
-
 _REPEATED = re.compile(r"^([ˈˌ]?)(.+?)\2+$")
 _VOWELS = frozenset("aeiouyæɐɑɒɔəɘɚɛɜɝɞɤɨɪʉʊʌʏøœɶɯ")
 
@@ -232,8 +230,18 @@ def _split_words(line: str) -> list[list[str]]:
             for unit in _unrepeated(piece)
         ]
         if tokens:
-            words.append(tokens)
+            words.append(_syllable_marks_dropped(tokens))
     return words
+
+
+def _syllable_marks_dropped(tokens: list[str]) -> list[str]:
+    """A word's tokens without the IPA syllable breaks (``.``) eSpeak NG writes between its
+    phones in some languages (Hindi ``pʌr.hənaː``): punctuation is only at a word's ends."""
+    phones = [i for i, t in enumerate(tokens) if t not in PUNCTUATION]
+    if not phones:
+        return tokens
+    first, last = phones[0], phones[-1]
+    return [t for i, t in enumerate(tokens) if not (t == "." and first < i < last)]
 
 
 def _join_words(words: list[list[str]]) -> list[str]:

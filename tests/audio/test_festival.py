@@ -17,6 +17,7 @@ from aligner.audio.festival import (
     scheme_script,
     synthesize_jobs,
 )
+from aligner.audio.festival_text import recoded
 
 HAS_FESTIVAL = shutil.which("festival") is not None
 
@@ -82,6 +83,33 @@ def test_a_word_without_sound_or_a_segment_past_the_audio_is_an_error():
         festival_timings(FestivalResult([("ax", 0.1)], [("a", 0.0, 0.1), ("b", 0.1, 0.1)]), 1.0)
     with pytest.raises(ValueError, match="after the audio"):
         festival_timings(FestivalResult([("ax", 1.5)], [("a", 0.0, 1.5)]), 1.0)
+
+
+def test_utf8_names_read_as_latin1_keep_their_lines():
+    """A UTF-8 voice's names come back as Latin-1 characters; ``х`` (D1 85) then holds
+    U+0085, which str.splitlines() would take for a line end."""
+    words = ["этих", "мягких", "французских"]
+    printed = ["@@UTT", "S\tpau\t0.2"]
+    printed += [
+        f"W\t{w.encode('utf-8').decode('latin-1')}\t0.{i}\t0.{i + 1}" for i, w in enumerate(words)
+    ]
+    (res,) = parse_output("\r\n".join([*printed, "@@END", ""]))
+    assert [recoded(name, "utf-8") for name, _, _ in res.words] == words
+    assert res.words[2][1:] == (0.2, 0.3)
+
+
+def test_a_pause_past_the_audio_is_cut_and_a_silent_sign_is_no_word():
+    """A unit voice's last pause may run past its audio (cut to it; a phone may not), and
+    a sign Festival made a word of without sound (Hindi's danda: ``""``) is no word."""
+    result = FestivalResult(
+        [("pau", 0.2), ("ax", 0.5), ("pau", 0.9)], [("a", 0.2, 0.5), ("", 0.0, 0.0)]
+    )
+    t = festival_timings(result, duration=0.8)
+    assert t.words == [Interval(0.2, 0.5, "a")] and t.phones == [Interval(0.2, 0.5, "ax")]
+    with pytest.raises(ValueError, match="after the audio"):
+        festival_timings(FestivalResult([("ax", 0.9)], [("a", 0.0, 0.9)]), 0.8)
+    with pytest.raises(ValueError, match="no sound"):  # a word of letters still must sound
+        festival_timings(FestivalResult([("ax", 0.5)], [("a", 0.0, 0.5), ("b", 0, 0)]), 0.8)
 
 
 @pytest.mark.skipif(not HAS_FESTIVAL, reason="Festival is not installed")

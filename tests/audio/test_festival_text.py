@@ -88,5 +88,15 @@ def test_descriptions_give_language_and_encoding():
         "kal_diphone": VoiceSetting("english", "ISO-8859-1"),
         "other": VoiceSetting("english", "ISO-8859-1"),
     }
+    # the fields in any order: Debian's Hindi voice names its coding after its description
+    printed = (
+        '(hindi_NSK_diphone ((language hindi) (description "COMMENT (coding x)") '
+        "(builtwith festvox-1.2) (coding UTF-8)))\n(msu_ru_nsh_clunits ((language russian) "
+        '(coding utf-8) (description "Russian clunits festival voice.")))'
+    )
+    assert parse_descriptions(["hindi_NSK_diphone", "msu_ru_nsh_clunits"], printed) == {
+        "hindi_NSK_diphone": VoiceSetting("hindi", "UTF-8"),
+        "msu_ru_nsh_clunits": VoiceSetting("russian", "utf-8"),
+    }
     with pytest.raises(ValueError, match="'KOI-9'"):
         parse_descriptions(["x"], '(x ((language y) (coding KOI-9) (description "")))')

@@ -10,10 +10,12 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from aligner.audio.festival import FestivalError, check_voices, installed_voices
+from aligner.alignment.intervals import Interval, Timings
+from aligner.audio.festival import FestivalError, FestivalJob, check_voices, installed_voices
 from aligner.audio.festival_text import VoiceSetting
 from aligner.cli import main
-from aligner.data.prepare.natural_text import fortune_entries, plain_sentence
+from aligner.data.prepare.festival import _labelled
+from aligner.data.prepare.natural_text import fortune_entries, plain_sentence, text_words
 
 HAS_FESTIVAL = shutil.which("festival") is not None
 LEXICON = {w: 1 for w in "the cat sat on a mat and it was happy isn't".split()}
@@ -274,3 +276,59 @@ def test_czech_text_is_spoken_as_written_and_a_foreign_letter_is_one_bad_item(tm
     assert {"Poměr", "počtem", "nejužitečnější", "Žluťoučký", "kůň", "úpěl"} <= words
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert "czech" in json.dumps(summary)
+
+
+def test_words_festival_splits_at_an_apostrophe_are_the_texts_word():
+    """Catalan's Festival says ``L'àvia`` as ``L'`` and ``àvia``: one word of the text,
+    spanning both; a word it drops is still reported."""
+    job = FestivalJob("L’àvia va a l'hort.", "upc_ca_ona_hts", "x.wav", "catalan", "ISO-8859-15")
+    said = [("L'", 0.1, 0.2), ("àvia", 0.2, 0.5), ("va", 0.5, 0.6), ("a", 0.6, 0.7)]
+    said += [("l", 0.7, 0.75), ("hort", 0.75, 1.0)]
+    timings = Timings([Interval(a, b, w) for w, a, b in said], [], 1.2)
+    words = _labelled(timings, job).words
+    assert words == [
+        Interval(0.1, 0.5, "L’àvia"),
+        Interval(0.5, 0.6, "va"),
+        Interval(0.6, 0.7, "a"),
+        Interval(0.7, 1.0, "l'hort"),
+    ]
+    dropped = Timings([Interval(a, b, w) for w, a, b in said[:-1]], [], 1.2)
+    with pytest.raises(ValueError, match="other words"):
+        _labelled(dropped, job)
+
+
+def test_words_of_scripts_written_with_marks_are_whole():
+    assert text_words("मुझे हिंदी पढ़ना पसंद है।") == ["मुझे", "हिंदी", "पढ़ना", "पसंद", "है"]
+    assert text_words("నమస్కారం, Съешь же ещё 12 l’hort") == [
+        "నమస్కారం", "Съешь", "же", "ещё", "l’hort"
+    ]  # fmt: skip
+
+
+OTHER_VOICES = {  # Debian's voices of other scripts and encodings, where installed
+    "hindi_NSK_diphone": ("भारत एक विशाल देश है।\nआज मौसम बहुत अच्छा है।\n", "भारत", "hi"),
+    "upc_ca_ona_hts": ("L'àvia cuina a la plaça.\nM'agrada la música.\n", "L'àvia", "ca"),
+    "msu_ru_nsh_clunits": ("Съешь же ещё этих мягких булок.\nМороз и солнце.\n", "этих", "ru"),
+}
+
+
+@pytest.mark.parametrize("voice", sorted(OTHER_VOICES))
+def test_a_voice_of_another_script_speaks_its_text_word_for_word(tmp_path, voice):
+    if not HAS_FESTIVAL or voice not in installed_voices():
+        pytest.skip(f"Festival's {voice} is not installed")
+    text, word, code = OTHER_VOICES[voice]
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "c"
+    args = ["prepare", "festival", str(out), "--text", str(tmp_path / "t.txt"), "--voices", voice]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "bad item" not in result.output and f"language={code}" in result.output
+    items = [
+        json.loads(ln)
+        for s in ("train", "valid", "test")
+        for ln in (out / f"{s}.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(items) == 2
+    for item in items:
+        spoken = [w[2] for w in item["timings"]["words"]]
+        assert spoken == text_words(item["text"]) and item["timings"]["phones"]
+    assert word in {w[2] for it in items for w in it["timings"]["words"]}

@@ -149,3 +149,15 @@ def test_pictographs_an_english_model_would_say_by_name_are_found():
         "\U0001f3fd",
     ]
     assert named_symbols("\U0001f600", build_tokenizer("chars")) == []
+
+
+def test_a_syllable_break_inside_a_word_is_no_punctuation():
+    """eSpeak NG's Hindi writes ``पढ़ना`` as ``pʌr.hənaː``: the ``.`` between phones is
+    dropped, the one after a word's phones stays a pause."""
+    from aligner.text.tokenizers import _split_words
+
+    assert _split_words("p ʌ r . h ə n aː | h ɛː .") == [
+        ["p", "ʌ", "r", "h", "ə", "n", "aː"],
+        ["h", "ɛː", "."],
+    ]
+    assert _split_words(". a |") == [[".", "a"]]

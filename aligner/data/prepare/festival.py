@@ -53,6 +53,7 @@ from aligner.data.prepare.common import (
 from aligner.data.prepare.natural_text import fortune_sentences, text_words
 from aligner.data.report import BadItemReport
 from aligner.files import make_folder
+from aligner.text.letters import APOSTROPHES
 
 CHUNK = 20  # utterances per Festival process
 LONG_SECONDS = 30.0  # an item longer than this is kept with a warning
@@ -253,19 +254,47 @@ def _item(
 def _labelled(timings: Timings, job: FestivalJob) -> Timings:
     """`timings` with its words labelled as in `job`'s text; ValueError when the words
     Festival said are not those it was given (`speakable`: the text's own letters)."""
-    said = [w.label for w in timings.words]
     written = text_words(job.text)
     given = text_words(speakable(job.text, VoiceSetting(job.language, job.coding)))
     if not written:
         raise ValueError("no words to speak (give a sentence with letters)")
-    if len(given) != len(written) or [_key(w) for w in said] != [_key(w) for w in given]:
+    said = _elisions_joined(timings.words, given)
+    if len(given) != len(written) or [_key(w.label) for w in said] != [_key(w) for w in given]:
         raise ValueError(
-            f"Festival read other words than the text's (it said {' '.join(said)!r}, the "
-            f"text's words are {' '.join(given)!r}; write numbers, abbreviations and signs "
-            "out in words)"
+            f"Festival read other words than the text's (it said "
+            f"{' '.join(w.label for w in timings.words)!r}, the text's words are "
+            f"{' '.join(given)!r}; write numbers, abbreviations and signs out in words)"
         )
-    words = [Interval(w.start, w.end, label) for w, label in zip(timings.words, written)]
+    words = [Interval(w.start, w.end, label) for w, label in zip(said, written)]
     return Timings(words, timings.phones, timings.duration)
+
+
+def _elisions_joined(said: list[Interval], given: list[str]) -> list[Interval]:
+    """Festival's words with those it split at a text word's apostrophe joined again
+    (Catalan, French, Italian elisions: ``L'àvia`` said as ``L'`` and ``àvia``): where a
+    word of the text holds an apostrophe and the next two or three words said make it up
+    letter for letter, they become one word spanning them. Any other difference is left
+    for the caller to report."""
+    out: list[Interval] = []
+    i = 0
+    for word in given:
+        if i >= len(said):
+            break
+        key = _key(word)
+        if _key(said[i].label) != key and any(a in word for a in APOSTROPHES):
+            for k in (2, 3):
+                run = said[i : i + k]
+                if len(run) == k and "".join(_key(w.label) for w in run) == key:
+                    out.append(Interval(run[0].start, run[-1].end, "".join(w.label for w in run)))
+                    i += k
+                    break
+            else:
+                out.append(said[i])
+                i += 1
+        else:
+            out.append(said[i])
+            i += 1
+    return out + said[i:]
 
 
 def _figures(
@@ -313,4 +342,4 @@ def _figures(
 def _key(word: str) -> str:
     """A word as compared with Festival's (which may change its case and drops some
     apostrophes: ma'am -> maam); its letters are compared as they are."""
-    return word.lower().replace("'", "")
+    return "".join(c for c in word.lower() if c not in APOSTROPHES)

@@ -16,17 +16,18 @@ import re
 from pathlib import Path
 
 from aligner.data.prepare.sentences import BLOCKED
+from aligner.text.letters import word_pattern
 from aligner.text.tokenizers import cmudict_lexicon
 
 FORTUNE_DIR = Path("/usr/share/games/fortunes")
-WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 _PLAIN = re.compile(r"[A-Z][A-Za-z ,.;:!?']*[.!?]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def text_words(text: str) -> list[str]:
-    """The words of `text` (letters of any alphabet with inner apostrophes), in order."""
-    return WORD.findall(text)
+    """The words of `text` (letters of any script with their marks, inner apostrophes), in
+    order."""
+    return word_pattern().findall(text)
 
 
 def fortune_entries(folder: Path = FORTUNE_DIR) -> list[str]:
