@@ -19,6 +19,7 @@ SCRIPTS = {
     "espeak_vc": ROOT / "egs/espeak/vc1/run.sh",
     "espeak_align": ROOT / "egs/espeak/align1/run.sh",
     "festival_align": ROOT / "egs/festival/align1/run.sh",
+    "festival_tts": ROOT / "egs/festival/tts1/run.sh",
     "festival_vc": ROOT / "egs/festival/vc1/run.sh",
     "ljspeech": ROOT / "egs/ljspeech/tts1/run.sh",
     "arctic": ROOT / "egs/arctic/vc1/run.sh",
@@ -98,17 +99,21 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
         expected += ["train", "python"]  # the phone recognizer; scripts/eval_vc.py
     if name.endswith("_align"):  # an alignment model does not synthesize
         expected.remove("synthesize")
-    if name == "espeak_tts":  # the alignment model and its durations of train and valid
+    if name.endswith("_tts"):  # the alignment model and its durations of train and valid
         expected[1:1] = ["train", "align", "align"]
+    if name == "festival_tts":  # the test split's texts for synthesize
+        expected.insert(5, "python")
     if expected[2] == "train":  # VC: the alignment model, durations of both voices' splits
         expected[1:1] = ["train"] + ["align"] * 4
-    if name in ("espeak_tts", "espeak_align", "festival_align"):
+    if name in ("espeak_tts", "espeak_align", "festival_align", "festival_tts"):
         expected.append("score-alignment")  # against the corpus's reference timings
     assert calls(tmp_path) == expected
     again = run(name, tmp_path, env)
     assert again.returncode == 0, again.stderr
     assert calls(tmp_path) == expected  # nothing ran twice
-    assert again.stdout.count("skipped") == len(expected)
+    assert again.stdout.count("skipped") == len(expected) - expected.count("python") * (
+        name == "festival_tts"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
@@ -165,6 +170,37 @@ def test_tts_durations_stage_and_the_diagonal_guide(tmp_path):
     assert "--out e2" in last[0]
     bad = run("espeak_tts", tmp_path, env, "--guide", "prior")
     assert bad.returncode == 2 and "use durations or diagonal" in bad.stderr
+
+
+def test_festival_tts_voice_model_and_tokenizer(tmp_path):
+    """egs/festival/tts1: one voice's corpus, the alignment model and the FastPitch (or the
+    Tacotron) trained with the tokenizer asked for; a voice of another language with
+    eSpeak NG's phonemes of its code; bad values refused before anything runs."""
+    env = fake_env(tmp_path)
+    args = ["--voice", "czech_dita", "--text", "cs.txt", "--tokenizer", "phonemes"]
+    r = run("festival_tts", tmp_path, env, *args, "--language", "cs", "--stop-stage", "2")
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert lines[0] == ("prepare festival data --voices czech_dita --utterances 1000 --text cs.txt")
+    tokens = "--set data.tokenizer=phonemes --set data.tokenizer_opts.language=cs"
+    assert "recipes/align/aligner.yaml --data data --out exp/aligner" in lines[1]
+    assert lines[1].endswith(tokens) and lines[4].endswith(tokens)
+    assert "recipes/tts/fastpitch_small.yaml --data data --out exp" in lines[4]
+    r = run("festival_tts", tmp_path, env, "--model", "tacotron", "--exp", "t", "--stage", "2")
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()[5:]
+    assert "tacotron_forward_small_guided.yaml --data data --out t" in lines[0]
+    assert lines[0].endswith("--set data.tokenizer=arpabet")
+    assert lines[2].startswith(
+        "synthesize --checkpoint t --vocoder griffin-lim --in t/synth/test.txt"
+    )
+    for bad, message in (
+        (["--model", "glowtts"], "use fastpitch or tacotron"),
+        (["--tokenizer", "chars"], "use arpabet or phonemes"),
+        (["--language", "cs"], "needs --tokenizer phonemes"),
+    ):
+        r = run("festival_tts", tmp_path, env, *bad)
+        assert r.returncode == 2 and message in r.stderr, r.stderr
 
 
 def test_bad_arguments(tmp_path):
