@@ -1,6 +1,6 @@
 """How right and how robust a TTS model's timing is, checkpoint by checkpoint: a
 Tacotron's attention or a FastPitch's durations (the tables of egs/espeak/tts1/RESULTS.md
-and docs/results/tts_festival.md).
+and egs/festival/tts1/RESULTS.md).
 
 For each experiment folder and each of its last ``--last`` checkpoints: `aligner align`
 (teacher-forced) on the valid and test splits and the word and phone boundary errors of
