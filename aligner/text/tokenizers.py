@@ -259,6 +259,10 @@ class OutOfVocabularyError(ValueError):
 
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)*|\S")
+# typographic apostrophes read as CMUdict's ``'`` (``won’t`` is one word); a single quote
+# mark outside a word (``‘hello’``, ``'hello'``) is the quote ``"`` every inventory holds
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
+_SINGLE_QUOTES = "'\u2018\u2019"
 
 
 class ArpabetTokenizer:
@@ -286,12 +290,14 @@ class ArpabetTokenizer:
         lexicon = cmudict_lexicon()
         tokens: list[str] = []
         missing: list[str] = []
-        for word in _WORD.findall(self._clean(text).lower()):
+        for word in _WORD.findall(self._clean(text).lower().translate(_APOSTROPHES)):
             if word[0].isalpha():
                 phones = self._pronounce(word, lexicon, missing)
                 if tokens:
                     tokens.append(WORD_SEP)
                 tokens.extend(phones)
+            elif word in _SINGLE_QUOTES:
+                tokens.append('"')
             else:
                 tokens.append(word)
         if missing:

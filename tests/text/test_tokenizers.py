@@ -67,6 +67,17 @@ def test_arpabet_uses_cmudict_first_pronunciation():
     assert set(t for t in tokens if t.isalnum()) <= set(arpabet_symbols())
 
 
+def test_arpabet_reads_typographic_apostrophes_and_single_quotes():
+    """``won’t`` (U+2019, as e-books write it) is CMUdict's ``won't``, not ``won`` + an
+    unknown symbol + ``t``; single quote marks become the ``"`` every inventory holds."""
+    tok = build_tokenizer("arpabet")
+    lex = cmudict_lexicon()
+    assert tok.tokenize("won\u2019t") == tok.tokenize("won't") == lex["won't"][0]
+    quoted = tok.tokenize("\u2018hello\u2019 'hi'")
+    assert quoted == tok.tokenize('"hello" "hi"')
+    assert set(quoted) <= set(tok.inventory())
+
+
 def test_arpabet_oov_policies():
     with pytest.raises(OutOfVocabularyError, match="qzxv"):
         build_tokenizer("arpabet").tokenize("hello qzxv")
