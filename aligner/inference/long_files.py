@@ -194,6 +194,11 @@ def recordings_to_cut(
             raise ValueError("give a manifest (--in) or --audio and --alignment, not both")
         if alignments is None:
             raise ValueError("--in needs --alignments DIR (what aligner align --long-form wrote)")
+        if not Path(alignments).is_dir():
+            raise ValueError(
+                f"--alignments {alignments} does not exist: give the folder that aligner "
+                "align --long-form wrote"
+            )
         bad = [] if bad is None else bad
         found = []
         for item in manifest_items(Path(manifest), "--in", bad=bad):
@@ -212,8 +217,20 @@ def recordings_to_cut(
         raise ValueError("give --audio FILE and --alignment FILE (or --in and --alignments)")
     for path, option in ((audio, "--audio"), (alignment, "--alignment")):
         if not Path(path).is_file():
-            raise ValueError(f"{option} {path} does not exist")
+            raise ValueError(f"{option} {path} does not exist{_written_as(Path(path))}")
     return [(safe_name(Path(audio).stem), Path(audio), _record(Path(alignment)))]
+
+
+def _written_as(path: Path) -> str:
+    """A hint for a record path that does not exist but whose `safe_name` does (``aligner
+    align`` names ``My Chapter.wav``'s record ``My_Chapter.durations.json``); else ''."""
+    if not path.name.endswith(RECORD_SUFFIX):
+        return ""
+    stem = path.name[: -len(RECORD_SUFFIX)]
+    written = path.with_name(safe_name(stem) + RECORD_SUFFIX)
+    if written == path or not written.is_file():
+        return ""
+    return f"; aligner align wrote its record as {written}"
 
 
 def _record(path: Path) -> dict[str, Any]:

@@ -124,6 +124,30 @@ def test_bad_input_is_one_line(tmp_path, args, words):
     assert all(w in r.output for w in words), r.output
 
 
+def test_a_missing_alignments_folder_is_named(tmp_path):
+    """Not the manifest's first bad line: the folder that is not there."""
+    (tmp_path / "m.jsonl").write_text(json.dumps({"id": "a", "audio": "a.wav"}) + "\n")
+    args = ["--in", str(tmp_path / "m.jsonl"), "--alignments", str(tmp_path / "nope")]
+    r = CliRunner().invoke(main, ["segment", *args, "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert f"--alignments {tmp_path / 'nope'} does not exist" in r.output, r.output
+
+
+def test_a_record_named_after_the_audio_file_points_at_the_one_align_wrote(tmp_path):
+    """``aligner align`` writes ``Mein Kapitel – 1.wav``'s record as
+    ``Mein_Kapitel___1.durations.json``; the name a user types from the audio's is
+    answered with the one written."""
+    wav = tmp_path / "Mein Kapitel \u2013 1.wav"
+    sf.write(wav, np.zeros(SR, np.float32), SR)
+    written = tmp_path / "Mein_Kapitel___1.durations.json"
+    written.write_text(json.dumps(_record()))
+    typed = tmp_path / "Mein Kapitel \u2013 1.durations.json"
+    args = ["--audio", str(wav), "--alignment", str(typed), "--out", str(tmp_path / "o")]
+    r = CliRunner().invoke(main, ["segment", *args])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert f"does not exist; aligner align wrote its record as {written}" in r.output, r.output
+
+
 def test_a_sentence_said_in_other_words_than_its_text_goes_whole_or_not_at_all():
     """Sentence 1's text is three written words for four aligned ones (``$3.50`` is said
     as several): an utterance holding all of it gets its text whole; the words of an
