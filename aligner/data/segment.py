@@ -295,8 +295,12 @@ def segment_recordings(
         raise ValueError(f"no recording could be cut ({len(summary.bad)} bad){first}")
     if not items:
         first = f" ({summary.bad.items[0]})" if summary.bad else ""
+        if not first and left_out:  # why the first span was left out
+            s = left_out[0]
+            first = f" ({s['recording']} {s['start']:.2f}-{s['end']:.2f} s: {s['reason']})"
         raise ValueError(
-            "no utterance within the length range: see --min-seconds, --max-seconds" + first
+            "no utterance within the length range: see --min-seconds, --max-seconds, "
+            "--min-pause" + first
         )
     summary.figures = {
         "recordings": len(pairs),

@@ -148,6 +148,21 @@ def test_a_record_named_after_the_audio_file_points_at_the_one_align_wrote(tmp_p
     assert f"does not exist; aligner align wrote its record as {written}" in r.output, r.output
 
 
+def test_nothing_to_cut_says_why_the_first_span_was_left_out(tmp_path):
+    """A --min-pause longer than every pause leaves one phrase too long to keep: the error
+    names --min-pause and the span's reason, not the length range alone."""
+    record = _record(mismatch=False)
+    wav = tmp_path / "chapter.wav"
+    sf.write(wav, np.zeros(int(record["total_seconds"] * SR), np.float32), SR)
+    ali = tmp_path / "chapter.durations.json"
+    ali.write_text(json.dumps(record))
+    args = ["--audio", str(wav), "--alignment", str(ali), "--out", str(tmp_path / "o")]
+    r = CliRunner().invoke(main, ["segment", *args, "--min-pause", "100", "--max-seconds", "5"])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "--min-pause (chapter 0.50-" in r.output, r.output
+    assert "no pause to cut at within --max-seconds)" in r.output, r.output
+
+
 def test_a_sentence_said_in_other_words_than_its_text_goes_whole_or_not_at_all():
     """Sentence 1's text is three written words for four aligned ones (``$3.50`` is said
     as several): an utterance holding all of it gets its text whole; the words of an
