@@ -32,6 +32,8 @@ def align_long_cli(
         click.echo(
             f"{item['id']}: focus {item['focus_rate']:.3f}, {int(item['mismatches'])} mismatch(es)"
         )
+        if item.get("note"):
+            click.echo(f"warning: {item['id']}: {item['note']}", err=True)
     import json
 
     found = json.loads((out / "summary.json").read_text(encoding="utf-8"))["mismatches"]

@@ -125,7 +125,10 @@ def align_long_items(
             summary.add_bad(item["id"], str(err) + _narrowband(item.get("audio"), speech.mel_cfg))
             continue
         write_long(result, out, force)
-        summary.add(item["id"], {**result.metrics, "mismatches": len(result.mismatches)})
+        row: dict[str, Any] = {**result.metrics, "mismatches": len(result.mismatches)}
+        if result.mismatches and (note := _narrowband(item["audio"], speech.mel_cfg)):
+            row["note"] = note.strip(" ()").removeprefix("note: ")  # the band may be at fault
+        summary.add(item["id"], row)
         found += [{"id": item["id"], **m} for m in result.mismatches]
     body = {**summary.to_dict(), "mismatches": found}
     text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"

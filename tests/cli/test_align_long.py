@@ -113,6 +113,29 @@ def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path,
     assert forced.exit_code == 0, forced.output
 
 
+def test_mismatches_of_narrowband_audio_come_with_a_note_on_its_band(
+    setup, tmp_path, found, monkeypatch
+):
+    """A 4 kHz recording for a model of sound up to 4 kHz: its mismatches (here a sentence
+    the coarse pass did not find) may be the band's fault, and the output says so."""
+    from aligner.inference import long_recording
+
+    spans = long_recording.coarse_pass()[0]
+    monkeypatch.setattr(
+        long_recording, "coarse_pass", lambda *a: ({0: spans[0], 1: spans[1]}, [2], [], {})
+    )
+    wav, rate = sf.read(setup["audio"], dtype="float32")
+    narrow = tmp_path / "phone.wav"
+    sf.write(narrow, wav[::2], rate // 2)
+    r = _run("align", "--checkpoint", setup["ckpt"], "--audio", narrow, "--text",
+             setup["text"], "--out", tmp_path / "a")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "1 mismatch(es)" in r.output, r.output
+    assert "warning: phone: its audio is 4000 Hz, so it holds nothing above 2000 Hz" in r.output
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["items"][0]["note"].startswith("its audio is 4000 Hz")
+
+
 def test_a_manifest_item_is_aligned_as_a_whole(setup, tmp_path, found):
     manifest = tmp_path / "long.jsonl"
     item = {"id": "chapter one", "audio": str(setup["audio"]), "text": TEXT}
