@@ -39,6 +39,7 @@ from aligner.inference.longform import (
     pieces,
     word_scores,
 )
+from aligner.text.normalize import has_words
 from aligner.text.sentences import split_sentences
 
 KINDS = ("text not in the audio", "audio not in the text", "word unlike its audio")
@@ -65,9 +66,10 @@ def align_long(
     """The alignment of recording `wav` with its whole `text` (see the module docstrings)."""
     cfg = speech.mel_cfg
     sec = cfg.hop_length / cfg.sample_rate
-    sentences = split_sentences(text, LONGEST_SENTENCE)
+    # a sentence of no words (a scene break ``* * *``, a lone ``...``) is nothing said
+    sentences = [s for s in split_sentences(text, LONGEST_SENTENCE) if has_words(s)]
     if not sentences:
-        raise InferenceError("its text has no sentences to align (give the words it says)")
+        raise InferenceError("its text has no words to align (give the words it says)")
     tokens = _sentence_tokens(speech, sentences)
     if (float(wav.abs().max()) if wav.numel() else 0.0) < SILENT_PEAK:
         raise InferenceError("the recording is silent: there is no speech to align")

@@ -113,6 +113,25 @@ def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path,
     assert forced.exit_code == 0, forced.output
 
 
+def test_a_scene_break_or_lone_ellipsis_is_no_sentence_to_find(setup, tmp_path, found):
+    """``* * *`` between paragraphs and a lone ``...`` say nothing: they are not sentences
+    the audio lacks; a text of nothing else is one line."""
+    text = tmp_path / "breaks.txt"
+    text.write_text("The cat sat on the mat.\n\n* * *\n\nA good day to you! ... Where is the dog?")
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"], "--text", text]
+    r = _run(*args, "--out", tmp_path / "a")
+    assert r.exit_code == 0, r.output
+    record = json.loads((tmp_path / "a" / "chapter.durations.json").read_text(encoding="utf-8"))
+    assert [s["text"] for s in record["sentences"]] == [
+        "The cat sat on the mat.", "A good day to you!", "Where is the dog?"
+    ]  # fmt: skip
+    assert not record["mismatches"]
+    text.write_text("* * * ... !")
+    r = _run(*args, "--out", tmp_path / "b")
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "chapter: its text has no words to align" in r.output, r.output
+
+
 def test_mismatches_of_narrowband_audio_come_with_a_note_on_its_band(
     setup, tmp_path, found, monkeypatch
 ):
