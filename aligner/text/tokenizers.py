@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 
 from aligner.text.cleaners import get_cleaner
 from aligner.text.espeak import ensure_espeak
-from aligner.text.letters import word_pattern
+from aligner.text.letters import APOSTROPHES, word_pattern
 from aligner.text.symbols import UnknownSymbolError
 from aligner.text.word_split import split_merged
 
@@ -261,7 +261,7 @@ class OutOfVocabularyError(ValueError):
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)*|\S")
 # typographic apostrophes read as CMUdict's ``'`` (``won’t`` is one word); a single quote
 # mark outside a word (``‘hello’``, ``'hello'``) is the quote ``"`` every inventory holds
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
+_APOSTROPHES = str.maketrans(dict.fromkeys(APOSTROPHES, "'"))
 _SINGLE_QUOTES = "'\u2018\u2019"
 
 
