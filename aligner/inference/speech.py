@@ -33,6 +33,7 @@ from aligner.text.tokenizers import (
     Tokenizer,
     foreign_letters,
     named_symbols,
+    stress_variants,
     tokenizer_from_dict,
 )
 
@@ -184,7 +185,8 @@ class TextInput:
     def encode_text(self, text: str, where: str = "text") -> torch.Tensor:
         """Text -> token ids (N,) long; InferenceError for empty text, letters an English
         model would say by their names (`foreign_letters`), pictographs it would say by
-        name (`named_symbols`) or unknown symbols."""
+        name (`named_symbols`) or unknown symbols (a phone the table has under another
+        stress is said with it: `_known_stress`)."""
         unread = (
             (
                 foreign_letters,
@@ -207,6 +209,7 @@ class TextInput:
         tokens = self.tokenizer.tokenize(text)
         if not tokens:
             raise InferenceError(f"{where} is empty after cleaning: give some words to say")
+        tokens = [self._known_stress(t) for t in tokens]
         try:
             ids = self.symbols.encode(tokens)
         except UnknownSymbolError as err:
@@ -219,6 +222,14 @@ class TextInput:
 
     def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
         return self.encode_text(item["text"], where)
+
+    def _known_stress(self, token: str) -> str:
+        """`token`, or where the symbol table lacks it, the same phone under a stress the
+        table has (`stress_variants`: eSpeak NG gives a language's vowel a stress the
+        training text may never have); unchanged when none is known."""
+        if token in self.symbols:
+            return token
+        return next((v for v in stress_variants(token) if v in self.symbols), token)
 
     @classmethod
     def front_end(cls, symbols: dict[str, Any]) -> dict[str, Any]:

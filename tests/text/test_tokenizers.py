@@ -172,3 +172,36 @@ def test_a_syllable_break_inside_a_word_is_no_punctuation():
         ["h", "ɛː", "."],
     ]
     assert _split_words(". a |") == [[".", "a"]]
+
+
+def test_a_phone_unseen_under_one_stress_is_said_under_another():
+    """A Czech test sentence had ``ˌoː``, which the training text never had: a phoneme
+    model says it with the ``ˈoː`` or ``oː`` its table has; a phone it has never met at
+    all is still an error."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.speech import TextInput
+    from aligner.text.symbols import SymbolTable
+    from aligner.text.tokenizers import stress_variants
+
+    assert stress_variants("ˌoː") == ["ˈoː", "oː"]
+    assert stress_variants("oː") == ["ˈoː", "ˌoː"]
+    assert stress_variants(" ") == [] and stress_variants(".") == []
+
+    class Said:
+        cleaner = "basic"
+
+        def __init__(self, tokens):
+            self.tokens = tokens
+
+        def tokenize(self, text):
+            return self.tokens
+
+    model = TextInput()
+    model.symbols = SymbolTable(["ˈoː", "p", "a", " "])
+    model.add_bos = model.add_eos = False
+    model.tokenizer = Said(["p", "ˌoː", " ", "a"])
+    ids = model.encode_text("x")
+    assert model.symbols.decode(ids.tolist()) == ["p", "ˈoː", " ", "a"]
+    model.tokenizer = Said(["p", "ɦ"])
+    with pytest.raises(InferenceError, match="'ɦ'"):
+        model.encode_text("x")
