@@ -19,7 +19,7 @@ from aligner.text.cleaners import get_cleaner
 from aligner.text.espeak import ensure_espeak
 from aligner.text.letters import APOSTROPHES, word_pattern
 from aligner.text.symbols import UnknownSymbolError
-from aligner.text.word_split import split_merged
+from aligner.text.word_split import join_split, split_merged
 
 WORD_SEP = " "
 PUNCTUATION = ';:,.!?¡¿—…"«»“”()-'
@@ -102,11 +102,12 @@ class PhonemeTokenizer:
         out = backend.phonemize([cleaned[i] for i in todo], separator=sep)
         words = {i: _split_words(line) for i, line in zip(todo, out, strict=True)}
         written = {i: word_pattern(digits=True).findall(cleaned[i]) for i in todo}
-        merged = [i for i in todo if len(words[i]) < len(written[i])]
-        alone = self._alone({w for i in merged for w in written[i]})
+        regroup = [i for i in todo if len(words[i]) != len(written[i])]
+        alone = self._alone({w for i in regroup for w in written[i]})
+        for i in regroup:
+            fix = split_merged if len(words[i]) < len(written[i]) else join_split
+            words[i] = fix(words[i], written[i], alone)
         for i in todo:
-            if i in merged:
-                words[i] = split_merged(words[i], written[i], alone)
             result[i] = _join_words(words[i])
         return result
 
@@ -244,18 +245,19 @@ def _split_words(line: str) -> list[list[str]]:
             for unit in _unrepeated(piece)
         ]
         if tokens:
-            words.append(_syllable_marks_dropped(tokens))
+            words.append(_inner_marks_dropped(tokens))
     return words
 
 
-def _syllable_marks_dropped(tokens: list[str]) -> list[str]:
-    """A word's tokens without the IPA syllable breaks (``.``) eSpeak NG writes between its
-    phones in some languages (Hindi ``pʌr.hənaː``): punctuation is only at a word's ends."""
+def _inner_marks_dropped(tokens: list[str]) -> list[str]:
+    """A word's tokens without the marks eSpeak NG writes between its phones in some
+    languages (Hindi's syllable break ``pʌr.hənaː``, Russian ``vɭʲu"bɭʲɵn``): the text's
+    punctuation comes back only at a word's ends."""
     phones = [i for i, t in enumerate(tokens) if t not in PUNCTUATION]
     if not phones:
         return tokens
     first, last = phones[0], phones[-1]
-    return [t for i, t in enumerate(tokens) if not (t == "." and first < i < last)]
+    return [t for i, t in enumerate(tokens) if not (t in PUNCTUATION and first < i < last)]
 
 
 def _join_words(words: list[list[str]]) -> list[str]:

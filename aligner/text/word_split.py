@@ -1,4 +1,4 @@
-"""Word boundaries back where eSpeak NG merged words.
+"""Word boundaries back where eSpeak NG merged words, or split one.
 
 eSpeak NG joins an unstressed function word to the next word in its phoneme output ("of
 the" -> ``ʌvðə``, "to be" -> ``təbi``), so a phonemized sentence can have fewer words than
@@ -8,6 +8,8 @@ are matched to runs of the text's words (each phonemized word to one or more con
 text words), and a word that stands for several text words is cut where the phones of each
 text word, said alone, fit best (edit distance without stress marks). The sentence's own
 phones are kept (its reduced forms, "ɐ" for "a"); only separators are added.
+`join_split` does the reverse where eSpeak NG says one word of the text as two (Russian
+``влюблён``): the runs of phonemized words that best make up each text word become one.
 """
 
 from __future__ import annotations
@@ -84,6 +86,49 @@ def split_merged(
     for word, run in zip(words, reversed(runs)):
         out += _split_one(list(word), [alone[w] for w in text_words[j : j + run]])
         j += run
+    return out
+
+
+def join_split(
+    words: Sequence[Sequence[str]], text_words: Sequence[str], alone: dict[str, Sequence[str]]
+) -> list[list[str]]:
+    """The phonemized `words` regrouped as one word per text word when eSpeak NG split some
+    (Russian ``влюблён`` said as ``vɭʲu | bɭʲɵn``): each text word takes a run of one or
+    more consecutive phonemized words, chosen so that each run's phones are closest to the
+    word said alone, and a run becomes one word. `words` unchanged when eSpeak split none,
+    when no grouping fits, or when a run would hold punctuation between its phones."""
+    n, k = len(words), len(text_words)
+    if n <= k or n > k * MAX_RUN or any(w not in alone for w in text_words):
+        return [list(w) for w in words]
+    inf = float("inf")
+    # cost[i][j]: phonemized words [:i] for text words [:j]; back[i][j]: the run taken
+    cost = [[inf] * (k + 1) for _ in range(n + 1)]
+    back = [[0] * (k + 1) for _ in range(n + 1)]
+    cost[0][0] = 0.0
+    for j in range(1, k + 1):
+        for i in range(j, n + 1):
+            for run in range(1, min(MAX_RUN, i) + 1):
+                if cost[i - run][j - 1] == inf:
+                    continue
+                said = [p for w in words[i - run : i] for p in _phones(w)]
+                c = cost[i - run][j - 1] + edit_distance(said, alone[text_words[j - 1]])
+                if c < cost[i][j]:
+                    cost[i][j], back[i][j] = c, run
+    if cost[n][k] == inf:
+        return [list(w) for w in words]
+    runs, i = [], n
+    for j in range(k, 0, -1):
+        runs.append(back[i][j])
+        i -= back[i][j]
+    out: list[list[str]] = []
+    i = 0
+    for run in reversed(runs):
+        joined = [p for w in words[i : i + run] for p in w]
+        inner = [x for x, p in enumerate(joined) if p not in PUNCT]
+        if inner and inner[-1] - inner[0] + 1 != len(inner):  # punctuation among its phones
+            return [list(w) for w in words]
+        out.append(joined)
+        i += run
     return out
 
 

@@ -172,6 +172,7 @@ def test_a_syllable_break_inside_a_word_is_no_punctuation():
         ["h", "ɛː", "."],
     ]
     assert _split_words(". a |") == [[".", "a"]]
+    assert _split_words('v ɭʲ u" b ɭʲ ˈɵ n . |') == [["v", "ɭʲ", "u", "b", "ɭʲ", "ˈɵ", "n", "."]]
 
 
 def test_a_phone_unseen_under_one_stress_is_said_under_another():

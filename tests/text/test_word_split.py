@@ -90,3 +90,22 @@ def test_a_separator_is_a_pause_or_nothing():
     cells = separator_log_probs(tokens, pause)
     assert frame_durations(weights, 1, 5, optional, cells).tolist() == [1, 3, 1]
     assert separator_log_probs(tokens, None) is None
+
+
+def test_a_word_espeak_says_as_two_is_joined_again():
+    """The reverse of a merge: the runs of phonemized words closest to each text word said
+    alone become one word; punctuation among a run's phones keeps the words as they are."""
+    from aligner.text.word_split import join_split
+
+    words = [["v"], ["nʲ", "i", "j", "ˈɵ"], ["v", "ɭʲ", "u"], ["b", "ɭʲ", "ˈɵ", "n", "."]]
+    alone = {
+        "в": ["v"],
+        "неё": ["nʲ", "i", "j", "ˈɵ"],
+        "влюблён": ["v", "ɭʲ", "u", "b", "ɭʲ", "ˈɵ", "n"],
+    }
+    assert join_split(words, ["в", "неё", "влюблён"], alone) == [
+        ["v"], ["nʲ", "i", "j", "ˈɵ"], ["v", "ɭʲ", "u", "b", "ɭʲ", "ˈɵ", "n", "."]
+    ]  # fmt: skip
+    assert join_split(words, ["в", "неё", "влюблён", "x"], alone) == words  # none split
+    comma = [["v"], ["nʲ", "i", "j", "ˈɵ"], ["v", "ɭʲ", "u", ","], ["b", "ɭʲ", "ˈɵ", "n"]]
+    assert join_split(comma, ["в", "неё", "влюблён"], alone) == comma
