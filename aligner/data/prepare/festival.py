@@ -280,20 +280,13 @@ def _elisions_joined(said: list[Interval], given: list[str]) -> list[Interval]:
     for word in given:
         if i >= len(said):
             break
-        key = _key(word)
+        key, take = _key(word), 1
         if _key(said[i].label) != key and any(a in word for a in APOSTROPHES):
-            for k in (2, 3):
-                run = said[i : i + k]
-                if len(run) == k and "".join(_key(w.label) for w in run) == key:
-                    out.append(Interval(run[0].start, run[-1].end, "".join(w.label for w in run)))
-                    i += k
-                    break
-            else:
-                out.append(said[i])
-                i += 1
-        else:
-            out.append(said[i])
-            i += 1
+            joins = (k for k in (2, 3) if "".join(_key(w.label) for w in said[i : i + k]) == key)
+            take = next(joins, 1)
+        run = said[i : i + take]
+        out.append(Interval(run[0].start, run[-1].end, "".join(w.label for w in run)))
+        i += take
     return out + said[i:]
 
 
