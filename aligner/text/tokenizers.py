@@ -274,11 +274,23 @@ class OutOfVocabularyError(ValueError):
     """Words missing from the pronunciation dictionary."""
 
 
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*|\S")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\S")  # a word whole, in any letters
 # typographic apostrophes read as CMUdict's ``'`` (``won’t`` is one word); a single quote
 # mark outside a word (``‘hello’``, ``'hello'``) is the quote ``"`` every inventory holds
 _APOSTROPHES = str.maketrans(dict.fromkeys(APOSTROPHES, "'"))
 _SINGLE_QUOTES = "'\u2018\u2019"
+
+
+def _ascii_letters(text: str) -> str:
+    """An accented Latin letter as its ASCII base (``café`` -> ``cafe``, the word CMUdict
+    and an English reader know); other characters unchanged."""
+    out = []
+    for char in text:
+        if not char.isascii():
+            base = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+            char = base if base.isalpha() else char
+        out.append(char)
+    return "".join(out)
 
 
 class ArpabetTokenizer:
@@ -306,7 +318,8 @@ class ArpabetTokenizer:
         lexicon = cmudict_lexicon()
         tokens: list[str] = []
         missing: list[str] = []
-        for word in _WORD.findall(self._clean(text).lower().translate(_APOSTROPHES)):
+        cleaned = _ascii_letters(self._clean(text).lower().translate(_APOSTROPHES))
+        for word in _WORD.findall(cleaned):
             if word[0].isalpha():
                 phones = self._pronounce(word, lexicon, missing)
                 if tokens:
@@ -319,7 +332,8 @@ class ArpabetTokenizer:
         if missing:
             raise OutOfVocabularyError(
                 f"word(s) not in CMUdict: {', '.join(sorted(set(missing)))} (in {text!r}); "
-                "use phonemes, or set oov='letters' or oov='unk'"
+                "write them as words CMUdict has (as they sound), or train with "
+                "--set data.tokenizer_opts.oov=letters (spelled out) or the phonemes tokenizer"
             )
         return tokens
 

@@ -206,3 +206,12 @@ def test_a_phone_unseen_under_one_stress_is_said_under_another():
     model.tokenizer = Said(["p", "ɦ"])
     with pytest.raises(InferenceError, match="'ɦ'"):
         model.encode_text("x")
+
+
+def test_arpabet_reads_accented_letters_as_english_does_and_names_unknown_words_whole():
+    from aligner.text.tokenizers import ArpabetTokenizer, OutOfVocabularyError
+
+    t = ArpabetTokenizer()
+    assert t.tokenize("café") == t.tokenize("cafe") and t.tokenize("naïve") == t.tokenize("naive")
+    with pytest.raises(OutOfVocabularyError, match=r"große, xyzzqtv .*tokenizer_opts\.oov=letters"):
+        t.tokenize("Größe xyzzqtv")
