@@ -14,7 +14,7 @@ phones are kept (its reduced forms, "ɐ" for "a"); only separators are added.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from aligner.text.metrics import edit_distance as token_edit_distance
@@ -52,6 +52,31 @@ def _cuts(phones: Sequence[str], alone: Sequence[Sequence[str]]) -> list[list[st
     return [list(phones[a:b]) for a, b in zip(starts, ends)]
 
 
+def _runs(units: int, items: int, cost: Callable[[int, int, int], float]) -> list[int] | None:
+    """How many of `items` each of `units` takes, in order (each 1 to `MAX_RUN`, all taken),
+    at the least total ``cost(unit, first item, end item)``; None when no split fits."""
+    inf = float("inf")
+    # best[u][i]: units [:u] over items [:i]; back[u][i]: the last unit's run
+    best = [[inf] * (items + 1) for _ in range(units + 1)]
+    back = [[0] * (items + 1) for _ in range(units + 1)]
+    best[0][0] = 0.0
+    for u in range(1, units + 1):
+        for i in range(u, items + 1):
+            for run in range(1, min(MAX_RUN, i) + 1):
+                if best[u - 1][i - run] == inf:
+                    continue
+                c = best[u - 1][i - run] + cost(u - 1, i - run, i)
+                if c < best[u][i]:
+                    best[u][i], back[u][i] = c, run
+    if best[units][items] == inf:
+        return None
+    runs, i = [], items
+    for u in range(units, 0, -1):
+        runs.append(back[u][i])
+        i -= back[u][i]
+    return runs[::-1]
+
+
 def split_merged(
     words: Sequence[Sequence[str]], text_words: Sequence[str], alone: dict[str, Sequence[str]]
 ) -> list[list[str]]:
@@ -61,29 +86,17 @@ def split_merged(
     n, k = len(words), len(text_words)
     if n >= k or k > n * MAX_RUN or any(w not in alone for w in text_words):
         return [list(w) for w in words]
-    inf = float("inf")
-    # cost[i][j]: phonemized words [:i] for text words [:j]; back[i][j]: the run taken
-    cost = [[inf] * (k + 1) for _ in range(n + 1)]
-    back = [[0] * (k + 1) for _ in range(n + 1)]
-    cost[0][0] = 0.0
-    for i in range(1, n + 1):
-        for j in range(i, k + 1):
-            for run in range(1, min(MAX_RUN, j) + 1):
-                if cost[i - 1][j - run] == inf:
-                    continue
-                said = [p for w in text_words[j - run : j] for p in alone[w]]
-                c = cost[i - 1][j - run] + edit_distance(_phones(words[i - 1]), said)
-                if c < cost[i][j]:
-                    cost[i][j], back[i][j] = c, run
-    if cost[n][k] == inf:
+
+    def cost(word: int, a: int, b: int) -> float:  # phonemized word for text words [a, b)
+        said = [p for w in text_words[a:b] for p in alone[w]]
+        return edit_distance(_phones(words[word]), said)
+
+    runs = _runs(n, k, cost)
+    if runs is None:
         return [list(w) for w in words]
-    runs, j = [], k
-    for i in range(n, 0, -1):
-        runs.append(back[i][j])
-        j -= back[i][j]
     out: list[list[str]] = []
     j = 0
-    for word, run in zip(words, reversed(runs)):
+    for word, run in zip(words, runs):
         out += _split_one(list(word), [alone[w] for w in text_words[j : j + run]])
         j += run
     return out
@@ -100,29 +113,17 @@ def join_split(
     n, k = len(words), len(text_words)
     if n <= k or n > k * MAX_RUN or any(w not in alone for w in text_words):
         return [list(w) for w in words]
-    inf = float("inf")
-    # cost[i][j]: phonemized words [:i] for text words [:j]; back[i][j]: the run taken
-    cost = [[inf] * (k + 1) for _ in range(n + 1)]
-    back = [[0] * (k + 1) for _ in range(n + 1)]
-    cost[0][0] = 0.0
-    for j in range(1, k + 1):
-        for i in range(j, n + 1):
-            for run in range(1, min(MAX_RUN, i) + 1):
-                if cost[i - run][j - 1] == inf:
-                    continue
-                said = [p for w in words[i - run : i] for p in _phones(w)]
-                c = cost[i - run][j - 1] + edit_distance(said, alone[text_words[j - 1]])
-                if c < cost[i][j]:
-                    cost[i][j], back[i][j] = c, run
-    if cost[n][k] == inf:
+
+    def cost(word: int, a: int, b: int) -> float:  # text word for phonemized words [a, b)
+        said = [p for w in words[a:b] for p in _phones(w)]
+        return edit_distance(said, alone[text_words[word]])
+
+    runs = _runs(k, n, cost)
+    if runs is None:
         return [list(w) for w in words]
-    runs, i = [], n
-    for j in range(k, 0, -1):
-        runs.append(back[i][j])
-        i -= back[i][j]
     out: list[list[str]] = []
     i = 0
-    for run in reversed(runs):
+    for run in runs:
         joined = [p for w in words[i : i + run] for p in w]
         inner = [x for x, p in enumerate(joined) if p not in PUNCT]
         if inner and inner[-1] - inner[0] + 1 != len(inner):  # punctuation among its phones
