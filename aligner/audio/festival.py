@@ -14,9 +14,10 @@ end. Festival's pause segments (``pau``, ``h#``, ``#``, ``sil``) belong to no ph
 no word: they are the gaps between intervals, as in the eSpeak corpus. A word spans its
 segments; a pause segment that runs past the audio (a unit voice's last) is cut to it, a
 phone that does is an error. A word of no letters that Festival gave no sound (a sign
-it made a word of: Hindi's danda) is none. A word that starts with an apostrophe (``'s``, which Festival tokenizes off
-"Smith's", sometimes leaving its ``s`` in "Smith") joins the word before it, so the words
-are those of the text; any other word without segments is an error of the item.
+it made a word of: Hindi's danda) is none. A word that starts with an apostrophe
+(``'s``, which Festival tokenizes off "Smith's", sometimes leaving its ``s`` in "Smith")
+joins the word before it, so the words are those of the text; any other word without
+segments is an error of the item.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from aligner.text.cleaners import get_cleaner
 from aligner.text.espeak import ensure_espeak
 from aligner.text.letters import APOSTROPHES, ascii_base, word_pattern
 from aligner.text.symbols import UnknownSymbolError
-from aligner.text.word_split import join_split, split_merged
+from aligner.text.word_split import STRESS, join_split, split_merged
 
 WORD_SEP = " "
 PUNCTUATION = ';:,.!?¡¿—…"«»“”()-'
@@ -204,17 +204,14 @@ def _phone_inventory(language: str, stress: bool) -> tuple[str, ...]:
 _PUNCT_SPLIT = re.compile(rf"([{re.escape(PUNCTUATION)}])")
 
 
-STRESS_MARKS = "ˈˌ"  # eSpeak NG's primary and secondary stress, before a syllable's vowel
-
-
 def stress_variants(token: str) -> list[str]:
     """The same phone under the other stresses, closest first: ``ˌoː`` -> ``ˈoː``,
     ``oː``; ``oː`` -> ``ˈoː``, ``ˌoː``. What a phoneme model that never met a vowel with
     one stress in training can say it with (a rare stress of a language's vowel)."""
-    bare = token.lstrip(STRESS_MARKS)
+    bare = token.lstrip(STRESS)
     if not bare or bare in PUNCTUATION or bare == WORD_SEP:
         return []
-    other = [m + bare for m in STRESS_MARKS if m + bare != token]
+    other = [m + bare for m in STRESS if m + bare != token]
     return [v for v in [*other, bare] if v != token]
 
 

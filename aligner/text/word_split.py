@@ -19,7 +19,7 @@ from functools import cache
 
 from aligner.text.metrics import edit_distance as token_edit_distance
 
-STRESS = "ˈˌ"
+STRESS = "ˈˌ"  # eSpeak NG's primary and secondary stress, before a syllable's vowel
 MAX_RUN = 4  # text words one phonemized word may stand for
 
 
