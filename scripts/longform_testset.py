@@ -113,7 +113,7 @@ def build(args: argparse.Namespace) -> None:
             pauses[0], pauses[-1] = args.edges
         k = len(parts) // 2  # the sentence one version lacks
         texts = [p["text"] for p in parts]
-        w, wrong = _wrong_word(parts[k // 2], parts[k])
+        w, wrong = _wrong_word(parts[k // 2], parts[k], args.wrong_word)
         swapped = texts[: k // 2] + [wrong] + texts[k // 2 + 1 :]
         for version, drop, text in (
             ("full", None, texts),
@@ -154,14 +154,22 @@ def build(args: argparse.Namespace) -> None:
     print(f"{len(lines)} recordings in {out / 'long.jsonl'}")
 
 
-def _wrong_word(part: dict, other: dict) -> tuple[int, str]:
-    """(index, text): `part`'s text with its longest word put in place of another sentence's
-    longest word (what the audio says there is not what the text says)."""
+def _wrong_word(part: dict, other: dict, where: str = "longest") -> tuple[int, str]:
+    """(index, text): `part`'s text with its longest (or first, or last: `where`) word put in
+    place of another sentence's longest word (what the audio says there is not what the
+    text says)."""
     words = [w[2] for w in part["timings"]["words"]]
-    w = max(range(len(words)), key=lambda i: len(words[i]))
+    if where == "longest":
+        w = max(range(len(words)), key=lambda i: len(words[i]))
+    else:
+        w = 0 if where == "first" else len(words) - 1
     new = max((x[2] for x in other["timings"]["words"]), key=len)
     if new.lower() == words[w].lower():
         new = "elephant"
+    if where == "last":
+        head, found, tail = part["text"].rpartition(words[w])
+        if found:
+            return w, head + new + tail
     return w, part["text"].replace(words[w], new, 1)
 
 
@@ -337,6 +345,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     b.add_argument(
         "--noise", type=float, metavar="SNR_DB", help="white noise this far below the speech"
+    )
+    b.add_argument(
+        "--wrong-word",
+        choices=("longest", "first", "last"),
+        default="longest",
+        help="which word of its sentence the wrongword version replaces",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

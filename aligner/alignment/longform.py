@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from aligner.alignment.tiers import word_runs
+
 NEG = -1e30
 
 
@@ -66,9 +68,7 @@ class SentenceGraph:
         sentence.append(len(optional_per_sentence)), is_filler.append(True), optional.append(False)
         words, word_filler = [], []
         for k, opt in enumerate(optional_per_sentence):
-            required = np.concatenate([[0], ~np.asarray(opt, bool), [0]]).astype(np.int8)
-            edges = np.flatnonzero(np.diff(required)) + first[k]  # each word's [a, b)
-            words.append([(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])])
+            words.append([(a + first[k], b + first[k]) for a, b in word_runs(opt)])
             n = len(words[k]) if len(words[k]) > 1 else 0  # one word: no filler
             word_filler.append(list(range(len(sentence), len(sentence) + n)))
             sentence += [k] * len(word_filler[k])
@@ -398,3 +398,49 @@ def passed_words(path: np.ndarray, graph: SentenceGraph) -> list[tuple[int, int,
             b = e
         out.append((k, j, int(a), int(b)))
     return out
+
+
+def hold_edge_words(
+    spans: dict[int, tuple[int, int]],
+    extra: list[tuple[int, int]],
+    wrong: dict[int, list[tuple[int, int, bool]]],
+    max_pause: int,
+    max_run: int,
+) -> tuple[
+    dict[int, tuple[int, int]], list[tuple[int, int]], dict[int, list[tuple[int, int, int, int]]]
+]:
+    """``(spans, extra, held)``: a sentence's first or last word found unlike its audio
+    (``wrong``: ``{sentence: [(first token, last token, last word?)]}``) given the run of
+    audio the text does not hold (``extra``, ``(start, end)`` frames) that lies at most
+    `max_pause` frames before its first word or after its last, with no other sentence
+    between, when the run is at most `max_run` frames long: the sentence's span is made to
+    take it in, the run is no longer extra, and ``held`` (``{sentence: [(first token, last
+    token, start, end)]}``, as `passed_words` gives) holds the word to it. A wrong word
+    said after a pause (or before one) is as likely to the coarse search as no word plus
+    audio that the text lacks, and it then squeezed the word's tokens into its neighbour's
+    sound; `attach_extra` takes in the runs with no pause between. A sentence of one word
+    may list it twice (both edges): the first run found holds it."""
+    spans, extra = dict(spans), list(extra)
+    held: dict[int, list[tuple[int, int, int, int]]] = {}
+    for k, words in sorted(wrong.items()):
+        for first, last, at_end in words:
+            if any(f == first for f, *_ in held.get(k, [])):
+                continue  # a sentence of one word: held on one side
+            a, b = spans[k]
+            near = [
+                (s, e)
+                for s, e in extra
+                if e - s <= max_run
+                and (0 <= s - b <= max_pause if at_end else 0 <= a - e <= max_pause)
+                and not any(
+                    j != k and (b <= s0 < s if at_end else e < e0 <= a)
+                    for j, (s0, e0) in spans.items()
+                )
+            ]
+            if not near:
+                continue
+            s, e = min(near) if at_end else max(near)
+            extra.remove((s, e))
+            spans[k] = (a, e) if at_end else (s, b)
+            held.setdefault(k, []).append((first, last, s, e))
+    return spans, extra, held

@@ -55,6 +55,14 @@ def optional_tokens(tokens: Sequence[str]) -> np.ndarray:
     return np.array([t == WORD_SEPARATOR or t in PUNCTUATION or t in SPECIALS for t in tokens])
 
 
+def word_runs(optional: Sequence[bool]) -> list[tuple[int, int]]:
+    """Each word's first and last token index (a word: a run of tokens that are not
+    `optional`, as `optional_tokens` flags them)."""
+    required = np.concatenate([[0], ~np.asarray(optional, bool), [0]]).astype(np.int8)
+    edges = np.flatnonzero(np.diff(required))  # each word's [a, b)
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])]
+
+
 SEPARATOR_FORCED, SEPARATOR_BLOCKED = 0.0, -1e9
 
 

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.alignment.longform import attach_extra
+from aligner.alignment.longform import attach_extra, hold_edge_words
 from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.alignment.record import UtteranceAlignment, resolve
-from aligner.alignment.tiers import optional_tokens
+from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
 from aligner.inference.longform import (
@@ -51,7 +51,14 @@ LONGEST_SENTENCE = 600
 # wrong-word recordings without their wrong word: 9 words reported, against 22 with every
 # frame counted and 22 with 2 s, half a second kept)
 LONG_SILENCE = 1.0
-SILENT_PEAK = 1e-4  # a recording whose loudest sample is below this (-80 dBFS) is silent
+SILENT_PEAK = 1e-4
+# seconds: audio the text does not hold, at most EDGE_RUN long and at most EDGE_PAUSE past a
+# sentence's last word (or before its first) that is unlike its audio, is taken to be that
+# word's (`hold_edge_words`)
+EDGE_PAUSE, EDGE_RUN = (
+    1.0,
+    2.5,
+)  # a recording whose loudest sample is below this (-80 dBFS) is silent
 
 
 def align_long(
@@ -87,29 +94,15 @@ def align_long(
             f"none of the {len(sentences)} sentences of its text was found in its "
             "audio: does the text belong to this recording (and the model to its language)?"
         )
-    parts = pieces(
-        spans, extra, sentences, total, pauses, int(round(1.0 / sec)), int(round(0.2 / sec))
+    fine = _FinePass(speech, wav, name, sentences, tokens, pauses, pause_rule, window)
+    rec, mismatches, metrics, edges = fine.run(spans, extra, passed, scorer, settings)
+    spans, extra, held = hold_edge_words(
+        spans, extra, edges, int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
     )
-    said = [part for part in parts if part.text is not None]
-    for part in said:  # the search gives every phone a frame at least
-        needed = int((~optional_tokens(tokens[part.index][1])).sum())
-        if needed > part.end - part.start:
-            raise InferenceError(
-                f"sentence {part.index + 1} ({sentences[part.index][:40]!r}) has {needed} "
-                f"phones but was found in {part.end - part.start} frames of audio: the text "
-                "says far more than the recording; check that they belong together"
-            )
-    wavs = [
-        wav[
-            part.start * cfg.hop_length : len(wav)
-            if part.end == total
-            else part.end * cfg.hop_length
-        ]
-        for part in said
-    ]
-    names = [f"{name} sentence {part.index + 1}" for part in said]
-    aligned = window(speech, wavs, [part.text for part in said], names, pause_rule)
-    rec, mismatches, metrics = _joined(speech, parts, aligned, passed, scorer, settings, sec)
+    if held:  # a wrong first or last word beside a pause: held to the audio beyond it
+        for k, words in held.items():
+            passed[k] = passed.get(k, []) + words
+        rec, mismatches, metrics, _ = fine.run(spans, extra, passed, scorer, settings)
     longest = longest_phones(rec["phones"])
     for wrong in mismatches:  # a wrong word's neighbours keep their own sound
         span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
@@ -120,6 +113,56 @@ def align_long(
     keys = metrics[0].keys() if metrics else ()
     mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
     return LongAlignment(record, record["mismatches"], mean)
+
+
+@dataclasses.dataclass(frozen=True)
+class _FinePass:
+    """The fine pass over one recording (see `aligner.inference.longform`): each sentence
+    of `spans` aligned in its piece, the pieces joined (`_joined`)."""
+
+    speech: Any
+    wav: torch.Tensor
+    name: str
+    sentences: list[str]
+    tokens: list[tuple[torch.Tensor, list[str]]]
+    pauses: np.ndarray | None
+    pause_rule: PauseRule
+    window: WindowAligner
+
+    def run(
+        self,
+        spans: dict[int, tuple[int, int]],
+        extra: list[tuple[int, int]],
+        passed: dict[int, list[tuple[int, int, int, int]]],
+        scorer: FrameScorer,
+        settings: LongFormSettings,
+    ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict]:
+        """`_joined`'s record, mismatches, metrics and wrong edge words of the sentences
+        found at `spans` (frames) with the audio `extra` between them."""
+        cfg = self.speech.mel_cfg
+        sec, hop, total = cfg.hop_length / cfg.sample_rate, cfg.hop_length, len(scorer)
+        parts = pieces(
+            spans, extra, self.sentences, total, self.pauses, round(1.0 / sec), round(0.2 / sec)
+        )
+        said = [part for part in parts if part.text is not None]
+        for part in said:  # the search gives every phone a frame at least
+            needed = int((~optional_tokens(self.tokens[part.index][1])).sum())
+            if needed > part.end - part.start:
+                raise InferenceError(
+                    f"sentence {part.index + 1} ({self.sentences[part.index][:40]!r}) has "
+                    f"{needed} phones but was found in {part.end - part.start} frames of "
+                    "audio: the text says far more than the recording; check that they "
+                    "belong together"
+                )
+        wav = self.wav
+        wavs = [
+            wav[part.start * hop : len(wav) if part.end == total else part.end * hop]
+            for part in said
+        ]
+        names = [f"{self.name} sentence {part.index + 1}" for part in said]
+        texts = [part.text for part in said]
+        aligned = self.window(self.speech, wavs, texts, names, self.pause_rule)
+        return _joined(self.speech, parts, aligned, passed, scorer, settings, sec)
 
 
 def ordinary_frames(pauses: np.ndarray | None, long: int) -> np.ndarray | None:
@@ -152,13 +195,15 @@ def _joined(
     scorer: FrameScorer,
     settings: LongFormSettings,
     sec: float,
-) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]]]:
+) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
-    text one filler token), the words unlike their audio, and each sentence's metrics. A
+    text one filler token), the words unlike their audio, each sentence's metrics and its
+    first and last word where they are unlike their audio (`_edge_words`, by sentence). A
     sentence with a word unlike its audio is aligned again with the words the coarse
     search passed over (`passed`, by sentence) held to their audio (`_confined`)."""
     rec: dict[str, list] = {"tokens": [], "frames": [], "words": [], "phones": []}
+    edges: dict[int, list[tuple[int, int, bool]]] = {}
     mismatches: list[dict[str, Any]] = []
     metrics: list[dict[str, float]] = []
     said = [part for part in parts if part.text is not None]
@@ -180,6 +225,8 @@ def _joined(
         utt, one, lp, scores = scored[part.index]
         offset, end = part.start * sec, part.end * sec
         wrong = _wrong_words(scores, one, offset, margin)
+        if wrong:
+            edges[part.index] = _edge_words(utt.tokens, scores, margin)
         if wrong and passed.get(part.index):
             held = _confined(utt, passed[part.index], part.start)
             one, wrong = _sentence(held, lp, margin, offset)
@@ -193,7 +240,23 @@ def _joined(
             ]
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
-    return rec, mismatches, metrics
+    return rec, mismatches, metrics, edges
+
+
+def _edge_words(
+    tokens: list[str], scores: list[float], margin: float
+) -> list[tuple[int, int, bool]]:
+    """``[(first token, last token, last word?)]`` (tokens counted without ``<s>``) of a
+    sentence's first and last word where it is unlike its audio (``scores``, `word_scores`
+    of the words of `tokens`, below ``-margin``); a sentence of one word lists it twice."""
+    shift = 1 if tokens and tokens[0] == "<s>" else 0
+    runs = word_runs(optional_tokens(tokens))
+    ends = [(0, False), (len(runs) - 1, True)] if runs else []
+    return [
+        (runs[j][0] - shift, runs[j][1] - shift, at_end)
+        for j, at_end in ends
+        if scores[j] < -margin
+    ]
 
 
 WORD_SPREAD = 7.0  # a word unlike its audio: this many times the recording's median evidence

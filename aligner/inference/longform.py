@@ -36,7 +36,7 @@ from aligner.alignment.longform import (
     sentence_spans,
 )
 from aligner.alignment.record import UtteranceAlignment
-from aligner.alignment.tiers import optional_tokens
+from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.audio.trim import PauseRule
 from aligner.inference.align import _utterance
 from aligner.inference.common import InferenceError
@@ -333,6 +333,5 @@ def word_scores(log_probs: np.ndarray, tokens: list[str], frames: list[int]) -> 
     weighs less than a long word that is not there)."""
     owner = np.repeat(np.arange(len(frames)), frames)[: len(log_probs)]
     gap = log_probs[np.arange(len(owner)), owner] - log_probs[: len(owner)].max(1)
-    required = (~optional_tokens(tokens)).astype(np.int8)
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], required, [0]])))  # words' [a, b)
-    return [float(gap[(owner >= a) & (owner < b)].sum()) for a, b in zip(edges[::2], edges[1::2])]
+    runs = word_runs(optional_tokens(tokens))
+    return [float(gap[(owner >= a) & (owner <= b)].sum()) for a, b in runs]

@@ -14,6 +14,7 @@ from aligner.alignment.longform import (
     coarse_search,
     cut_between,
     filler_runs,
+    hold_edge_words,
     passed_words,
     sentence_spans,
 )
@@ -439,3 +440,33 @@ def test_the_word_margin_grows_with_the_recordings_own_evidence():
     assert word_margin([-10.0] * 20 + [-150.0], 100.0) == 100.0  # clean: the floor
     assert word_margin([-40.0] * 20 + [-600.0], 100.0) == pytest.approx(280.0)
     assert word_margin([-40.0] * 3, 0.0) == 0.0 and word_margin([], 100.0) == 100.0  # off; none
+
+
+def test_a_wrong_edge_word_takes_the_extra_audio_beyond_a_short_pause():
+    """Sentence 0's last word unlike its audio, speech the text lacks 5 frames after it:
+    the speech is the word's, the span takes it in; not past a longer pause, a longer run,
+    another sentence, or for a word that is fine. A wrong first word takes the run before."""
+    spans, extra = {0: (10, 50), 1: (80, 120)}, [(55, 70)]
+    got, left, held = hold_edge_words(spans, extra, {0: [(7, 9, True)]}, 10, 30)
+    assert got == {0: (10, 70), 1: (80, 120)} and left == [] and held == {0: [(7, 9, 55, 70)]}
+    assert spans == {0: (10, 50), 1: (80, 120)} and extra == [(55, 70)]  # not changed
+    for pause, run in ((4, 30), (10, 14)):
+        assert hold_edge_words(spans, extra, {0: [(7, 9, True)]}, pause, run) == (spans, extra, {})
+    assert hold_edge_words(spans, extra, {}, 10, 30) == (spans, extra, {})
+    between = {0: (10, 50), 2: (51, 54)}
+    assert hold_edge_words(between, extra, {0: [(7, 9, True)]}, 10, 30)[2] == {}
+    got, left, held = hold_edge_words(spans, [(72, 78)], {1: [(0, 2, False)]}, 10, 30)
+    assert got[1] == (72, 120) and left == [] and held == {1: [(0, 2, 72, 78)]}
+    one = {1: [(0, 2, False), (0, 2, True)]}  # one word, both edges: held once
+    got, left, held = hold_edge_words(spans, [(72, 78), (125, 130)], one, 10, 30)
+    assert held == {1: [(0, 2, 72, 78)]} and left == [(125, 130)]
+
+
+def test_the_edge_words_unlike_their_audio_are_a_sentences_first_and_last():
+    from aligner.inference.long_recording import _edge_words
+
+    tokens = ["<s>", "a", "b", " ", "c", " ", "d", ".", "</s>"]
+    assert _edge_words(tokens, [-200.0, -300.0, -1.0], 100.0) == [(0, 1, False)]
+    assert _edge_words(tokens, [-1.0, -300.0, -200.0], 100.0) == [(5, 5, True)]
+    assert _edge_words(["<s>", "a", "</s>"], [-200.0], 100.0) == [(0, 0, False), (0, 0, True)]
+    assert _edge_words(tokens, [-1.0, -1.0, -1.0], 100.0) == []

@@ -82,3 +82,15 @@ def test_segments_are_scored_against_the_reference_words_of_their_span():
     # good: four boundaries 10 ms off; cut: "four" exact; on_mismatch: no word pairs by label
     assert out["words_ms"] == pytest.approx(40 / 6, abs=0.01)
     assert out["reference_words_held_pct"] == pytest.approx(100 * (2 + 2 + 2) / 8)  # both cut
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_the_wrong_word_can_be_a_sentences_first_or_last(corpus, where):
+    out = corpus / where
+    args = ["--out", str(out), "--minutes", "0.1", "--wrong-word", where]
+    longform_testset.main(["build", "--in", str(corpus / "test.jsonl"), *args])
+    items = [json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()]
+    full, wrong = items[0], items[-1]
+    said = wrong["mismatch"]["text"]
+    position = 0 if where == "first" else 1  # each utterance: two words, `a<i> b<i>.`
+    assert said.startswith("ab"[position]) and said in full["text"] and said not in wrong["text"]
