@@ -155,6 +155,8 @@ def align(
             audio_key=audio_key,
         )
     click.echo(summary.table())
+    if summary.guessed:
+        click.echo(summary.guessed_note(), err=True)
     click.echo(f"wrote {out}/summary.json and per-utterance files")
     for bad in summary.bad:
         click.echo(f"Error: {bad['id']}: {bad['reason']}", err=True)

@@ -39,6 +39,8 @@ def align_long_cli(
     found = json.loads((out / "summary.json").read_text(encoding="utf-8"))["mismatches"]
     for m in found:
         click.echo(f"  {m['id']} {m['start']:.2f}-{m['end']:.2f} s {m['kind']}: {m['text']!r}")
+    if summary.guessed:
+        click.echo(summary.guessed_note(), err=True)
     click.echo(f"wrote {out}/summary.json and per-recording files")
     for bad in summary.bad:
         click.echo(f"Error: {bad['id']}: {bad['reason']}", err=True)

@@ -242,6 +242,7 @@ def align_manifest(
                 mapping = _mapping_ms(speech, it, aligned.frames)
                 summary.add(it["id"], {**aligned.utt.metrics, **mapping})
             bar.update(len(items[start : start + chunk]))
+    summary.take_guessed(speech)
     text = json.dumps(summary.to_dict(), indent=1) + "\n"
     write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary

@@ -115,6 +115,7 @@ class Summary:
     thresholds: SuspectThresholds
     utterances: list[dict[str, Any]] = field(default_factory=list)
     bad: list[dict[str, str]] = field(default_factory=list)
+    guessed: list[str] = field(default_factory=list)  # words said by rules, not a dictionary
 
     def add(self, utt_id: str, m: dict[str, float]) -> None:
         self.utterances.append({"id": utt_id, **m, "suspect": self.thresholds.reasons(m)})
@@ -147,7 +148,24 @@ class Summary:
             "items": self.utterances,
             "bad": len(self.bad),
             "bad_items": self.bad,
+            **({"guessed_words": self.guessed} if self.guessed else {}),
         }
+
+    def guessed_note(self) -> str:
+        """One line naming the words the tokenizer said by rules (empty when none)."""
+        if not self.guessed:
+            return ""
+        shown = ", ".join(self.guessed[:20]) + (" ..." if len(self.guessed) > 20 else "")
+        return (
+            f"note: {len(self.guessed)} word(s) not in the pronunciation dictionary, said by "
+            f"eSpeak NG's rules (check their alignment): {shown}"
+        )
+
+    def take_guessed(self, speech: Any) -> None:
+        """The words `speech`'s tokenizer said by rules (an ARPAbet model's ``oov:
+        espeak``), sorted."""
+        tokenizer = getattr(speech, "tokenizer", None)
+        self.guessed = sorted(getattr(tokenizer, "guessed", ()))
 
     def table(self, limit: int = 20) -> str:
         """A plain-text table: the means, then up to `limit` suspect utterances."""

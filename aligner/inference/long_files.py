@@ -130,6 +130,7 @@ def align_long_items(
             row["note"] = note.strip(" ()").removeprefix("note: ")  # the band may be at fault
         summary.add(item["id"], row)
         found += [{"id": item["id"], **m} for m in result.mismatches]
+    summary.take_guessed(speech)
     body = {**summary.to_dict(), "mismatches": found}
     text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
     write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")

@@ -236,10 +236,20 @@ class TextInput:
         return {
             **super().front_end(symbols),  # type: ignore[misc]
             "symbols": SymbolTable.from_dict(symbols["symbols"]),
-            "tokenizer": tokenizer_from_dict(symbols["tokenizer"]),
+            "tokenizer": _reading_tokenizer(symbols["tokenizer"]),
             "add_eos": bool(symbols.get("add_eos", False)),
             "add_bos": bool(symbols.get("add_bos", False)),
         }
+
+
+def _reading_tokenizer(data: dict[str, Any]) -> Any:
+    """A checkpoint's tokenizer for reading new text: an ARPAbet model trained to refuse a
+    word CMUdict lacks (``oov: error``, which keeps guesses out of its training) says it
+    by eSpeak NG's rules in the same phones (``oov: espeak``), and the command lists it,
+    rather than refusing a whole recording for one name."""
+    if data.get("kind") == "arpabet" and data.get("oov", "error") == "error":
+        data = {**data, "oov": "espeak"}
+    return tokenizer_from_dict(data)
 
 
 @dataclass

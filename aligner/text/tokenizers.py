@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 
 from aligner.text.cleaners import get_cleaner
 from aligner.text.espeak import ensure_espeak
+from aligner.text.ipa_arpabet import ipa_to_arpabet
 from aligner.text.letters import APOSTROPHES, ascii_base, word_pattern
 from aligner.text.symbols import UnknownSymbolError
 from aligner.text.word_split import STRESS, join_split, split_merged
@@ -283,20 +284,26 @@ class ArpabetTokenizer:
 
     Args:
         cleaner: text cleaner run first (numbers spelled out, lowercase).
-        oov: what to do with a word not in CMUdict: ``"error"`` raises
+        oov: what to do with a word not in CMUdict: ``"espeak"`` says it by eSpeak NG's
+            English letter-to-sound rules, in ARPAbet (`aligner.text.ipa_arpabet`; the
+            words are kept in ``guessed``), ``"error"`` raises
             :class:`OutOfVocabularyError` listing the words, ``"unk"`` emits ``<unk>``,
             ``"letters"`` spells the word letter by letter with CMUdict's letter names.
     """
 
     kind = "arpabet"
+    OOV = ("espeak", "error", "unk", "letters")
 
     def __init__(
-        self, cleaner: str = "english", oov: Literal["error", "unk", "letters"] = "error"
+        self,
+        cleaner: str = "english",
+        oov: Literal["espeak", "error", "unk", "letters"] = "espeak",
     ) -> None:
-        if oov not in ("error", "unk", "letters"):
-            raise ValueError(f"oov must be 'error', 'unk' or 'letters', got {oov!r}")
+        if oov not in self.OOV:
+            raise ValueError(f"oov must be one of {', '.join(self.OOV)}, got {oov!r}")
         self.cleaner = cleaner
         self.oov = oov
+        self.guessed: set[str] = set()
         self._clean = get_cleaner(cleaner)
 
     def tokenize(self, text: str) -> list[str]:
@@ -304,9 +311,14 @@ class ArpabetTokenizer:
         tokens: list[str] = []
         missing: list[str] = []
         cleaned = "".join(map(ascii_base, self._clean(text).lower().translate(_APOSTROPHES)))
-        for word in _WORD.findall(cleaned):
+        found = _WORD.findall(cleaned)
+        rules = {}
+        if self.oov == "espeak":
+            unknown = {w for w in found if w[0].isalpha() and w not in lexicon}
+            rules = _espeak_arpabet(unknown) if unknown else {}
+        for word in found:
             if word[0].isalpha():
-                phones = self._pronounce(word, lexicon, missing)
+                phones = rules.get(word) or self._pronounce(word, lexicon, missing)
                 if tokens:
                     tokens.append(WORD_SEP)
                 tokens.extend(phones)
@@ -318,8 +330,10 @@ class ArpabetTokenizer:
             raise OutOfVocabularyError(
                 f"word(s) not in CMUdict: {', '.join(sorted(set(missing)))} (in {text!r}); "
                 "write them as words CMUdict has (as they sound), or train with "
-                "--set data.tokenizer_opts.oov=letters (spelled out) or the phonemes tokenizer"
+                "--set data.tokenizer_opts.oov=espeak (eSpeak NG's rules) or the phonemes "
+                "tokenizer"
             )
+        self.guessed |= set(rules)
         return tokens
 
     def _pronounce(self, word: str, lexicon: dict[str, list[list[str]]], missing: list[str]):
@@ -338,6 +352,19 @@ class ArpabetTokenizer:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "cleaner": self.cleaner, "oov": self.oov}
+
+
+def _espeak_arpabet(words: set[str]) -> dict[str, list[str]]:
+    """ARPAbet phones of `words` said by eSpeak NG's American English rules (one call);
+    a word they cannot say in ARPAbet is left out."""
+    todo = sorted(words)
+    said = PhonemeTokenizer("en-us", cleaner="basic").tokenize_batch(todo)
+    out = {}
+    for word, tokens in zip(todo, said):
+        phones = ipa_to_arpabet([t for t in tokens if t != WORD_SEP], word)
+        if phones:
+            out[word] = phones
+    return out
 
 
 @lru_cache(maxsize=1)
