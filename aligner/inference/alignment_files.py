@@ -26,6 +26,7 @@ from aligner.alignment.record import (
 from aligner.attention import metrics
 from aligner.attention.plot import save_alignment_png
 from aligner.files import write_atomic
+from aligner.inference.common import guessed_line, guessed_words
 
 
 @dataclass(frozen=True)
@@ -153,19 +154,11 @@ class Summary:
 
     def guessed_note(self) -> str:
         """One line naming the words the tokenizer said by rules (empty when none)."""
-        if not self.guessed:
-            return ""
-        shown = ", ".join(self.guessed[:20]) + (" ..." if len(self.guessed) > 20 else "")
-        return (
-            f"note: {len(self.guessed)} word(s) not in the pronunciation dictionary, said by "
-            f"eSpeak NG's rules (check their alignment): {shown}"
-        )
+        return f"note: {guessed_line(self.guessed)}" if self.guessed else ""
 
     def take_guessed(self, speech: Any) -> None:
-        """The words `speech`'s tokenizer said by rules (an ARPAbet model's ``oov:
-        espeak``), sorted."""
-        tokenizer = getattr(speech, "tokenizer", None)
-        self.guessed = sorted(getattr(tokenizer, "guessed", ()))
+        """The words `speech`'s tokenizer said by rules (`guessed_words`)."""
+        self.guessed = guessed_words(speech)
 
     def table(self, limit: int = 20) -> str:
         """A plain-text table: the means, then up to `limit` suspect utterances."""

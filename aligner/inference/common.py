@@ -99,3 +99,18 @@ def read_text_file(path: Path, option: str = "--in") -> str:
             f"{option} {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
             "convert it, e.g. iconv -f latin1 -t utf-8"
         ) from None
+
+
+def guessed_words(speech: object) -> list[str]:
+    """The words `speech`'s tokenizer said by rules rather than from its dictionary (an
+    ARPAbet model's ``oov: espeak``), sorted; empty for any other tokenizer."""
+    return sorted(getattr(getattr(speech, "tokenizer", None), "guessed", ()))
+
+
+def guessed_line(words: list[str]) -> str:
+    """One line naming `words` (`guessed_words`), at most 20 of them."""
+    shown = ", ".join(words[:20]) + (" ..." if len(words) > 20 else "")
+    return (
+        f"{len(words)} word(s) not in the pronunciation dictionary, said by eSpeak NG's "
+        f"rules (check them): {shown}"
+    )

@@ -18,7 +18,13 @@ import torch
 from aligner.attention.plot import panel_paths, save_alignment_panels
 from aligner.audio.io import join_waves, save_audio
 from aligner.files import output_error, write_atomic
-from aligner.inference.common import RECIPE_WINDOW, InferenceError, unused_window
+from aligner.inference.common import (
+    RECIPE_WINDOW,
+    InferenceError,
+    guessed_line,
+    guessed_words,
+    unused_window,
+)
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import Generated
 from aligner.inference.tacotron import TTSModel
@@ -244,6 +250,8 @@ def synthesize(
     warnings = length_warnings(sentences, results, decoding.max_length_ratio)
     window = speech.decoding_window(decoding.window)
     warnings += unused_window(decoding.window, window)
+    if guessed := guessed_words(speech):
+        warnings.append(guessed_line(guessed))
     return SpeechRun([out], results, sentences, speech.step, warnings, window=window)
 
 

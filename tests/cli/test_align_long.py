@@ -244,3 +244,32 @@ def test_a_sentence_found_in_fewer_frames_than_its_phones_is_a_bad_item(
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     assert "chapter: sentence 1 ('The cat sat on the mat.') has" in r.output
     assert "found in 4 frames" in r.output and "items [0]" not in r.output
+
+
+def test_a_word_the_dictionary_lacks_is_said_by_rules_and_listed(setup, tmp_path, found):
+    """An ARPAbet model trained to refuse words CMUdict lacks (``oov: error``): one such
+    word no longer stops the recording, nor an utterance of a manifest; each command
+    names it, and summary.json lists it."""
+    model = {"channels": 16, "attn_dim": 8, "text_kernels": [1], "mel_kernels": [3, 1]}
+    data = {"mel": MEL, "tokenizer": "arpabet", "tokenizer_opts": {"oov": "error"}}
+    cfg = ExperimentConfig.from_dict({"task": "align", "data": data, "model": model})
+    built = build_task(cfg, setup["root"])
+    assert built.symbols["tokenizer"]["oov"] == "error"
+    ckpt = tmp_path / "arpabet.pt"
+    state = {"model": built.model.state_dict(), "step": 1, "config": cfg.to_dict()}
+    atomic_save({**state, "symbols": built.symbols}, ckpt)
+    text = tmp_path / "chapter.txt"
+    text.write_text(TEXT.replace("mat", "zorblax"), encoding="utf-8")
+    args = ["align", "--checkpoint", ckpt, "--audio", setup["audio"], "--text", text]
+    r = _run(*args, "--out", tmp_path / "long")
+    assert r.exit_code == 0, r.output
+    assert "said by eSpeak NG's rules" in r.output and "zorblax" in r.output
+    summary = json.loads((tmp_path / "long" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["guessed_words"] == ["zorblax"]
+    manifest = tmp_path / "items.jsonl"
+    item = {"id": "u1", "audio": str(setup["audio"]), "text": "The cat sat on the zorblax."}
+    manifest.write_text(json.dumps(item) + "\n")
+    r = _run("align", "--checkpoint", ckpt, "--in", manifest, "--out", tmp_path / "utt", "--no-png")
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "utt" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["guessed_words"] == ["zorblax"] and "zorblax" in r.output

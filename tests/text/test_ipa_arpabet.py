@@ -78,3 +78,16 @@ def test_a_model_trained_to_refuse_unknown_words_reads_them_by_the_rules():
     assert _reading_tokenizer(stored).oov == "espeak"
     assert _reading_tokenizer({**stored, "oov": "unk"}).oov == "unk"
     assert _reading_tokenizer({"kind": "chars", "cleaner": "english"}).kind == "chars"
+
+
+def test_the_guessed_words_of_a_model_are_named_in_one_line():
+    from types import SimpleNamespace
+
+    from aligner.inference.common import guessed_line, guessed_words
+
+    tok = ArpabetTokenizer()
+    tok.tokenize("Quentavius met Zorblaxia")
+    assert guessed_words(SimpleNamespace(tokenizer=tok)) == ["quentavius", "zorblaxia"]
+    assert guessed_words(SimpleNamespace()) == []  # a VC model reads no text
+    line = guessed_line([f"w{i}" for i in range(25)])
+    assert line.startswith("25 word(s)") and "w19 ..." in line and "w20" not in line
