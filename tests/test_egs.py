@@ -25,6 +25,7 @@ SCRIPTS = {
     "arctic": ROOT / "egs/arctic/vc1/run.sh",
 }
 NEEDS_CORPUS = {"ljspeech", "arctic"}
+FASTPITCH = "recipes/tts/fastpitch_small.yaml"
 
 # Records each call in $CALLS and creates the output the next stage looks for.
 FAKE_ALIGNER = r"""#!/usr/bin/env bash
@@ -201,6 +202,32 @@ def test_festival_tts_voice_model_and_tokenizer(tmp_path):
     ):
         r = run("festival_tts", tmp_path, env, *bad)
         assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_ljspeech_trains_fastpitch_after_the_alignment_model(tmp_path):
+    """LJSpeech --model fastpitch: the alignment model and its durations of train and valid
+    (stage 1, which the Tacotron passes over), then the full-size FastPitch on them."""
+    env = fake_env(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    r = run("ljspeech", tmp_path, env, "--model", "fastpitch", "--exp", "exp/fastpitch")
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert lines[0].startswith("prepare ljspeech")
+    assert "recipes/align/aligner.yaml --data data --out exp/aligner" in lines[1]
+    assert lines[2].startswith("align --checkpoint exp/aligner --in data/train.jsonl")
+    assert lines[3].startswith("align --checkpoint exp/aligner --in data/valid.jsonl")
+    assert "recipes/tts/fastpitch.yaml --data data --out exp/fastpitch" in lines[4]
+    assert lines[5].startswith("synthesize --checkpoint exp/fastpitch")
+    assert lines[6].startswith("align --checkpoint exp/fastpitch --in data/test.jsonl")
+    (tmp_path / "calls.txt").unlink()
+    r = run("ljspeech", tmp_path, env, "--exp", "exp/taco", "--stop-stage", "2")
+    assert r.returncode == 0 and "no alignment model needed" in r.stdout, r.stderr
+    lines = (tmp_path / "calls.txt").read_text().splitlines()
+    assert (
+        len(lines) == 1 and "recipes/tts/tacotron_lsa.yaml --data data --out exp/taco" in lines[0]
+    )
+    r = run("ljspeech", tmp_path, env, "--model", "glowtts")
+    assert r.returncode == 2 and "use tacotron or fastpitch" in r.stderr
 
 
 def test_bad_arguments(tmp_path):
@@ -516,6 +543,12 @@ def test_real_scripts_on_tiny_fixtures(name, tmp_path):
     r = run(name, tmp_path, env, "--recipe", str(ROOT / small), *extra)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     summary = json.loads((tmp_path / "exp/align/summary.json").read_text())
+    if name == "ljspeech":  # and FastPitch on the alignment model's durations
+        fast = ["--model", "fastpitch", "--exp", "exp_fp", "--recipe", str(ROOT / FASTPITCH)]
+        r = run(name, tmp_path, env, *fast)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+        assert sf.info(tmp_path / "exp_fp/synth/sentences.wav").frames > 0
+        assert json.loads((tmp_path / "exp_fp/align/summary.json").read_text())["utterances"]
     assert summary["utterances"] == len((tmp_path / "data/test.jsonl").read_text().splitlines())
     if name == "ljspeech":
         assert sf.info(tmp_path / "exp/synth/sentences.wav").frames > 0
