@@ -55,7 +55,8 @@ def load_audio(
         raise AudioError(path, "no audio samples (0 frames)")
     if not np.isfinite(data).all():
         raise AudioError(path, "contains NaN or infinite samples")
-    wav = torch.from_numpy(np.ascontiguousarray(data.mean(axis=1), dtype=np.float32))
+    mono = data[:, 0] if data.shape[1] == 1 else data.mean(axis=1)  # one channel: no copy
+    wav = torch.from_numpy(np.ascontiguousarray(mono, dtype=np.float32))
     if sample_rate is not None and sample_rate != sr:
         wav = AF.resample(wav, sr, sample_rate)
         sr = sample_rate

@@ -78,7 +78,7 @@ def align_long(
     if not sentences:
         raise InferenceError("its text has no words to align (give the words it says)")
     tokens = _sentence_tokens(speech, sentences)
-    if (float(wav.abs().max()) if wav.numel() else 0.0) < SILENT_PEAK:
+    if (max(float(wav.max()), -float(wav.min())) if wav.numel() else 0.0) < SILENT_PEAK:
         raise InferenceError("the recording is silent: there is no speech to align")
     mel = chunked_mel(speech, wav)
     total = len(mel)

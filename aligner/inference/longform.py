@@ -131,26 +131,37 @@ def _sentence_tokens(speech: Any, sentences: list[str]) -> list[tuple[torch.Tens
 
 class FrameScorer:
     """The alignment model's log-probabilities of any tokens at any frames of one
-    recording, without its prior: the mel encoder runs once over the whole recording (its
-    bins normalized over the frames of `counted` ``(T,)`` bool, default all: a long
-    recording leaves out the inside of its long silences, which would otherwise weigh in
-    as no utterance the model learnt from does), the scores of a window's frames and tokens
-    are all that is computed per window (the model's queries see a frame of context; its
+    recording, without its prior: the recording's mel is normalized once (its bins over
+    the frames of `counted` ``(T,)`` bool, default all: a long recording leaves out the
+    inside of its long silences, which would otherwise weigh in as no utterance the model
+    learnt from does); the mel encoder runs over the frames asked for and the few beside
+    them that its convolutions see, so that memory holds the mel, not the encoder's
+    channels for the whole recording (the model's queries see a frame of context; its
     keys, one token each, none)."""
 
     @torch.no_grad()
     def __init__(self, speech: Any, mel: torch.Tensor, counted: np.ndarray | None = None) -> None:
         self.model = model = speech.model
         self.device = speech.device
-        x = mel[None].to(self.device)
-        mask = torch.ones(x.shape[:2], dtype=torch.bool, device=self.device)
+        x = mel[None]
         if model.config.mel_norm == "utterance":
-            kept = None if counted is None else torch.from_numpy(counted)[None].to(self.device)
+            mask = torch.ones(x.shape[:2], dtype=torch.bool)
+            kept = None if counted is None else torch.from_numpy(counted)[None]
             x = utterance_normalize(x, mask, counted=kept)
-        self.queries = model.mel_encoder(x, mask)
+        self.mel = x  # (1, T, M)
+        self.context = sum(k // 2 for k in model.config.mel_kernels)
 
     def __len__(self) -> int:
-        return self.queries.size(1)
+        return self.mel.size(1)
+
+    @torch.no_grad()
+    def queries(self, start: int, end: int) -> torch.Tensor:
+        """``(1, end - start, channels)``: the mel encoder's output at those frames, as over
+        the whole recording."""
+        lo, hi = max(0, start - self.context), min(len(self), end + self.context)
+        x = self.mel[:, lo:hi].to(self.device)
+        mask = torch.ones(x.shape[:2], dtype=torch.bool, device=self.device)
+        return self.model.mel_encoder(x, mask)[:, start - lo : end - lo]
 
     @torch.no_grad()
     def log_probs(self, ids: torch.Tensor, start: int, end: int) -> np.ndarray:
@@ -159,7 +170,7 @@ class FrameScorer:
         tokens = ids[None].to(self.device)
         mask = torch.ones(tokens.shape, dtype=torch.bool, device=self.device)
         keys = model.attention.project_keys(model.text_encoder(model.embedding(tokens), mask))
-        scores = model.attention.score(self.queries[:, start:end], keys).float()
+        scores = model.attention.score(self.queries(start, end), keys).float()
         return torch.log_softmax(scores, dim=2)[0].cpu().numpy()
 
 

@@ -8,6 +8,7 @@ import torch
 
 from aligner.audio.trim import (
     PauseRule,
+    frame_rms,
     long_runs,
     noise_floor,
     running_median,
@@ -139,3 +140,16 @@ def test_a_frame_of_noise_in_a_silence_does_not_cut_the_pause():
     pauses = PauseRule().frames(wav, sr, hop, n)
     centre = np.arange(n) * hop / sr
     assert pauses[(centre > 0.32) & (centre < 0.43)].all() and not pauses[centre < 0.28].any()
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 257, 22050, 100003])
+@pytest.mark.parametrize("hop", [1, 64, 255, 256])
+def test_frame_rms_chunk_by_chunk_is_librosas_centred_rms(n, hop):
+    import librosa
+
+    y = np.random.default_rng(n + hop).standard_normal(n).astype(np.float32)
+    want = librosa.feature.rms(y=y, frame_length=hop, hop_length=hop, center=True)[0]
+    for chunk in (1, 3, 1 << 16):
+        got = frame_rms(y, hop, chunk)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
