@@ -406,6 +406,7 @@ def hold_edge_words(
     wrong: dict[int, list[tuple[int, int, bool]]],
     max_pause: int,
     max_run: int,
+    skipped: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[
     dict[int, tuple[int, int]], list[tuple[int, int]], dict[int, list[tuple[int, int, int, int]]]
 ]:
@@ -417,8 +418,10 @@ def hold_edge_words(
     take it in, the run is no longer extra, and ``held`` (``{sentence: [(first token, last
     token, start, end)]}``, as `passed_words` gives) holds the word to it. A wrong word
     said after a pause (or before one) is as likely to the coarse search as no word plus
-    audio that the text lacks, and it then squeezed the word's tokens into its neighbour's
-    sound; `attach_extra` takes in the runs with no pause between. A sentence of one word
+    audio that the text lacks, and the fine pass squeezes the word's tokens into its
+    neighbour's sound; `attach_extra` takes in the runs with no pause between. Not where
+    the sentence on that side is one the audio was found not to hold (`skipped`): the run
+    may be that sentence, said too unlike its text to be found. A sentence of one word
     may list it twice (both edges): the first run found holds it."""
     spans, extra = dict(spans), list(extra)
     held: dict[int, list[tuple[int, int, int, int]]] = {}
@@ -426,6 +429,8 @@ def hold_edge_words(
         for first, last, at_end in words:
             if any(f == first for f, *_ in held.get(k, [])):
                 continue  # a sentence of one word: held on one side
+            if (k + 1 if at_end else k - 1) in skipped:
+                continue
             a, b = spans[k]
             near = [
                 (s, e)

@@ -208,10 +208,12 @@ def silent_frames(
     return silent
 
 
-def frame_rms(y: np.ndarray, hop_length: int, chunk_frames: int = 1 << 16) -> np.ndarray:
-    """``librosa.feature.rms(y=y, frame_length=hop_length, hop_length=hop_length,
-    center=True)[0]``, `chunk_frames` frames at a time: librosa pads and squares a copy of
-    the whole signal (0.6 GB for an hour at 22.05 kHz), this one a chunk of it."""
+def frame_rms(y: np.ndarray, hop_length: int, chunk_frames: int = 1 << 12) -> np.ndarray:
+    """``(1 + len(y) // hop_length,)`` float32 (for an even `hop_length`): the RMS of each
+    frame of ``y (L,)``, ``librosa.feature.rms(y=y, frame_length=hop_length,
+    hop_length=hop_length, center=True)[0]``, `chunk_frames` frames at a time: librosa pads
+    and squares a copy of the whole signal (0.6 GB for an hour at 22.05 kHz), this one a
+    chunk of it."""
     half, n = hop_length // 2, len(y)
     total = 1 + (n + 2 * half - hop_length) // hop_length
     out = np.empty(total, np.float32)

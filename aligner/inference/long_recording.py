@@ -16,6 +16,7 @@ the model finds far likelier elsewhere: a wrong word in the text or the audio).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -51,14 +52,11 @@ LONGEST_SENTENCE = 600
 # wrong-word recordings without their wrong word: 9 words reported, against 22 with every
 # frame counted and 22 with 2 s, half a second kept)
 LONG_SILENCE = 1.0
-SILENT_PEAK = 1e-4
+SILENT_PEAK = 1e-4  # a recording whose loudest sample is below this (-80 dBFS) is silent
 # seconds: audio the text does not hold, at most EDGE_RUN long and at most EDGE_PAUSE past a
 # sentence's last word (or before its first) that is unlike its audio, is taken to be that
 # word's (`hold_edge_words`)
-EDGE_PAUSE, EDGE_RUN = (
-    1.0,
-    2.5,
-)  # a recording whose loudest sample is below this (-80 dBFS) is silent
+EDGE_PAUSE, EDGE_RUN = 1.0, 2.5
 
 
 def align_long(
@@ -96,13 +94,13 @@ def align_long(
         )
     fine = _FinePass(speech, wav, name, sentences, tokens, pauses, pause_rule, window)
     rec, mismatches, metrics, edges = fine.run(spans, extra, passed, scorer, settings)
-    spans, extra, held = hold_edge_words(
-        spans, extra, edges, int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
-    )
+    pause, run = int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
+    spans, extra, held = hold_edge_words(spans, extra, edges, pause, run, set(skipped))
     if held:  # a wrong first or last word beside a pause: held to the audio beyond it
-        for k, words in held.items():
-            passed[k] = passed.get(k, []) + words
-        rec, mismatches, metrics, _ = fine.run(spans, extra, passed, scorer, settings)
+        for k, words in held.items():  # in place of what the coarse search held it to
+            firsts = {w[0] for w in words}
+            passed[k] = [p for p in passed.get(k, []) if p[0] not in firsts] + words
+        rec, mismatches, metrics, _ = fine.run(spans, extra, passed, scorer, settings, held)
     longest = longest_phones(rec["phones"])
     for wrong in mismatches:  # a wrong word's neighbours keep their own sound
         span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
@@ -136,9 +134,11 @@ class _FinePass:
         passed: dict[int, list[tuple[int, int, int, int]]],
         scorer: FrameScorer,
         settings: LongFormSettings,
-    ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict]:
+        held: Collection[int] = (),
+    ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list]]:
         """`_joined`'s record, mismatches, metrics and wrong edge words of the sentences
-        found at `spans` (frames) with the audio `extra` between them."""
+        found at `spans` (frames) with the audio `extra` between them; the sentences
+        `held` have their words `passed` over held to their audio whatever their scores."""
         cfg = self.speech.mel_cfg
         sec, hop, total = cfg.hop_length / cfg.sample_rate, cfg.hop_length, len(scorer)
         parts = pieces(
@@ -162,7 +162,7 @@ class _FinePass:
         names = [f"{self.name} sentence {part.index + 1}" for part in said]
         texts = [part.text for part in said]
         aligned = self.window(self.speech, wavs, texts, names, self.pause_rule)
-        return _joined(self.speech, parts, aligned, passed, scorer, settings, sec)
+        return _joined(self.speech, parts, aligned, passed, scorer, settings, sec, held)
 
 
 def ordinary_frames(pauses: np.ndarray | None, long: int) -> np.ndarray | None:
@@ -195,13 +195,15 @@ def _joined(
     scorer: FrameScorer,
     settings: LongFormSettings,
     sec: float,
-) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict]:
+    held: Collection[int] = (),
+) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list]]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
     text one filler token), the words unlike their audio, each sentence's metrics and its
     first and last word where they are unlike their audio (`_edge_words`, by sentence). A
-    sentence with a word unlike its audio is aligned again with the words the coarse
-    search passed over (`passed`, by sentence) held to their audio (`_confined`)."""
+    sentence with a word unlike its audio, or one of `held`, is aligned again with the words
+    the coarse search passed over (`passed`, by sentence) held to their audio
+    (`_confined`)."""
     rec: dict[str, list] = {"tokens": [], "frames": [], "words": [], "phones": []}
     edges: dict[int, list[tuple[int, int, bool]]] = {}
     mismatches: list[dict[str, Any]] = []
@@ -227,9 +229,9 @@ def _joined(
         wrong = _wrong_words(scores, one, offset, margin)
         if wrong:
             edges[part.index] = _edge_words(utt.tokens, scores, margin)
-        if wrong and passed.get(part.index):
-            held = _confined(utt, passed[part.index], part.start)
-            one, wrong = _sentence(held, lp, margin, offset)
+        if (wrong or part.index in held) and passed.get(part.index):
+            confined = _confined(utt, passed[part.index], part.start)
+            one, wrong = _sentence(confined, lp, margin, offset)
         metrics.append(utt.metrics)
         mismatches += wrong
         for tier in ("words", "phones"):

@@ -284,20 +284,22 @@ class ArpabetTokenizer:
 
     Args:
         cleaner: text cleaner run first (numbers spelled out, lowercase).
-        oov: what to do with a word not in CMUdict: ``"espeak"`` says it by eSpeak NG's
-            English letter-to-sound rules, in ARPAbet (`aligner.text.ipa_arpabet`; the
-            words are kept in ``guessed``), ``"error"`` raises
-            :class:`OutOfVocabularyError` listing the words, ``"unk"`` emits ``<unk>``,
-            ``"letters"`` spells the word letter by letter with CMUdict's letter names.
+        oov: what to do with a word not in CMUdict: ``"error"`` raises
+            :class:`OutOfVocabularyError` listing the words (a training corpus learns no
+            guess), ``"espeak"`` says a word of Latin letters by eSpeak NG's English
+            letter-to-sound rules, in ARPAbet (`aligner.text.ipa_arpabet`; the words are
+            kept in ``guessed``; what a checkpoint reads new text with,
+            `aligner.inference.speech`), ``"unk"`` emits ``<unk>``, ``"letters"`` spells
+            the word letter by letter with CMUdict's letter names.
     """
 
     kind = "arpabet"
-    OOV = ("espeak", "error", "unk", "letters")
+    OOV = ("error", "espeak", "unk", "letters")
 
     def __init__(
         self,
         cleaner: str = "english",
-        oov: Literal["espeak", "error", "unk", "letters"] = "espeak",
+        oov: Literal["error", "espeak", "unk", "letters"] = "error",
     ) -> None:
         if oov not in self.OOV:
             raise ValueError(f"oov must be one of {', '.join(self.OOV)}, got {oov!r}")
@@ -313,8 +315,8 @@ class ArpabetTokenizer:
         cleaned = "".join(map(ascii_base, self._clean(text).lower().translate(_APOSTROPHES)))
         found = _WORD.findall(cleaned)
         rules = {}
-        if self.oov == "espeak":
-            unknown = {w for w in found if w[0].isalpha() and w not in lexicon}
+        if self.oov == "espeak":  # English rules for a word of Latin letters only
+            unknown = {w for w in found if w[0].isalpha() and w not in lexicon and w.isascii()}
             rules = _espeak_arpabet(unknown) if unknown else {}
         for word in found:
             if word[0].isalpha():
@@ -326,6 +328,12 @@ class ArpabetTokenizer:
                 tokens.append('"')
             else:
                 tokens.append(word)
+        if missing and self.oov == "espeak":
+            raise OutOfVocabularyError(
+                f"word(s) neither in CMUdict nor said in ARPAbet by eSpeak NG's English "
+                f"rules: {', '.join(sorted(set(missing)))} (in {text!r}); write them in "
+                "Latin letters as they sound, or use a model of the phonemes tokenizer"
+            )
         if missing:
             raise OutOfVocabularyError(
                 f"word(s) not in CMUdict: {', '.join(sorted(set(missing)))} (in {text!r}); "
@@ -354,17 +362,18 @@ class ArpabetTokenizer:
         return {"kind": self.kind, "cleaner": self.cleaner, "oov": self.oov}
 
 
+_GUESSES: dict[str, list[str] | None] = {}  # word -> its phones by the rules (None: none)
+
+
 def _espeak_arpabet(words: set[str]) -> dict[str, list[str]]:
-    """ARPAbet phones of `words` said by eSpeak NG's American English rules (one call);
-    a word they cannot say in ARPAbet is left out."""
-    todo = sorted(words)
-    said = PhonemeTokenizer("en-us", cleaner="basic").tokenize_batch(todo)
-    out = {}
-    for word, tokens in zip(todo, said):
-        phones = ipa_to_arpabet([t for t in tokens if t != WORD_SEP], word)
-        if phones:
-            out[word] = phones
-    return out
+    """ARPAbet phones of `words` said by eSpeak NG's American English rules (one call for
+    the words not said before); a word they cannot say in ARPAbet is left out."""
+    todo = sorted(w for w in words if w not in _GUESSES)
+    if todo:
+        said = PhonemeTokenizer("en-us", cleaner="basic").tokenize_batch(todo)
+        for word, tokens in zip(todo, said):
+            _GUESSES[word] = ipa_to_arpabet([t for t in tokens if t != WORD_SEP], word) or None
+    return {w: phones for w in words if (phones := _GUESSES[w])}
 
 
 @lru_cache(maxsize=1)

@@ -470,3 +470,28 @@ def test_the_edge_words_unlike_their_audio_are_a_sentences_first_and_last():
     assert _edge_words(tokens, [-1.0, -300.0, -200.0], 100.0) == [(5, 5, True)]
     assert _edge_words(["<s>", "a", "</s>"], [-200.0], 100.0) == [(0, 0, False), (0, 0, True)]
     assert _edge_words(tokens, [-1.0, -1.0, -1.0], 100.0) == []
+
+
+def test_the_frame_scorer_window_by_window_is_the_encoder_over_the_whole_recording():
+    """The mel encoder run over a window's frames and the frames its kernels see beside
+    them gives those frames what it gives over the whole recording, at the edges too."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from aligner.inference.longform import FrameScorer
+    from aligner.models.alignment import AlignerConfig, AlignmentModel, utterance_normalize
+
+    torch.manual_seed(0)
+    kernels = [5, 3, 1]
+    cfg = AlignerConfig(
+        n_symbols=12, n_mels=8, channels=16, attn_dim=8, mel_kernels=kernels, mel_norm="utterance"
+    )
+    model = AlignmentModel(cfg).eval()
+    mel = torch.randn(90, 8)
+    scorer = FrameScorer(SimpleNamespace(model=model, device=torch.device("cpu")), mel)
+    mask = torch.ones(1, 90, dtype=torch.bool)
+    with torch.no_grad():
+        whole = model.mel_encoder(utterance_normalize(mel[None], mask), mask)
+    for start, end in ((0, 90), (0, 7), (40, 41), (33, 62), (85, 90)):
+        torch.testing.assert_close(scorer.queries(start, end), whole[:, start:end])

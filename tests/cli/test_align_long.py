@@ -78,6 +78,7 @@ def found(monkeypatch):
         spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
         t += 0.8 + 0.2 * k
     monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}))
+    return spans
 
 
 def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path, found):
@@ -247,9 +248,9 @@ def test_a_sentence_found_in_fewer_frames_than_its_phones_is_a_bad_item(
 
 
 def test_a_word_the_dictionary_lacks_is_said_by_rules_and_listed(setup, tmp_path, found):
-    """An ARPAbet model trained to refuse words CMUdict lacks (``oov: error``): one such
-    word no longer stops the recording, nor an utterance of a manifest; each command
-    names it, and summary.json lists it."""
+    """An ARPAbet model trained to refuse words CMUdict lacks (``oov: error``) reads one
+    such word by eSpeak NG's rules: the recording and an utterance of a manifest are
+    aligned, each command names the word, and summary.json lists it."""
     model = {"channels": 16, "attn_dim": 8, "text_kernels": [1], "mel_kernels": [3, 1]}
     data = {"mel": MEL, "tokenizer": "arpabet", "tokenizer_opts": {"oov": "error"}}
     cfg = ExperimentConfig.from_dict({"task": "align", "data": data, "model": model})
@@ -273,3 +274,28 @@ def test_a_word_the_dictionary_lacks_is_said_by_rules_and_listed(setup, tmp_path
     assert r.exit_code == 0, r.output
     summary = json.loads((tmp_path / "utt" / "summary.json").read_text(encoding="utf-8"))
     assert summary["guessed_words"] == ["zorblax"] and "zorblax" in r.output
+
+
+def test_a_held_edge_word_is_aligned_again_inside_the_recording(
+    setup, tmp_path, found, monkeypatch
+):
+    """The second fine pass (a sentence's first or last word held to the audio beyond a
+    pause, `hold_edge_words`): sentence 1's first word held to the pause before it, the
+    recording still tiled by one record, every word inside its sentence's piece."""
+    from aligner.inference import long_recording
+
+    def hold(spans, extra, wrong, pause, run, skipped):
+        a, b = spans[1]
+        return {**spans, 1: (a - 10, b)}, extra, {1: [(0, 0, a - 10, a)]}
+
+    monkeypatch.setattr(long_recording, "hold_edge_words", hold)
+    out = tmp_path / "ali"
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"], "--text"]
+    r = _run(*args, setup["text"], "--out", out)
+    assert r.exit_code == 0, r.output
+    record = json.loads((out / "chapter.durations.json").read_text(encoding="utf-8"))
+    assert sum(record["frames"]) == record["total_frames"]
+    words = record["words"]
+    assert all(a[1] <= b[0] + 1e-6 for a, b in zip(words, words[1:]))
+    second = record["sentences"][1]
+    assert second["start"] == pytest.approx(found[1][0] * 64 / SR - 10 * 64 / SR)

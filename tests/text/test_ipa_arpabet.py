@@ -57,19 +57,19 @@ def test_cmudicts_own_words_said_by_rules_are_near_its_pronunciations():
 
 
 def test_a_word_cmudict_lacks_is_said_by_the_rules_and_listed():
-    tok = ArpabetTokenizer()  # oov: espeak, the default
+    tok = ArpabetTokenizer(oov="espeak")
     tokens = tok.tokenize("Hello Zorblaxia, hello.")
     assert tokens[:5] == cmudict_lexicon()["hello"][0] + [" "]
     guessed = tokens[5 : tokens.index(",")]
     assert [p.rstrip("012") for p in guessed[:3]] == ["Z", "AO", "R"]
     assert set(guessed) <= set(arpabet_symbols())
     assert tok.guessed == {"zorblaxia"}
-    assert ArpabetTokenizer().tokenize("the cat") == ArpabetTokenizer(oov="error").tokenize(
-        "the cat"
-    )
+    assert tok.tokenize("the cat") == ArpabetTokenizer().tokenize("the cat")
     with pytest.raises(OutOfVocabularyError, match="zorblaxia"):
-        ArpabetTokenizer(oov="error").tokenize("Zorblaxia")
-    with pytest.raises(ValueError, match="espeak, error, unk, letters"):
+        ArpabetTokenizer().tokenize("Zorblaxia")  # oov: error, the default: no guess learnt
+    with pytest.raises(OutOfVocabularyError, match=r"said in ARPAbet .*λόγος"):
+        tok.tokenize("the λόγος")  # English rules for Latin letters only
+    with pytest.raises(ValueError, match="error, espeak, unk, letters"):
         ArpabetTokenizer(oov="guess")
 
 
@@ -85,7 +85,7 @@ def test_the_guessed_words_of_a_model_are_named_in_one_line():
 
     from aligner.inference.common import guessed_line, guessed_words
 
-    tok = ArpabetTokenizer()
+    tok = ArpabetTokenizer(oov="espeak")
     tok.tokenize("Quentavius met Zorblaxia")
     assert guessed_words(SimpleNamespace(tokenizer=tok)) == ["quentavius", "zorblaxia"]
     assert guessed_words(SimpleNamespace()) == []  # a VC model reads no text

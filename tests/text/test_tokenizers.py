@@ -80,7 +80,7 @@ def test_arpabet_reads_typographic_apostrophes_and_single_quotes():
 
 def test_arpabet_oov_policies():
     with pytest.raises(OutOfVocabularyError, match="qzxv"):
-        build_tokenizer("arpabet", oov="error").tokenize("hello qzxv")
+        build_tokenizer("arpabet").tokenize("hello qzxv")
     assert build_tokenizer("arpabet", oov="unk").tokenize("qzxv") == ["<unk>"]
     lex = cmudict_lexicon()
     letters = build_tokenizer("arpabet", oov="letters").tokenize("qzxv")
@@ -211,7 +211,7 @@ def test_a_phone_unseen_under_one_stress_is_said_under_another():
 def test_arpabet_reads_accented_letters_as_english_does_and_names_unknown_words_whole():
     from aligner.text.tokenizers import ArpabetTokenizer, OutOfVocabularyError
 
-    t = ArpabetTokenizer(oov="error")
+    t = ArpabetTokenizer()
     assert t.tokenize("café") == t.tokenize("cafe") and t.tokenize("naïve") == t.tokenize("naive")
     with pytest.raises(OutOfVocabularyError, match=r"große, xyzzqtv .*tokenizer_opts\.oov=espeak"):
         t.tokenize("Größe xyzzqtv")
