@@ -5,6 +5,8 @@ never to a neighbour), pauses chosen for the cuts, the recording tiled."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -495,3 +497,27 @@ def test_the_frame_scorer_window_by_window_is_the_encoder_over_the_whole_recordi
         whole = model.mel_encoder(utterance_normalize(mel[None], mask), mask)
     for start, end in ((0, 90), (0, 7), (40, 41), (33, 62), (85, 90)):
         torch.testing.assert_close(scorer.queries(start, end), whole[:, start:end])
+
+
+def test_a_word_unlike_its_audio_as_a_filler_leaves_its_neighbour_its_own_frames():
+    """The wrong word `b` is said as a sound like `d`'s, two words on: over its frames `a`
+    is a little likelier than `b`, both far less likely than `d`. Aligned on its tokens,
+    `a` stretches over `b`'s audio; with `b` weighted as a filler (the best token's weight,
+    2 nats down), `b` takes the frames `a` explains no better than that, `a` keeps its own,
+    and a neighbour that explains `b`'s audio best (`c` there) keeps it."""
+    from aligner.alignment.record import UtteranceAlignment, frame_durations
+    from aligner.inference.long_recording import _as_filler
+
+    tokens = ["<s>", "a", " ", "b", " ", "c", " ", "d", ".", "</s>"]
+    weights = np.full((40, 10), 1e-3)
+    for token, frames in ((1, slice(0, 10)), (5, slice(20, 30)), (7, slice(30, 40))):
+        weights[frames, token] = 1.0  # a, c, d: their own 10 frames
+    weights[10:20, [1, 3, 7]] = [0.03, 0.02, 0.5]  # b's audio: a sound like d's
+    weights /= weights.sum(1, keepdims=True)
+    utt = UtteranceAlignment("u", tokens, weights, 40, 1, 256, 22050, kind="phonemes",
+                             method="search")  # fmt: skip
+    assert frame_durations(utt)[1] > 15  # a stretched over b's audio
+    assert frame_durations(_as_filler(utt, 1, 2.0))[[1, 3, 5, 7]].tolist() == [10, 10, 10, 10]
+    weights[10:20, 5] = 0.6  # b's audio likeliest on its neighbour c: c's, filler or not
+    utt = dataclasses.replace(utt, weights=weights / weights.sum(1, keepdims=True))
+    assert frame_durations(_as_filler(utt, 1, 2.0))[5] > 15
