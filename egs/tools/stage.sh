@@ -28,6 +28,17 @@ no_arguments() {
   [ $# -eq 0 ] || { echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2; }
 }
 
+# synthesize_stage N TEXT: aligner synthesize of TEXT (a sentence a line) with $vocoder ->
+# $exp/synth/sentences.wav and its alignment panels (sentences.png).
+synthesize_stage() {
+  echo "stage $1: synthesize $(basename "$2")"
+  local out="$exp"/synth/sentences.wav
+  if needed "$out"; then
+    $aligner synthesize --checkpoint "$exp" --vocoder "$vocoder" --in "$2" --out "$out" \
+      --alignment "$exp"/synth/sentences.png
+  fi
+}
+
 # align_stage [N]: aligner align on the test split -> $exp/align/summary.json (focus, skips, repeats).
 align_stage() {
   echo "stage ${1:-3}: align the test split"

@@ -71,14 +71,7 @@ fi
 
 if run 2; then train_stage 2; fi
 
-if run 3; then
-  echo "stage 3: synthesize sentences.txt"
-  out="$exp"/synth/sentences.wav
-  if needed "$out"; then
-    $aligner synthesize --checkpoint "$exp" --vocoder "$vocoder" --in "$here"/sentences.txt --out "$out" \
-      --alignment "$exp"/synth/sentences.png
-  fi
-fi
+if run 3; then synthesize_stage 3 "$here"/sentences.txt; fi
 
 if run 4; then align_stage 4; fi
 

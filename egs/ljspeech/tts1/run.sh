@@ -62,13 +62,6 @@ fi
 
 if run 2; then train_stage 2; fi
 
-if run 3; then
-  echo "stage 3: synthesize ../../espeak/tts1/sentences.txt"
-  out="$exp"/synth/sentences.wav
-  if needed "$out"; then
-    $aligner synthesize --checkpoint "$exp" --vocoder "$vocoder" --in "$root"/egs/espeak/tts1/sentences.txt \
-      --out "$out" --alignment "$exp"/synth/sentences.png
-  fi
-fi
+if run 3; then synthesize_stage 3 "$root"/egs/espeak/tts1/sentences.txt; fi
 
 if run 4; then align_stage 4; fi
