@@ -24,6 +24,7 @@ window's audio and text end at different places).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -406,7 +407,7 @@ def hold_edge_words(
     wrong: dict[int, list[tuple[int, int, bool]]],
     max_pause: int,
     max_run: int,
-    skipped: set[int] = frozenset(),  # type: ignore[assignment]
+    skipped: Collection[int] = (),
 ) -> tuple[
     dict[int, tuple[int, int]], list[tuple[int, int]], dict[int, list[tuple[int, int, int, int]]]
 ]:

@@ -232,13 +232,12 @@ def _joined(
             edges[part.index] = _edge_words(utt.tokens, scores, margin)
         if (wrong or part.index in held) and passed.get(part.index):
             utt = _confined(utt, passed[part.index], part.start)
-            one, wrong = _sentence(utt, lp, margin, offset)
-        if wrong and lp is not None:  # the least like its audio as a filler
-            scores = word_scores(lp, utt.tokens, one["frames"])
-            worst = int(np.argmin(scores))
-            if scores[worst] < -margin:
-                filler = _as_filler(utt, worst, settings.filler_margin)
-                one, wrong = _sentence(filler, lp, margin, offset)
+            one, scores = _sentence(utt, lp)
+            wrong = _wrong_words(scores, one, offset, margin)
+        if wrong:  # the word least like its audio (below the margin) as a filler
+            filler = _as_filler(utt, int(np.argmin(scores)), settings.filler_margin)
+            one, scores = _sentence(filler, lp)
+            wrong = _wrong_words(scores, one, offset, margin)
         metrics.append(utt.metrics)
         mismatches += wrong
         for tier in ("words", "phones"):
@@ -284,14 +283,14 @@ def word_margin(scores: list[float], floor: float) -> float:
 
 
 def _sentence(
-    utt: UtteranceAlignment, log_probs: np.ndarray | None, margin: float, offset: float
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """One sentence's durations record (its piece's time) and its words unlike their
-    audio (the recording's time; none without the model's `log_probs` of its piece)."""
+    utt: UtteranceAlignment, log_probs: np.ndarray | None
+) -> tuple[dict[str, Any], list[float]]:
+    """One sentence's durations record (its piece's time) and its words' `word_scores`
+    (none without the model's `log_probs` of its piece)."""
     one = resolve(utt).record
     if log_probs is None:
         return one, []
-    return one, _wrong_words(word_scores(log_probs, utt.tokens, one["frames"]), one, offset, margin)
+    return one, word_scores(log_probs, utt.tokens, one["frames"])
 
 
 def _as_filler(utt: UtteranceAlignment, word: int, margin: float) -> UtteranceAlignment:

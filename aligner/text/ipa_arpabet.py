@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-STRESS = {"ˈ": "1", "ˌ": "2"}
+from aligner.text.word_split import STRESS
+
+_DIGITS = dict(zip(STRESS, "12"))  # eSpeak NG's primary and secondary stress: CMUdict's
 
 # IPA (length marks kept) -> ARPAbet; a vowel without its stress digit
 _TABLE: dict[str, tuple[str, ...]] = {
@@ -44,7 +46,7 @@ def ipa_to_arpabet(tokens: Sequence[str], spelling: str = "") -> list[str] | Non
     flap = "D" if "d" in spelling.lower() and "t" not in spelling.lower() else "T"
     out: list[str] = []
     for token in tokens:
-        digit = next((STRESS[c] for c in token if c in STRESS), "0")
+        digit = next((_DIGITS[c] for c in token if c in _DIGITS), "0")
         rest = "".join(c for c in token if c not in STRESS).replace("ːː", "ː")
         while rest:
             if rest[0] in _FLAPS:

@@ -11,6 +11,7 @@ import pytest
 
 from aligner.inference.speech import _reading_tokenizer
 from aligner.text.ipa_arpabet import ipa_to_arpabet
+from aligner.text.metrics import edit_distance
 from aligner.text.tokenizers import (
     ArpabetTokenizer,
     OutOfVocabularyError,
@@ -18,15 +19,6 @@ from aligner.text.tokenizers import (
     arpabet_symbols,
     cmudict_lexicon,
 )
-
-
-def _distance(a: list[str], b: list[str]) -> int:
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[:], i
-        for j, y in enumerate(b, 1):
-            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (x != y))
-    return row[-1]
 
 
 def test_the_table_reads_stress_diphthongs_pieces_and_flaps():
@@ -51,7 +43,7 @@ def test_cmudicts_own_words_said_by_rules_are_near_its_pronunciations():
     for word, tokens in zip(words, said):
         phones = ipa_to_arpabet([t for t in tokens if t != " "], word)
         assert phones and set(phones) <= known, word
-        errors += min(_distance(plain(phones), plain(r)) for r in lexicon[word])
+        errors += min(edit_distance(plain(phones), plain(r)) for r in lexicon[word])
         total += len(lexicon[word][0])
     assert errors / total < 0.15
 
