@@ -6,7 +6,10 @@
 white noise that far below the speech) into recordings of
 the given lengths, the references shifted to match; for each length
 three versions: ``full`` (audio and text agree), ``noaudio`` (one sentence spoken in
-no audio, still in the text) and ``notext`` (one sentence spoken, not in the text). Writes
+no audio, still in the text) and ``notext`` (one sentence spoken, not in the text), and
+``wrongword`` (a word replaced by another sentence's); with ``--foreign``, ``foreign`` too
+(the word that ``wrongword`` replaces written in Cyrillic letters: what the audio says, in
+a script an English model cannot read). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
 utterances used, for the utterance-by-utterance baseline) into OUT.
 
@@ -115,12 +118,16 @@ def build(args: argparse.Namespace) -> None:
         texts = [p["text"] for p in parts]
         w, wrong = _wrong_word(parts[k // 2], parts[k], args.wrong_word)
         swapped = texts[: k // 2] + [wrong] + texts[k // 2 + 1 :]
-        for version, drop, text in (
+        versions = [
             ("full", None, texts),
             ("noaudio", k, texts),
             ("notext", None, texts[:k] + texts[k + 1 :]),
             ("wrongword", None, swapped),
-        ):
+        ]
+        if args.foreign:
+            foreign = _in_cyrillic(parts[k // 2], w)
+            versions.append(("foreign", None, texts[: k // 2] + [foreign] + texts[k // 2 + 1 :]))
+        for version, drop, text in versions:
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
             if args.noise is not None:
@@ -128,12 +135,11 @@ def build(args: argparse.Namespace) -> None:
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
             item = {"id": uid, "audio": f"wavs/{uid}.wav", "text": " ".join(text)}
             item["timings"] = timings
-            if version == "wrongword":
+            if version in ("wrongword", "foreign"):
                 before = sum(len(p["timings"]["words"]) for p in parts[: k // 2])
                 start, end, said = timings["words"][before + w]
-                item["mismatch"] = {
-                    "kind": "word unlike its audio", "start": start, "end": end, "text": said
-                }  # fmt: skip
+                kind = "word unlike its audio" if version == "wrongword" else FOREIGN
+                item["mismatch"] = {"kind": kind, "start": start, "end": end, "text": said}
             elif version != "full":
                 if version == "notext":
                     before = sum(len(p["timings"]["words"]) for p in parts[:k])
@@ -171,6 +177,23 @@ def _wrong_word(part: dict, other: dict, where: str = "longest") -> tuple[int, s
         if found:
             return w, head + new + tail
     return w, part["text"].replace(words[w], new, 1)
+
+
+FOREIGN = "word the model cannot read"
+CYRILLIC = dict(zip("abcdefghiklmnoprstuvwyz", "абкдефгхиклмнопрстуввйз")) | {
+    "j": "дж", "q": "к", "x": "кс"
+}  # fmt: skip
+
+
+def _in_cyrillic(part: dict, w: int) -> str:
+    """`part`'s text with its `w`-th word written letter by letter in Cyrillic."""
+    word = part["timings"]["words"][w][2]
+    said = "".join(CYRILLIC.get(c, CYRILLIC.get(c.lower(), c)) for c in word)
+    if w == len(part["timings"]["words"]) - 1:
+        head, found, tail = part["text"].rpartition(word)
+        if found:
+            return head + said + tail
+    return part["text"].replace(word, said, 1)
 
 
 def _key(label: str) -> str:
@@ -351,6 +374,11 @@ def main(argv: list[str] | None = None) -> None:
         choices=("longest", "first", "last"),
         default="longest",
         help="which word of its sentence the wrongword version replaces",
+    )
+    b.add_argument(
+        "--foreign",
+        action="store_true",
+        help="also a version with that word in Cyrillic letters (a word the model cannot read)",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

@@ -9,8 +9,10 @@ to the recording's frames; ``words`` and ``phones`` in the recording's time. It 
 ``sentences`` (each ``{"text", "start", "end"}``, seconds; None for a sentence the audio
 does not hold) and ``mismatches``: ``{"kind", "start", "end", "text"}`` with ``kind`` one
 of ``text not in the audio`` (a sentence; its span is the gap where it would be), ``audio
-not in the text`` (speech that no sentence holds) and ``word unlike its audio`` (a word
-the model finds far likelier elsewhere: a wrong word in the text or the audio).
+not in the text`` (speech that no sentence holds), ``word unlike its audio`` (a word
+the model finds far likelier elsewhere: a wrong word in the text or the audio) and ``word
+the model cannot read`` (`aligner.inference.unreadable`: its span is the audio it stands
+for).
 """
 
 from __future__ import annotations
@@ -40,10 +42,16 @@ from aligner.inference.longform import (
     pieces,
     word_scores,
 )
+from aligner.inference.unreadable import readable_text
 from aligner.text.normalize import has_words
 from aligner.text.sentences import split_sentences
 
-KINDS = ("text not in the audio", "audio not in the text", "word unlike its audio")
+KINDS = (
+    "text not in the audio",
+    "audio not in the text",
+    "word unlike its audio",
+    "word the model cannot read",
+)
 # characters: a longer sentence (text without sentence punctuation: a transcript, lyrics)
 # is aligned in clauses of at most this many, so that the coarse search's window holds one
 LONGEST_SENTENCE = 600
@@ -75,7 +83,8 @@ def align_long(
     sentences = [s for s in split_sentences(text, LONGEST_SENTENCE) if has_words(s)]
     if not sentences:
         raise InferenceError("its text has no words to align (give the words it says)")
-    tokens = _sentence_tokens(speech, sentences)
+    readable = readable_text(speech, sentences)
+    tokens = _sentence_tokens(speech, readable.texts)
     if (max(float(wav.max()), -float(wav.min())) if wav.numel() else 0.0) < SILENT_PEAK:
         raise InferenceError("the recording is silent: there is no speech to align")
     mel = chunked_mel(speech, wav)
@@ -92,7 +101,9 @@ def align_long(
             f"none of the {len(sentences)} sentences of its text was found in its "
             "audio: does the text belong to this recording (and the model to its language)?"
         )
-    fine = _FinePass(speech, wav, name, sentences, tokens, pauses, pause_rule, window)
+    fine = _FinePass(
+        speech, wav, name, readable.texts, tokens, pauses, pause_rule, window, readable.unread
+    )
     rec, mismatches, metrics, edges = fine.run(spans, extra, passed, scorer, settings)
     pause, run = int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
     spans, extra, held = hold_edge_words(spans, extra, edges, pause, run, set(skipped))
@@ -116,7 +127,8 @@ def align_long(
 @dataclasses.dataclass(frozen=True)
 class _FinePass:
     """The fine pass over one recording (see `aligner.inference.longform`): each sentence
-    of `spans` aligned in its piece, the pieces joined (`_joined`)."""
+    of `spans` aligned in its piece, the pieces joined (`_joined`); `sentences` as the
+    model reads them, `unread` the words it cannot (`aligner.inference.unreadable`)."""
 
     speech: Any
     wav: torch.Tensor
@@ -126,6 +138,7 @@ class _FinePass:
     pauses: np.ndarray | None
     pause_rule: PauseRule
     window: WindowAligner
+    unread: dict[int, dict[int, str]] = dataclasses.field(default_factory=dict)
 
     def run(
         self,
@@ -162,7 +175,9 @@ class _FinePass:
         names = [f"{self.name} sentence {part.index + 1}" for part in said]
         texts = [part.text for part in said]
         aligned = self.window(self.speech, wavs, texts, names, self.pause_rule)
-        return _joined(self.speech, parts, aligned, passed, scorer, settings, sec, held)
+        return _joined(
+            self.speech, parts, aligned, passed, scorer, settings, sec, held, self.unread
+        )
 
 
 def ordinary_frames(pauses: np.ndarray | None, long: int) -> np.ndarray | None:
@@ -196,6 +211,7 @@ def _joined(
     settings: LongFormSettings,
     sec: float,
     held: Collection[int] = (),
+    unread: dict[int, dict[int, str]] | None = None,
 ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list]]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
@@ -204,7 +220,10 @@ def _joined(
     sentence with a word unlike its audio, or one of `held`, is aligned again with the words
     the coarse search passed over (`passed`, by sentence) held to their audio
     (`_confined`), then, with a word still unlike its audio, with the least like it scored
-    as a filler (`_as_filler`)."""
+    as a filler (`_as_filler`). The words the model cannot read (`unread`, by sentence:
+    ``{word: the word}``) are scored as fillers from the start, never taken for words
+    unlike their audio, labelled with their own text and reported."""
+    unread = unread or {}
     rec: dict[str, list] = {"tokens": [], "frames": [], "words": [], "phones": []}
     edges: dict[int, list[tuple[int, int, bool]]] = {}
     mismatches: list[dict[str, Any]] = []
@@ -212,10 +231,14 @@ def _joined(
     said = [part for part in parts if part.text is not None]
     scored = {}  # sentence -> (its alignment, record, log-probabilities, word scores)
     for part, utt in zip(said, aligned):
-        one, lp, scores = resolve(utt).record, None, []
+        lp, own = None, unread.get(part.index, {})
         if settings.word_margin > 0:
             lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
-            scores = word_scores(lp, utt.tokens, one["frames"])
+        if own:  # a stand-in takes the audio its sentence's tokens do not explain
+            ids = speech.encode_text(part.text)
+            gain = scorer.unexplained(ids, _phone_ids(speech), part.start, part.end)
+            utt = _as_filler(utt, own, settings.filler_margin, gain)
+        one, scores = _sentence(utt, lp, own)
         scored[part.index] = (utt, one, lp, scores)
     every = [score for *_, scores in scored.values() for score in scores]
     margin = word_margin(every, settings.word_margin)
@@ -230,16 +253,17 @@ def _joined(
         wrong = _wrong_words(scores, one, offset, margin)
         if wrong:
             edges[part.index] = _edge_words(utt.tokens, scores, margin)
+        own = unread.get(part.index, {})
         if (wrong or part.index in held) and passed.get(part.index):
             utt = _confined(utt, passed[part.index], part.start)
-            one, scores = _sentence(utt, lp)
+            one, scores = _sentence(utt, lp, own)
             wrong = _wrong_words(scores, one, offset, margin)
         if wrong:  # the word least like its audio (below the margin) as a filler
-            filler = _as_filler(utt, int(np.argmin(scores)), settings.filler_margin)
-            one, scores = _sentence(filler, lp)
+            filler = _as_filler(utt, [int(np.argmin(scores))], settings.filler_margin)
+            one, scores = _sentence(filler, lp, own)
             wrong = _wrong_words(scores, one, offset, margin)
         metrics.append(utt.metrics)
-        mismatches += wrong
+        mismatches += wrong + _unread_words(one, own, offset)
         for tier in ("words", "phones"):
             rec[tier] += [
                 [round(s + offset, 6), round(min(e + offset, end), 6), lab]
@@ -283,18 +307,47 @@ def word_margin(scores: list[float], floor: float) -> float:
 
 
 def _sentence(
-    utt: UtteranceAlignment, log_probs: np.ndarray | None
+    utt: UtteranceAlignment, log_probs: np.ndarray | None, unread: Collection[int] = ()
 ) -> tuple[dict[str, Any], list[float]]:
     """One sentence's durations record (its piece's time) and its words' `word_scores`
-    (none without the model's `log_probs` of its piece)."""
+    (none without the model's `log_probs` of its piece; 0 for the words `unread`: they
+    stand for words the model cannot read, and are no evidence)."""
     one = resolve(utt).record
     if log_probs is None:
         return one, []
-    return one, word_scores(log_probs, utt.tokens, one["frames"])
+    scores = word_scores(log_probs, utt.tokens, one["frames"])
+    return one, [0.0 if j in unread else s for j, s in enumerate(scores)]
 
 
-def _as_filler(utt: UtteranceAlignment, word: int, margin: float) -> UtteranceAlignment:
-    """`utt` with the tokens of its `word`-th word (a run of required tokens) weighted as
+def _unread_words(
+    one: dict[str, Any], unread: dict[int, str], offset: float
+) -> list[dict[str, Any]]:
+    """The words of one sentence (record `one`, its piece from `offset` seconds) that the
+    model cannot read (``{word: its text}``): labelled in place with their text, and each
+    a mismatch spanning the audio it took."""
+    out = []
+    words = one.get("words", [])
+    for j, text in sorted(unread.items()):
+        if j < len(words):
+            words[j][2] = text
+            out.append(_mismatch(3, words[j][0] + offset, words[j][1] + offset, text))
+    return out
+
+
+def _phone_ids(speech: Any) -> torch.Tensor:
+    """``(P,)`` the ids of every token of the model's table that is a sound (no
+    separator, punctuation or special)."""
+    table = speech.symbols.symbols
+    return torch.tensor(np.flatnonzero(~optional_tokens(table)), dtype=torch.long)
+
+
+def _as_filler(
+    utt: UtteranceAlignment,
+    words: Collection[int],
+    margin: float,
+    gain: np.ndarray | None = None,
+) -> UtteranceAlignment:
+    """`utt` with the tokens of its `words` (indices of its runs of required tokens) weighted as
     the coarse search's filler is scored: at every frame the likeliest token's weight,
     `margin` nats down. A word unlike its audio then takes the frames that no neighbour
     explains better, and its neighbours keep theirs: aligned on its own tokens, a wrong
@@ -302,10 +355,19 @@ def _as_filler(utt: UtteranceAlignment, word: int, margin: float) -> UtteranceAl
     there (`tires` for `intelligence`: `higher` before it took the first half). On 32
     wrong words, 5-minute recordings of eSpeak NG and three Festival voices, the largest
     move of a word beside them fell from a median of 23.2 to 12.4 ms (7 to 6 over 50 ms;
-    1 nat: 15.9 ms, 4 nats: 13.2), the recordings without them unchanged."""
+    1 nat: 15.9 ms, 4 nats: 13.2), the recordings without them unchanged. `gain` ``(T,)``:
+    nats added to that weight at each frame (`FrameScorer.unexplained`: audio the
+    sentence's own tokens do not explain goes to the filler)."""
     weights = np.array(utt.weights, copy=True)
-    first, last = word_runs(optional_tokens(utt.tokens))[word]
-    weights[:, first : last + 1] = weights.max(1, keepdims=True) * np.exp(-margin)
+    level = weights.max(1) * np.exp(-margin)
+    if gain is not None:
+        extra = np.zeros(len(weights))
+        extra[: min(len(gain), len(weights))] = gain[: len(weights)]
+        level = level * np.exp(np.minimum(extra, 30.0))
+    runs = word_runs(optional_tokens(utt.tokens))
+    for word in words:
+        first, last = runs[word]
+        weights[:, first : last + 1] = level[:, None]
     return dataclasses.replace(utt, weights=weights)
 
 

@@ -164,14 +164,29 @@ class FrameScorer:
         return self.model.mel_encoder(x, mask)[:, start - lo : end - lo]
 
     @torch.no_grad()
-    def log_probs(self, ids: torch.Tensor, start: int, end: int) -> np.ndarray:
-        """``(end - start, N)`` log-probabilities of token `ids` ``(N,)`` at those frames."""
+    def scores(self, ids: torch.Tensor, start: int, end: int) -> torch.Tensor:
+        """``(end - start, N)`` the model's scores (logits) of token `ids` ``(N,)`` at
+        those frames."""
         model = self.model
         tokens = ids[None].to(self.device)
         mask = torch.ones(tokens.shape, dtype=torch.bool, device=self.device)
         keys = model.attention.project_keys(model.text_encoder(model.embedding(tokens), mask))
-        scores = model.attention.score(self.queries(start, end), keys).float()
-        return torch.log_softmax(scores, dim=2)[0].cpu().numpy()
+        return model.attention.score(self.queries(start, end), keys).float()[0].cpu()
+
+    def log_probs(self, ids: torch.Tensor, start: int, end: int) -> np.ndarray:
+        """``(end - start, N)`` log-probabilities of token `ids` ``(N,)`` at those frames."""
+        return torch.log_softmax(self.scores(ids, start, end), dim=1).numpy()
+
+    def unexplained(
+        self, ids: torch.Tensor, phones: torch.Tensor, start: int, end: int
+    ) -> np.ndarray:
+        """``(end - start,)`` nats by which the likeliest of all the model's `phones` beats
+        the likeliest of `ids` at each frame (0 where one of `ids` is as likely): the
+        audio that a text's tokens do not explain, as a phone loop would (the filler model
+        of keyword spotting)."""
+        own = self.scores(ids, start, end).max(1).values
+        best = self.scores(phones, start, end).max(1).values
+        return (best - own).clamp(min=0).numpy()
 
 
 def _window_path(

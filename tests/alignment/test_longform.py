@@ -517,7 +517,7 @@ def test_a_word_unlike_its_audio_as_a_filler_leaves_its_neighbour_its_own_frames
     utt = UtteranceAlignment("u", tokens, weights, 40, 1, 256, 22050, kind="phonemes",
                              method="search")  # fmt: skip
     assert frame_durations(utt)[1] > 15  # a stretched over b's audio
-    assert frame_durations(_as_filler(utt, 1, 2.0))[[1, 3, 5, 7]].tolist() == [10, 10, 10, 10]
+    assert frame_durations(_as_filler(utt, [1], 2.0))[[1, 3, 5, 7]].tolist() == [10, 10, 10, 10]
     weights[10:20, 5] = 0.6  # b's audio likeliest on its neighbour c: c's, filler or not
     utt = dataclasses.replace(utt, weights=weights / weights.sum(1, keepdims=True))
-    assert frame_durations(_as_filler(utt, 1, 2.0))[5] > 15
+    assert frame_durations(_as_filler(utt, [1], 2.0))[5] > 15

@@ -299,3 +299,39 @@ def test_a_held_edge_word_is_aligned_again_inside_the_recording(
     assert all(a[1] <= b[0] + 1e-6 for a, b in zip(words, words[1:]))
     second = record["sentences"][1]
     assert second["start"] == pytest.approx(found[1][0] * 64 / SR - 10 * 64 / SR)
+
+
+def _arpabet_checkpoint(root: Path, path: Path) -> Path:
+    model = {"channels": 16, "attn_dim": 8, "text_kernels": [1], "mel_kernels": [3, 1]}
+    data = {"mel": MEL, "tokenizer": "arpabet", "tokenizer_opts": {"oov": "error"}}
+    cfg = ExperimentConfig.from_dict({"task": "align", "data": data, "model": model})
+    built = build_task(cfg, root)
+    state = {"model": built.model.state_dict(), "step": 1, "config": cfg.to_dict()}
+    atomic_save({**state, "symbols": built.symbols}, path)
+    return path
+
+
+def test_a_word_the_model_cannot_read_is_a_mismatch_not_a_stop(setup, tmp_path, found):
+    """An English ARPAbet model given a Cyrillic word and an emoji in a long recording's
+    text: the recording is aligned, the word keeps its own label and span inside its
+    sentence and is reported as a word the model cannot read; the emoji is no word. A
+    sentence mostly of such words stops the recording with the model's own message."""
+    ckpt = _arpabet_checkpoint(setup["root"], tmp_path / "arpabet.pt")
+    text = tmp_path / "chapter.txt"
+    text.write_text(TEXT.replace("good day", "good 😀 привет,"), encoding="utf-8")
+    args = ["align", "--checkpoint", ckpt, "--audio", setup["audio"], "--text", text]
+    r = _run(*args, "--out", tmp_path / "long")
+    assert r.exit_code == 0, r.output
+    assert "word the model cannot read: 'привет'" in r.output
+    record = json.loads((tmp_path / "long" / "chapter.durations.json").read_text("utf-8"))
+    labels = [w[2] for w in record["words"]]
+    assert "привет" in labels and "😀" not in labels and "good" in labels
+    word = record["words"][labels.index("привет")]
+    (kind,) = [m for m in record["mismatches"] if m["kind"] == "word the model cannot read"]
+    assert (kind["start"], kind["end"]) == pytest.approx((word[0], word[1]), abs=2e-3)
+    second = record["sentences"][1]
+    assert second["text"].startswith("A good 😀 привет")
+    assert second["start"] - 1e-6 <= word[0] < word[1] <= second["end"] + 1e-6
+    text.write_text(TEXT.replace("A good day to you!", "Добрый день, друг мой!"), "utf-8")
+    r = _run(*args, "--out", tmp_path / "long2")
+    assert r.exit_code == 1 and "Добрый" in r.output and "Traceback" not in r.output
