@@ -65,8 +65,9 @@ def segment(
 
     Each utterance lies between --min-seconds and --max-seconds, is cut in a pause, and
     holds no span the alignment reported as a mismatch (text not in the audio, audio not
-    in the text, a word unlike its audio); what is left out is listed with its span. The
-    corpus is what `aligner train` reads.
+    in the text, a word unlike its audio or one the model cannot read); what is left out
+    is listed with its span. The corpus is what `aligner train` reads; a recording that
+    cannot be cut is named and the rest are cut (exit 1).
 
     \b
     Examples:
@@ -87,3 +88,7 @@ def segment(
             raise click.ClickException(str(err).splitlines()[0]) from None
     for line in summary.lines():
         click.echo(line)
+    for item in summary.bad.items:  # each named with its line or recording: fix and rerun
+        click.echo(f"Error: {item}", err=True)
+    if summary.bad:
+        raise click.exceptions.Exit(1)

@@ -30,6 +30,7 @@ from aligner.inference.common import InferenceError
 from aligner.models.vocoders.base import GriffinLimVocoder
 from aligner.text.symbols import SymbolTable, UnknownSymbolError
 from aligner.text.tokenizers import (
+    OutOfVocabularyError,
     Tokenizer,
     foreign_letters,
     named_symbols,
@@ -206,7 +207,10 @@ class TextInput:
             if found:
                 named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in found[:8])
                 raise InferenceError(f"{where}: {what}: {named}; eSpeak NG would {advice}")
-        tokens = self.tokenizer.tokenize(text)
+        try:
+            tokens = self.tokenizer.tokenize(text)
+        except OutOfVocabularyError as err:
+            raise InferenceError(f"{where}: {err}") from None
         if not tokens:
             raise InferenceError(f"{where} is empty after cleaning: give some words to say")
         tokens = [self._known_stress(t) for t in tokens]

@@ -194,8 +194,9 @@ def test_segment_tells_a_wrong_recording_and_a_missing_alignment_and_cuts_the_re
     out = tmp_path / "corpus"
     args = ["segment", "--in", tmp_path / "long.jsonl", "--alignments", tmp_path, "--out", out]
     r = CliRunner().invoke(main, [str(a) for a in args] + ["--max-seconds", "4"])
-    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output  # the good one is cut
     assert "skipped 3 bad item(s)" in r.output, r.output
+    assert "Error: " in r.output and "long.jsonl:4: not valid JSON" in r.output
     summary = json.loads((out / "summary.json").read_text())
     reasons = json.dumps(summary)
     assert "short.wav is 3.00 s long, but its alignment covers" in reasons
