@@ -197,7 +197,7 @@ class TextInput:
             ),
             (
                 named_symbols,
-                "symbols an English model would say by name",
+                "symbols the model would say by name",
                 'say them as words ("grinning face", "right arrow"): write what is meant in '
                 "words, or remove them",
             ),
@@ -217,7 +217,9 @@ class TextInput:
         try:
             ids = self.symbols.encode(tokens)
         except UnknownSymbolError as err:
-            raise InferenceError(f"{where}: {err}") from None
+            words = self._unsayable_words(text)
+            named = f"the word(s) {', '.join(map(repr, words[:8]))}" if words else ""
+            raise InferenceError(f"{where}: {UnknownSymbolError(err.unknown, named)}") from None
         if self.add_eos:
             ids = [*ids, self.symbols.eos_id]
         if self.add_bos:
@@ -226,6 +228,19 @@ class TextInput:
 
     def source(self, item: dict[str, Any], where: str) -> torch.Tensor:
         return self.encode_text(item["text"], where)
+
+    def _unsayable_words(self, text: str) -> list[str]:
+        """The words of `text` (split at spaces) with a token the symbol table lacks: a
+        word in another script, which eSpeak NG reads in another language's phones."""
+        found = []
+        for word in text.split():
+            try:
+                tokens = [self._known_stress(t) for t in self.tokenizer.tokenize(word)]
+            except ValueError:
+                continue
+            if any(t not in self.symbols for t in tokens):
+                found.append(word)
+        return found
 
     def _known_stress(self, token: str) -> str:
         """`token`, or where the symbol table lacks it, the same phone under a stress the

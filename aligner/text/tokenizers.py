@@ -154,11 +154,16 @@ def foreign_letters(text: str, tokenizer: Any) -> list[str]:
     )
 
 
-def _english_phonemes_chars(text: str, tokenizer: Any, wanted: Any) -> list[str]:
+def _english_phonemes_chars(
+    text: str, tokenizer: Any, wanted: Any, any_language: bool = False
+) -> list[str]:
     """The characters of `text` for which ``wanted(c)`` holds, each once, in order; none
-    unless the tokenizer reads English phonemes (eSpeak NG names what it cannot read)."""
+    unless the tokenizer reads English phonemes (eSpeak NG names what it cannot read), or
+    phonemes of any language with `any_language`."""
     language = getattr(tokenizer, "language", "")
-    if getattr(tokenizer, "kind", "") != "phonemes" or not language.startswith("en"):
+    if getattr(tokenizer, "kind", "") != "phonemes":
+        return []
+    if not (any_language or language.startswith("en")):
         return []
     return list(dict.fromkeys(c for c in text if wanted(c)))
 
@@ -168,9 +173,10 @@ FIRST_NAMED_SYMBOL = 0x2190  # arrows, then technical signs, shapes, dingbats an
 
 def named_symbols(text: str, tokenizer: Any) -> list[str]:
     """The pictographs of `text` (arrows, shapes, dingbats, emoji and their skin tones)
-    that an English phonemes tokenizer reads by name (eSpeak NG says ``😀`` as "grinning
-    face" and ``→`` as "right arrow"), each once; none for a tokenizer of another
-    language or kind. Signs a reader says (``°``, ``©``, ``%``) are not among them."""
+    that a phonemes tokenizer reads by name, in any language (eSpeak NG says ``😀`` as
+    "grinning face" and ``→`` as "right arrow", and Czech ``🎉`` as a word of its own),
+    each once; none for a tokenizer of another kind. Signs a reader says (``°``, ``©``,
+    ``%``) are not among them."""
     return _english_phonemes_chars(
         text,
         tokenizer,
@@ -181,6 +187,7 @@ def named_symbols(text: str, tokenizer: Any) -> list[str]:
                 or "ARROW" in unicodedata.name(c, "")  # math symbols, but not as maths
             )
         ),
+        any_language=True,
     )
 
 

@@ -568,3 +568,24 @@ def test_an_emoji_inside_a_sentence_is_named_not_read_out():
     speech = SimpleNamespace(tokenizer=build_tokenizer("phonemes"))
     with pytest.raises(InferenceError, match=r"sentence 1: symbols .* say by name: .*U\+1F600"):
         TextInput.encode_text(speech, "I love it \U0001f600.", "sentence 1")
+
+
+def test_a_word_whose_phones_the_table_lacks_is_named():
+    """A Czech phonemes model given a Cyrillic word: eSpeak NG reads it in another
+    language's phones, which the table lacks; the error names the word, not only them."""
+    from types import SimpleNamespace
+
+    from aligner.inference.common import InferenceError
+    from aligner.inference.speech import TextInput
+    from aligner.text.symbols import SymbolTable
+    from aligner.text.tokenizers import build_tokenizer
+
+    tokenizer = build_tokenizer("phonemes", language="cs")
+    table = SymbolTable(tokenizer.tokenize("Dobrý den, přátelé. Ahoj světe."))
+    speech = SimpleNamespace(tokenizer=tokenizer, symbols=table, add_bos=False, add_eos=False)
+    speech._known_stress = lambda t: TextInput._known_stress(speech, t)
+    speech._unsayable_words = lambda t: TextInput._unsayable_words(speech, t)
+    with pytest.raises(
+        InferenceError, match=r"sentence 1: unknown symbol\(s\) in the word\(s\) 'привет'"
+    ):
+        TextInput.encode_text(speech, "Dobrý den привет přátelé.", "sentence 1")

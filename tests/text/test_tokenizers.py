@@ -145,7 +145,7 @@ def test_brackets_are_read_as_parentheses_not_glued_to_a_phone():
     assert set(tokens) <= set(tokenizer.inventory()), tokens
 
 
-def test_pictographs_an_english_model_would_say_by_name_are_found():
+def test_pictographs_a_phonemes_model_would_say_by_name_are_found_in_any_language():
     """eSpeak NG says an emoji's name ("grinning face") and an arrow's ("right arrow"):
     not what a text with them means; signs a reader says are left alone."""
     from aligner.text.tokenizers import named_symbols
@@ -160,6 +160,8 @@ def test_pictographs_an_english_model_would_say_by_name_are_found():
         "\U0001f3fd",
     ]
     assert named_symbols("\U0001f600", build_tokenizer("chars")) == []
+    czech = build_tokenizer("phonemes", language="cs")  # eSpeak NG says 🎉 as a Czech word
+    assert named_symbols("Dobrý den \U0001f389 přátelé.", czech) == ["\U0001f389"]
 
 
 def test_a_syllable_break_inside_a_word_is_no_punctuation():
