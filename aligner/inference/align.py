@@ -35,6 +35,7 @@ from aligner.inference.common import (
     check_output_folder,
     output_names,
 )
+from aligner.inference.duration_models import DurationDecoding
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import SpeechModel
 from aligner.text.cleaners import get_cleaner
@@ -225,7 +226,7 @@ def align_manifest(
     for line in lines:
         summary.add_bad(line.where, line.reason)
     with tqdm(total=len(items), desc="aligning", unit="utt") as bar:
-        for note in long_item_notes(items):
+        for note in long_item_notes(items) + own_timing_note(speech, checkpoint):
             bar.write(note)
         for start in range(0, len(items), chunk):
             part = _readable(speech, items[start : start + chunk], manifest, summary, pauses)
@@ -246,6 +247,20 @@ def align_manifest(
     text = json.dumps(summary.to_dict(), indent=1) + "\n"
     write_atomic(out / "summary.json", lambda fh: fh.write(text), "w", encoding="utf-8")
     return summary
+
+
+def own_timing_note(speech: SpeechModel, checkpoint: str | Path) -> list[str]:
+    """A note where the model times a recording without reading it (a duration model:
+    its predicted durations fitted to the recording's length, so noise and speech of one
+    length give one timing, and its focus is 1 by construction)."""
+    if not isinstance(speech, DurationDecoding):
+        return []
+    return [
+        f"note: {checkpoint} is a duration model: what it writes is its own timing of each "
+        "text (its predicted durations fitted to the recording's length), not read from the "
+        "audio, and its focus and suspects say nothing of the audio; to time recordings, "
+        "align with an alignment model (recipes/align/aligner.yaml)"
+    ]
 
 
 LONG_ITEM_SECONDS = 120.0  # an utterance longer than this is a recording for --long-form

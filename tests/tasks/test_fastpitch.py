@@ -222,6 +222,7 @@ def test_train_synthesize_align_bench_and_resume(corpus: Path, tmp_path: Path, c
     out = tmp_path / "aligned"
     result = invoke("align", "--checkpoint", exp, "--in", corpus / "valid.jsonl", "--out", out)
     assert result.exit_code == 0, result.output
+    assert "is a duration model: what it writes is its own timing" in result.output
     record = json.loads((out / "u4.durations.json").read_text())
     n_frames = FRAMES_PER_CHAR * len(TEXTS[4]) + 1
     assert sum(record["frames"]) == record["total_frames"] == n_frames
