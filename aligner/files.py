@@ -177,7 +177,13 @@ def process_alive(pid: int) -> bool:
 def _into_place(path: Path) -> Iterator[Path]:
     """A temporary name beside `path`, renamed onto it when the block ends without error;
     a storage error becomes `OutputError` (`output_error`), and the temporary file never
-    stays behind."""
+    stays behind. A link is written through (its target replaced); a device, a pipe or a
+    socket is refused, not replaced by a file (``--out /dev/null --force``)."""
+    if path.is_symlink():
+        path = path.resolve()
+    if path.exists() and not path.is_file():
+        what = "a folder" if path.is_dir() else "not a regular file (a device, a pipe or a socket)"
+        raise OutputError(f"{path} is {what}; name a file to write", path)
     tmp = temporary_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

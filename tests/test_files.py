@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
+from pathlib import Path
 
 import pytest
 import torch
@@ -153,3 +155,20 @@ def test_a_file_where_a_folder_should_be_is_one_line(tmp_path):
     assert blocker.read_bytes() == b"x"
     err = output_error(FileNotFoundError(errno.ENOENT, "gone", "/x/.y.tmp-1"), tmp_path / "y")
     assert err is not None and ".tmp" not in str(err) and "takes no new files" in str(err)
+
+
+def test_a_device_or_pipe_is_refused_and_a_link_written_through(tmp_path):
+    """``--out /dev/null --force`` replaced the device node with a file; a fifo too. A
+    link to a file keeps being a link: its target gets the new contents."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for special in (fifo, Path("/dev/null")):
+        with pytest.raises(OutputError, match="not a regular file"):
+            write_atomic(special, lambda fh: fh.write(b"x"))
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and Path("/dev/null").is_char_device()
+    target, link = tmp_path / "target.txt", tmp_path / "link.txt"
+    target.write_text("old")
+    link.symlink_to(target)
+    write_atomic(link, lambda fh: fh.write("new"), "w")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "pipe", "target.txt"]
