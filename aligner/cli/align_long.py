@@ -29,8 +29,10 @@ def align_long_cli(
         items = long_items(manifest, audio, text, bad=lines)
         summary = align_long_items(checkpoint, items, out, force, device, pauses, bad_lines=lines)
     for item in summary.utterances:
+        suspect = f"; suspect: {', '.join(item['suspect'])}" if item.get("suspect") else ""
         click.echo(
-            f"{item['id']}: focus {item['focus_rate']:.3f}, {int(item['mismatches'])} mismatch(es)"
+            f"{item['id']}: focus {item['focus_rate']:.3f}, {int(item['mismatches'])} "
+            f"mismatch(es){suspect}"
         )
         if item.get("note"):
             click.echo(f"warning: {item['id']}: {item['note']}", err=True)
