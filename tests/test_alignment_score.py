@@ -255,3 +255,47 @@ def test_webmaus_tiers_are_words_and_phones(tmp_path):
     report = json.loads((tmp_path / "s.json").read_text())
     assert report["words"]["items"] == 1 and report["phones"]["items"] == 1
     assert report["words"]["mean_ms"] == 0.0
+
+
+def test_words_of_another_text_are_scored_and_named(tmp_path):
+    """Paired by count alone, a TextGrid of other words scored as if right; now the item
+    is still scored but named, with its first differing word (case and punctuation
+    aside: ``Hello,`` is ``hello``)."""
+    ref = reference(tmp_path, ids=("a", "b"))
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    same = [(0.10, 0.40, "Hello,"), *WORDS[1:]]
+    grid(pred / "a.TextGrid", {"words": same, "phones": PHONES})
+    other = [(s, e, "banana") for s, e, _ in WORDS]
+    grid(pred / "b.TextGrid", {"words": other, "phones": PHONES})
+    out = tmp_path / "report.json"
+    result = score("--reference", ref, "--predicted", pred, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["words"]["items"] == 2 and report["words"]["mean_ms"] == 0.0
+    assert report["words"]["relabelled"] == [
+        {"id": "b", "words": "3", "first": "'banana' for 'hello'"}
+    ]
+    assert "note: 1 item(s) scored with words that differ" in result.output
+    assert "relabelled" not in report["phones"]
+
+
+def test_by_speaker_needs_a_manifest_reference(tmp_path):
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    grid(refs / "a.TextGrid", {"words": WORDS, "phones": PHONES})
+    result = score("--reference", refs, "--predicted", refs, "--by-speaker")
+    assert result.exit_code == 1 and "--by-speaker needs a manifest" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_bad_reference_line_is_named_and_the_rest_scored(tmp_path):
+    ref = reference(tmp_path, ids=("a",))
+    ref.write_text(ref.read_text() + "{oops\n")
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    grid(pred / "a.TextGrid", {"words": WORDS, "phones": PHONES})
+    result = score("--reference", ref, "--predicted", pred)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "skipped reference line" in result.output and "valid.jsonl:2" in result.output
+    assert "words       1       6     0.0" in result.output

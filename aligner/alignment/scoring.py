@@ -5,7 +5,9 @@ Within a tier, the labelled intervals (silences such as ``""``, ``sil``, ``sp`` 
 out when read) are paired in order, and each interval's start and end is one boundary:
 its error is predicted minus reference. An item whose prediction is missing, lacks the
 tier, or has another number of intervals is counted and named, never dropped silently.
-Labels are not compared (tools spell phones differently).
+Phone labels are not compared (tools spell phones differently); word labels are, case
+and punctuation aside, and an item whose words differ is scored and named (``relabelled``):
+the prediction may be of another text.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class TierScore:
     errors: list[float] = field(default_factory=list)
     per_item: dict[str, float] = field(default_factory=dict)
     unmatched: list[dict[str, str]] = field(default_factory=list)
+    relabelled: list[dict[str, str]] = field(default_factory=list)
 
     def add(
         self,
@@ -50,7 +53,20 @@ class TierScore:
         else:
             errors = boundary_errors(ref, pred[tier])
             self.errors.extend(errors)
+            if tier == "words":
+                self._compare_labels(uid, ref, pred[tier])
             self.per_item[uid] = 1000 * float(np.mean(np.abs(errors)))
+
+    def _compare_labels(self, uid: str, ref: list[Interval], pred: list[Interval]) -> None:
+        """Name item `uid` in ``relabelled`` where a paired word's label differs (case and
+        surrounding punctuation aside), with the first such pair."""
+        for r, p in zip(ref, pred):
+            if _word_key(r.label) != _word_key(p.label):
+                n = sum(_word_key(a.label) != _word_key(b.label) for a, b in zip(ref, pred))
+                self.relabelled.append(
+                    {"id": uid, "words": str(n), "first": f"{p.label!r} for {r.label!r}"}
+                )
+                return
 
     def summary(self, worst: int = 5) -> dict[str, Any]:
         """Items and boundaries matched; mean, median and signed mean (bias) of the absolute
@@ -67,4 +83,13 @@ class TierScore:
         ranked = sorted(self.per_item.items(), key=lambda kv: -kv[1])[:worst]
         out["worst"] = [{"id": uid, "mean_ms": round(v, 2)} for uid, v in ranked]
         out["unmatched"] = self.unmatched
+        if self.relabelled:
+            out["relabelled"] = self.relabelled
         return out
+
+
+def _word_key(label: str) -> str:
+    return label.strip(PUNCTUATION).casefold()
+
+
+PUNCTUATION = ".,;:!?\"'()[]{}«»“”‘’—-…¿¡"

@@ -118,3 +118,10 @@ def score_alignment(
             f"no item of {reference} could be paired with {predicted} (the unmatched lines "
             "above say why; none: the reference items have no words or phones)"
         )
+    if result.get("bad_reference_lines"):
+        click.echo(
+            f"Error: {len(result['bad_reference_lines'])} line(s) of {reference} are no item "
+            "(listed above); the others are scored",
+            err=True,
+        )
+        raise click.exceptions.Exit(1)

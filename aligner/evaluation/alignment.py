@@ -22,7 +22,7 @@ from aligner.alignment.reading import predicted_tiers
 from aligner.alignment.record import RECORD_SUFFIX
 from aligner.alignment.scoring import TierScore
 from aligner.alignment.textgrid import read_textgrid, textgrid_files
-from aligner.data.manifest import manifest_items
+from aligner.data.manifest import BadLine, manifest_items
 from aligner.evaluation import EvaluationError
 from aligner.files import write_atomic
 
@@ -95,7 +95,13 @@ def score_alignments(
         raise EvaluationError(f"{out} exists; pass --force to overwrite it")
     if not predicted.is_dir():
         raise EvaluationError(f"--predicted {predicted} is not a folder of TextGrids or durations")
-    items = None if reference.is_dir() else manifest_items(reference, "--reference")
+    lines: list[BadLine] = []  # the reference's lines that are no item: named, the rest scored
+    items = None if reference.is_dir() else manifest_items(reference, "--reference", bad=lines)
+    if by_speaker and items is None:
+        raise EvaluationError(
+            f"--by-speaker needs a manifest as --reference (its items' speaker), not the "
+            f"folder {reference}"
+        )
     refs = reference_timings(reference, key, items)
     grids = _grid_files(predicted, "--predicted")
     if not grids and not any(predicted.glob(f"*{RECORD_SUFFIX}")):
@@ -122,6 +128,8 @@ def score_alignments(
         "predicted": str(predicted),
         "items": len(refs),
     }
+    if lines:
+        result["bad_reference_lines"] = [f"{line.where}: {line.reason}" for line in lines]
     result.update({name: score.summary() for name, score in scores.items()})
     if by_speaker:
         result["speakers"] = {
@@ -144,7 +152,16 @@ def table(result: dict[str, Any]) -> str:
     for speaker, tiers in result.get("speakers", {}).items():
         lines.append(f"speaker {speaker}")
         lines += [_row(name, tiers[name]) for name in TIERS]
+    lines += [f"skipped reference line {bad}" for bad in result.get("bad_reference_lines", [])]
     for name in TIERS:
+        relabelled = result[name].get("relabelled", [])
+        if relabelled:
+            first = relabelled[0]
+            lines.append(
+                f"note: {len(relabelled)} item(s) scored with {name} that differ from the "
+                f"reference's (first: {first['id']}: {first['first']}): are the predictions of "
+                "these texts?"
+            )
         for bad in result[name]["unmatched"][:10]:
             lines.append(f"unmatched {name}: {bad['id']}: {bad['reason']}")
         more = len(result[name]["unmatched"]) - 10
