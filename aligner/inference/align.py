@@ -9,6 +9,7 @@ alignment model (its monotonic path).
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -151,7 +152,22 @@ def _label_text(speech: SpeechModel, text: str | None, tokens: list[str]) -> str
     if cleaner is None:
         return text
     cleaned = " ".join(re.split(r"[\s/-]+", get_cleaner(cleaner)(text))).strip()
-    return cleaned if len(cleaned.split()) == said else text
+    return _as_written(text, cleaned) if len(cleaned.split()) == said else text
+
+
+def _as_written(text: str, cleaned: str) -> str:
+    """`cleaned` (the cleaner's words: lower case, numbers said) with each word that is
+    one of `text`'s, case and punctuation aside, as `text` writes it (``$3 A boy`` ->
+    ``three dollars A boy``, not ``a boy``)."""
+    def key(word: str) -> str:
+        return word.strip(".,;:!?\"'()[]").casefold()
+
+    written, said = text.split(), cleaned.split()
+    matcher = difflib.SequenceMatcher(None, [key(w) for w in written], [key(w) for w in said])
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            said[block.b + k] = written[block.a + k]
+    return " ".join(said)
 
 
 def _mapping_ms(speech: SpeechModel, item: dict[str, Any], frames: list[int]) -> dict:

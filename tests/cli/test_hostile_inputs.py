@@ -394,14 +394,15 @@ def test_synthesize_names_every_sentence_it_cannot_say(ckpts, tmp_path):
 
 def test_words_said_otherwise_than_written_are_labelled_with_the_cleaned_text():
     """``Dr. Smith paid $3.`` is said as five words: the tiers' words get the cleaned
-    text's (not the tokens joined); a text whose words are the tokens' keeps its own."""
+    text's (not the tokens joined), each written word as written (``Smith``, not
+    ``smith``); a text whose words are the tokens' keeps its own."""
     from types import SimpleNamespace
 
     from aligner.inference.align import _label_text
 
     speech = SimpleNamespace(tokenizer=SimpleNamespace(cleaner="english"))
     tokens = ["<s>", "a", " ", "b", " ", "c", " ", "d", "e", " ", "f", ".", "</s>"]
-    assert _label_text(speech, "Dr. Smith paid $3.", tokens) == "doctor smith paid three dollars."
+    assert _label_text(speech, "Dr. Smith paid $3.", tokens) == "doctor Smith paid three dollars."
     assert _label_text(speech, "One two three four five.", tokens) == "One two three four five."
     assert _label_text(speech, "Too few.", tokens) == "Too few."
 
