@@ -159,6 +159,7 @@ def _as_written(text: str, cleaned: str) -> str:
     """`cleaned` (the cleaner's words: lower case, numbers said) with each word that is
     one of `text`'s, case and punctuation aside, as `text` writes it (``$3 A boy`` ->
     ``three dollars A boy``, not ``a boy``)."""
+
     def key(word: str) -> str:
         return word.strip(".,;:!?\"'()[]").casefold()
 

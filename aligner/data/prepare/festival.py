@@ -100,7 +100,8 @@ def prepare_festival(
         _english_only(languages)
         texts = fortune_sentences(utterances, seed)
     if not texts:
-        raise ValueError(f"no sentences to speak{f' in {text_file}' if text_file else ''}")
+        first = f" (first: {summary.bad.items[0]})" if summary.bad else ""
+        raise ValueError(f"no sentences to speak{f' in {text_file}' if text_file else ''}{first}")
     _clear_old_outputs(out_dir)
     make_folder(out_dir / "wavs")
     make_folder(out_dir / "textgrids")
