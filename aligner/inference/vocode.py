@@ -51,6 +51,9 @@ def read_mel_config(folder: Path) -> MelConfig:
         raise InferenceError(f"{path} is not a mel_config.json ({err})") from None
 
 
+MIN_FRAMES = 2  # an inverse STFT of one frame has no samples
+
+
 def read_mel(path: Path, n_mels: int) -> torch.Tensor:
     """One saved log-mel ``(T, n_mels)``; ValueError naming the file and what is wrong."""
     try:
@@ -59,6 +62,8 @@ def read_mel(path: Path, n_mels: int) -> torch.Tensor:
         raise ValueError(f"{path} is not a .npy array ({err})") from None
     if mel.ndim != 2 or mel.shape[1] != n_mels or mel.shape[0] < 1:
         raise ValueError(f"{path}: expected frames x {n_mels} mels, got shape {mel.shape}")
+    if mel.shape[0] < MIN_FRAMES:
+        raise ValueError(f"{path}: {mel.shape[0]} frame, too few to vocode ({MIN_FRAMES} at least)")
     if mel.dtype.kind not in "fiu" or not np.isfinite(mel).all():
         raise ValueError(f"{path}: the mel holds NaN, inf or non-numbers")
     return torch.from_numpy(mel.astype(np.float32))
@@ -90,7 +95,12 @@ def vocode(
         except ValueError as err:
             run.bad.append(str(err))
             continue
-        save_audio(wav_path, voc(mel), voc.features.sample_rate)
+        try:
+            wav = voc(mel)
+        except RuntimeError as err:  # the vocoder's own limit: this item, not the run
+            run.bad.append(f"{mel_path}: could not be vocoded ({str(err).splitlines()[0]})")
+            continue
+        save_audio(wav_path, wav, voc.features.sample_rate)
         run.outputs.append(wav_path)
     return run
 

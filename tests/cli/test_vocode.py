@@ -97,6 +97,27 @@ def test_bad_mels_are_named_and_counted_and_good_ones_written(tmp_path):
     assert "Traceback" not in r.output
 
 
+def test_a_mel_of_one_frame_is_a_bad_item_not_the_end_of_the_folder(tmp_path, monkeypatch):
+    """A trained vocoder's inverse STFT failed on a 1-frame mel with a traceback and the
+    rest of the folder unwritten; a vocoder's own error on one item is that item's too."""
+    mels = saved_mels(tmp_path / "mels", names=("a", "b", "c"))
+    np.save(mels / "a.npy", np.load(mels / "a.npy")[:1])
+    r = invoke("vocode", "--in", mels, "--out", tmp_path / "out", "--griffin-lim-iters", "2")
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "a.npy: 1 frame, too few to vocode" in r.output
+    assert (tmp_path / "out" / "b.wav").is_file() and (tmp_path / "out" / "c.wav").is_file()
+    from aligner.inference import vocode
+
+    def fails(mel):
+        raise RuntimeError("istft: window overlap\nmore")
+
+    monkeypatch.setattr(vocode, "load_vocoder", lambda *a, **k: _Calls("stub", CFG, fails))
+    r = invoke("vocode", "--in", mels, "--out", tmp_path / "out2", "--griffin-lim-iters", "2")
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "b.npy: could not be vocoded (istft: window overlap)" in r.output
+    assert "c.npy: could not be vocoded" in r.output
+
+
 def test_a_vocoder_of_other_features_and_a_missing_config_are_one_line(tmp_path):
     mels = saved_mels(tmp_path / "mels")
     other = release(tmp_path / "h22k", sampling_rate=22050)
@@ -125,3 +146,13 @@ def test_synthesize_and_convert_take_a_release(tmp_path, command):
     assert sr == 8000 and len(wav) % 64 == 0
     r = invoke(*args, "--force", "--vocoder", "nonsense")
     assert r.exit_code == 1 and "give griffin-lim, hifigan:DIR" in r.output
+
+
+class _Calls:
+    """A vocoder stand-in: `name`, `features` and a call that fails."""
+
+    def __init__(self, name, features, call):
+        self.name, self.features, self._call = name, features, call
+
+    def __call__(self, mel):
+        return self._call(mel)

@@ -94,3 +94,19 @@ def test_the_wrong_word_can_be_a_sentences_first_or_last(corpus, where):
     said = wrong["mismatch"]["text"]
     position = 0 if where == "first" else 1  # each utterance: two words, `a<i> b<i>.`
     assert said.startswith("ab"[position]) and said in full["text"] and said not in wrong["text"]
+
+
+def test_the_foreign_version_writes_the_word_in_cyrillic_where_its_audio_is(corpus):
+    out = corpus / "foreign"
+    args = ["--out", str(out), "--minutes", "0.1", "--wrong-word", "last", "--foreign"]
+    longform_testset.main(["build", "--in", str(corpus / "test.jsonl"), *args])
+    items = {json.loads(ln)["id"].rsplit("_", 1)[1]: json.loads(ln) for ln in
+             (out / "long.jsonl").read_text().splitlines()}  # fmt: skip
+    full, foreign, wrong = items["full"], items["foreign"], items["wrongword"]
+    said = foreign["mismatch"]["text"]
+    assert foreign["mismatch"]["kind"] == "word the model cannot read"
+    assert foreign["mismatch"]["start"] == wrong["mismatch"]["start"]
+    written = longform_testset._in_cyrillic({"text": said, "timings": {"words": [[0, 1, said]]}}, 0)
+    assert written == "б" + said[1:] and written in foreign["text"] and said not in foreign["text"]
+    assert foreign["text"].replace(written, said, 1) == full["text"]
+    assert foreign["audio"] != full["audio"] and foreign["timings"] == full["timings"]
