@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -210,7 +211,25 @@ def _convert(value: Any, tp: Any, where: str) -> Any:
         if not isinstance(value, Mapping):
             raise ConfigError(f"{where} must be a mapping, got {value!r}")
         return dict(value)
-    return _scalar(value, tp, where)
+    return _size(_scalar(value, tp, where), where)
+
+
+# a model's sizes by their names: widths (at least 1) and counts (at least 0)
+_WIDTH = re.compile(r"(dim|channels|hidden|heads|units)$")
+_COUNT = re.compile(r"(^n_|layers$|convs$)")
+
+
+def _size(value: Any, where: str) -> Any:
+    """`value`, or ConfigError where a size under ``model.`` is below its least: a width
+    (``attn_dim``, ``channels``, ``ff_hidden``, ``heads``) below 1, a count (``n_convs``,
+    ``decoder_layers``) below 0 (PyTorch would fail later, or build a model of nothing)."""
+    name = where.rsplit(".", 1)[-1]
+    if not where.startswith("model.") or type(value) is not int:
+        return value
+    least = 1 if _WIDTH.search(name) else 0 if _COUNT.search(name) else None
+    if least is not None and value < least:
+        raise ConfigError(f"{where} must be at least {least} (a size of the model), got {value}")
+    return value
 
 
 def _scalar(value: Any, tp: type, where: str) -> Any:

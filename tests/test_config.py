@@ -212,3 +212,41 @@ def test_a_recipe_names_its_base_and_overrides_some_keys(tmp_path):
     assert {k: v for k, v in guided.model.items() if k not in ("loss", "decoder")} == {
         k: v for k, v in small.model.items() if k not in ("loss", "decoder")
     }
+
+
+@pytest.mark.parametrize(
+    "model, words",
+    [
+        ({"encoder": 5}, "model.encoder must be a mapping"),
+        ({"encoder": {"embed_dim": -1}}, "model.encoder.embed_dim must be at least 1"),
+        ({"encoder": {"n_convs": -3}}, "model.encoder.n_convs must be at least 0"),
+        ({"attn_dim": 0}, "model.attn_dim must be at least 1"),
+    ],
+)
+def test_a_models_size_out_of_range_is_named_before_building(model, words):
+    """A traceback (``'int' object is not iterable``, ``negative dimension``) or a model
+    of nothing, before: now one ConfigError naming the key."""
+    from aligner.models.tacotron.model import TacotronConfig
+
+    with pytest.raises(ConfigError, match=words):
+        TacotronConfig.from_dict(model)
+    TacotronConfig.from_dict({"encoder": {"n_convs": 0}})  # no convolutions: a count of 0
+
+
+@pytest.mark.parametrize(
+    "mel, words",
+    [
+        ({"f_max": "1e9"}, r"f_max=1000000000.0, sample_rate=22050"),
+        ({"sample_rate": "abc"}, "data.mel.sample_rate must be of type int"),
+    ],
+)
+def test_mel_settings_read_numbers_as_yaml_writes_them_and_name_bad_ones(mel, words):
+    """``--set data.mel.f_max=1e9`` (a string to YAML 1.1) failed on ``'<' not
+    supported``; ``7e3`` is read as the number it is."""
+    from types import SimpleNamespace
+
+    from aligner.tasks.speech_data import mel_settings
+
+    with pytest.raises(ConfigError, match=words):
+        mel_settings(SimpleNamespace(mel=mel))
+    assert mel_settings(SimpleNamespace(mel={"f_max": "7e3"})).f_max == 7000.0

@@ -107,8 +107,10 @@ def manifest_path(data_dir: Path, name: str, key: str) -> Path:
 
 
 def mel_settings(data: SpeechData) -> MelConfig:
-    try:
-        return MelConfig.from_dict(data.mel)
+    try:  # types checked and number-like strings read (YAML 1.1 reads 1e9 as a string)
+        return from_dict(MelConfig, data.mel, "data.mel")
+    except ConfigError:
+        raise
     except (TypeError, ValueError) as err:
         raise ConfigError(f"data.mel: {err}") from None
 

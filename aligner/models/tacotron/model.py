@@ -153,7 +153,10 @@ class TacotronConfig:
     def from_dict(cls, data: dict[str, Any], where: str = "model") -> TacotronConfig:
         data = dict(data)
         data["decoder"] = move_attention_keys(data, where)
-        enc = dict(data.pop("encoder", None) or {})
+        enc = data.pop("encoder", None) or {}
+        if not isinstance(enc, dict):
+            raise ConfigError(f"{where}.encoder must be a mapping of keys to values, got {enc!r}")
+        enc = dict(enc)
         kind = enc.get("kind", "text")
         if kind not in ENCODERS:
             raise ConfigError(
