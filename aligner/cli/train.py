@@ -33,7 +33,11 @@ import click
     metavar="KEY=VALUE",
     help="Override a recipe value, e.g. --set train.lr=5e-4 (repeatable).",
 )
-@click.option("--resume", is_flag=True, help="Continue from the latest checkpoint in --out.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue from the latest checkpoint in --out (give that run's recipe and --set values again, or its OUT/config.yaml as RECIPE).",
+)
 @click.option(
     "--restart",
     is_flag=True,

@@ -109,10 +109,17 @@ class CheckpointManager:
         return self.best_path
 
 
-def resume_state(path: Path, task: str | None, load: Callable[[dict[str, Any]], None]) -> None:
+def resume_state(
+    path: Path,
+    task: str | None,
+    load: Callable[[dict[str, Any]], None],
+    config: dict[str, Any] | None = None,
+) -> None:
     """Read the checkpoint `path` and hand its state to `load` (`Trainer.load_state_dict`);
     CheckpointError (one line) for a checkpoint of another task than `task`, or one whose
-    state `load` cannot take (missing keys, other shapes)."""
+    state `load` cannot take (missing keys, other shapes: the settings of this run's
+    `config` that differ from the checkpoint's are named)."""
+    state: dict[str, Any] = {}
     try:
         state = load_checkpoint(path, map_location="cpu")
         theirs = state["config"].get("task")
@@ -125,5 +132,31 @@ def resume_state(path: Path, task: str | None, load: Callable[[dict[str, Any]], 
     except (KeyError, ValueError, RuntimeError) as err:
         if isinstance(err, CheckpointError):
             raise
-        reason = str(err).splitlines()[0]
+        reason = str(err).splitlines()[0].rstrip(":")
+        changed = _changed(state.get("config") or {}, config or {})
+        if changed:
+            reason += f" (this run's settings differ from the checkpoint's: {changed})"
         raise CheckpointError(f"cannot resume from {path}: {reason}") from None
+
+
+def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(d, dict):
+        return {prefix: d}
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        out.update(_flat(v, f"{prefix}.{k}" if prefix else str(k)))
+    return out
+
+
+def _changed(theirs: dict[str, Any], ours: dict[str, Any], limit: int = 4) -> str:
+    """``key: VALUE here, VALUE in the checkpoint`` for the settings of the model, the
+    family and the data's tokenizer that differ (at most `limit`), else ``""``."""
+    a, b = _flat(theirs), _flat(ours)
+    keys = [
+        k
+        for k in sorted(set(a) | set(b))
+        if k.startswith(("model.", "family", "data.tokenizer", "data.mel."))
+        and a.get(k) != b.get(k)
+    ]
+    parts = [f"{k}: {b.get(k)!r} here, {a.get(k)!r} in the checkpoint" for k in keys[:limit]]
+    return "; ".join(parts) + (f"; and {len(keys) - limit} more" if len(keys) > limit else "")

@@ -76,7 +76,7 @@ def run(
         ddp.barrier(info)
         trainer = _prepare(cfg, data_dir, out_dir, manager, info, resume, say)
         if info.is_main:
-            _write(cfg, out_dir, restart)
+            _write(cfg, out_dir, restart, resume)
         ddp.barrier(info)
         result = trainer.fit()
         if info.is_main:
@@ -127,12 +127,21 @@ def _prepare(
     return trainer
 
 
-def _write(cfg: ExperimentConfig, out_dir: Path, restart: bool) -> None:
-    """The destructive part, last: delete the old run (`restart`), write ``config.yaml``."""
+def _write(cfg: ExperimentConfig, out_dir: Path, restart: bool, resume: bool) -> None:
+    """The destructive part, last: delete the old run (`restart`), write ``config.yaml``
+    (a ``config.yaml`` of other settings with no checkpoint beside it, a user's file or
+    a run stopped before its first, only with `resume` or `restart`)."""
+    old = out_dir / "config.yaml"
+    if old.is_file() and not (resume or restart):
+        if old.read_text(encoding="utf-8", errors="replace") != _config_text(cfg):
+            raise RunError(
+                f"{old} exists with other settings than this run's; pass --restart to "
+                "replace it or give another --out"
+            )
     if restart:
         for sub in ("checkpoints", "tb"):
             shutil.rmtree(out_dir / sub, ignore_errors=True)
-    text = yaml.safe_dump(cfg.to_dict(), sort_keys=False)
+    text = _config_text(cfg)
     write_atomic(out_dir / "config.yaml", lambda fh: fh.write(text), "w", encoding="utf-8")
 
 
@@ -175,6 +184,10 @@ def _check(
             "to delete them and start over"
         )
     return cfg, manager
+
+
+def _config_text(cfg: ExperimentConfig) -> str:
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)
 
 
 def _resume(trainer: Trainer, out_dir: Path, say: Callable[[str], None]) -> None:

@@ -146,7 +146,7 @@ class Trainer:
         path = Path(path) if path else self.checkpoints.latest()
         if path is None:
             return None
-        resume_state(path, self.config.get("task"), self.load_state_dict)
+        resume_state(path, self.config.get("task"), self.load_state_dict, self.config)
         return path
 
     # ----------------------------------------------------------------- pieces

@@ -179,6 +179,8 @@ def test_nothing_is_deleted_or_overwritten_before_the_checks(recipe, tmp_path, b
         assert (exp / "config.yaml").read_text() == config
         if "task" in bad[1]:
             assert "checkpoint of task 'tiny_task', the recipe trains 'other_task'" in res.output
+        if "hidden" in bad[1]:  # the setting that differs is named, not a bare "Error(s) in"
+            assert "model.hidden: 16 here" in res.output and "in the checkpoint" in res.output
     finally:
         sys.path.remove(str(tmp_path))
 
@@ -199,3 +201,20 @@ def test_a_failed_first_run_leaves_no_folder(recipe, tmp_path):
     exp = tmp_path / "new"
     res = run("train", recipe, "--data", tmp_path, "--out", exp, "--set", "model.n_train=0")
     assert res.exit_code == 1 and not exp.exists()
+
+
+def test_a_config_yaml_of_other_settings_is_not_overwritten(recipe, tmp_path):
+    """A folder holding a config.yaml and no checkpoints (a user's file, or a run stopped
+    before its first): another run's settings are refused without --restart; the same
+    run's settings (a rerun) go on."""
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "config.yaml").write_text("mine: 1\n")
+    base = ["train", recipe, "--data", tmp_path, "--out", exp, "--set", "train.max_steps=2"]
+    res = run(*base)
+    assert res.exit_code == 1 and "exists with other settings" in res.output
+    assert (exp / "config.yaml").read_text() == "mine: 1\n"
+    assert run(*base, "--restart").exit_code == 0
+    for ckpt in (exp / "checkpoints").iterdir():
+        ckpt.unlink()
+    assert run(*base).exit_code == 0  # the same settings: a rerun
