@@ -325,8 +325,16 @@ def read_recipe(path: str | Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"recipe {path} does not exist; give the path to a YAML recipe") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        named = f" (the base: of {seen[-1]})" if seen else ""
+        raise ConfigError(
+            f"recipe {path}{named} does not exist; give the path to a YAML recipe"
+        ) from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        what = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"cannot read recipe {path}{at}: {what}") from None
+    except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"cannot read recipe {path}: {err}".splitlines()[0]) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"recipe {path} must be a YAML mapping with task/data/model/train")

@@ -250,3 +250,16 @@ def test_mel_settings_read_numbers_as_yaml_writes_them_and_name_bad_ones(mel, wo
     with pytest.raises(ConfigError, match=words):
         mel_settings(SimpleNamespace(mel=mel))
     assert mel_settings(SimpleNamespace(mel={"f_max": "7e3"})).f_max == 7000.0
+
+
+def test_a_recipe_that_is_not_yaml_or_names_a_missing_base_says_where(tmp_path):
+    from aligner.config import read_recipe
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("task: tts\nmodel:\n  dim: 3\n  x: y: z\n")
+    with pytest.raises(ConfigError, match=r"bad\.yaml at line 4, column 7: mapping values"):
+        read_recipe(bad)
+    child = tmp_path / "child.yaml"
+    child.write_text("base: nothere.yaml\ntask: tts\n")
+    with pytest.raises(ConfigError, match=r"nothere\.yaml \(the base: of .*child\.yaml\)"):
+        read_recipe(child)
