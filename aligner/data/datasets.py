@@ -30,12 +30,39 @@ def _items(manifest: Manifest, required: Sequence[str]) -> list[dict[str, Any]]:
     items = read_manifest(manifest) if isinstance(manifest, str | os.PathLike) else list(manifest)
     if not items:
         raise ValueError(f"{where}: no items; run `aligner prepare` or check the path")
+    check_items(items, required, where)
+    return items
+
+
+AUDIO_KEYS = ("audio", "target_audio")  # the recordings an item names
+LISTED = 5  # bad items named in a message (all are counted)
+
+
+def check_items(items: Sequence[dict[str, Any]], required: Sequence[str], where: str) -> None:
+    """ValueError naming every item of `items` (the manifest `where`) that lacks one of
+    `required`, or whose recording (``audio``, ``target_audio``) is not a file, counted,
+    the first `LISTED` named with their place: a corpus is fixed in one go, not one item
+    per run. Where no item has ``target_audio``, the recipe wants a parallel corpus."""
+    if "target_audio" in required and items and not any(it.get("target_audio") for it in items):
+        raise ValueError(
+            f"{where}: no item has target_audio: this recipe trains on a parallel corpus of "
+            "two voices (aligner prepare ... --parallel SOURCE TARGET)"
+        )
+    bad = []
     for n, item in enumerate(items, 1):
+        name = f"item {n} ({item.get('id', 'no id')})"
         missing = [k for k in required if item.get(k) in (None, "")]
         if missing:
-            name = item.get("id", f"item {n}")
-            raise ValueError(f"{where}: {name} lacks {', '.join(missing)}; fix or remove it")
-    return items
+            bad.append(f"{name} lacks {', '.join(missing)}")
+            continue
+        lost = [k for k in AUDIO_KEYS if k in required and not os.path.isfile(str(item[k]))]
+        if lost:
+            bad.append(f"{name}: no file {item[lost[0]]}")
+    if bad:
+        more = f"; and {len(bad) - LISTED} more" if len(bad) > LISTED else ""
+        raise ValueError(
+            f"{where}: {len(bad)} bad item(s): {'; '.join(bad[:LISTED])}{more}; fix or remove them"
+        )
 
 
 def estimate_frames(item: dict[str, Any], key: str, cfg: MelConfig) -> int:

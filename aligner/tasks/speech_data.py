@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from aligner.audio.features import MelConfig, MelStats
 from aligner.config import ConfigError, from_dict
-from aligner.data.datasets import TTSDataset, VCDataset
+from aligner.data.datasets import TTSDataset, VCDataset, check_items
 from aligner.data.manifest import read_manifest
 from aligner.tasks.speech import SpeechLog
 from aligner.text.symbols import SymbolTable
@@ -148,6 +148,13 @@ class TextSpeechData:
         }
 
 
+def _checked(path: Path, keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The items of the manifest `path`, every bad one named at once (`check_items`)."""
+    items = read_manifest(path)
+    check_items(items, keys, str(path))
+    return items
+
+
 def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
     """The ``data:`` section of `cfg` read from manifests under ``data_dir`` (TTS and the
     alignment model)."""
@@ -155,8 +162,9 @@ def text_speech_data(cfg: Any, data_dir: Path) -> TextSpeechData:
     mel_cfg = mel_settings(data)
     train_path = manifest_path(data_dir, data.train, "train")
     valid_path = manifest_path(data_dir, data.valid, "valid")
-    train_items = with_voices(read_manifest(train_path), data.audio_keys, str(train_path))
-    valid_items = with_voices(read_manifest(valid_path), data.audio_keys, str(valid_path))
+    needed = ("id", "text", *data.audio_keys)
+    train_items = with_voices(_checked(train_path, needed), data.audio_keys, str(train_path))
+    valid_items = with_voices(_checked(valid_path, needed), data.audio_keys, str(valid_path))
     tokenizer = _MemoTokenizer(build_tokenizer(data.tokenizer, **data.tokenizer_opts))
     # the tokenizer's whole inventory, not only what the training texts happen to contain
     table = SymbolTable.from_corpus(
@@ -197,7 +205,11 @@ def parallel_corpus(cfg: Any, data_dir: Path) -> ParallelCorpus:
     mel_cfg = mel_settings(data)
     cache = Path(data_dir) / data.cache_dir
     train_set, valid_set = (
-        VCDataset(read_manifest(manifest_path(data_dir, name, key)), mel_cfg, cache)
+        VCDataset(
+            _checked(manifest_path(data_dir, name, key), ("id", "audio", "target_audio")),
+            mel_cfg,
+            cache,
+        )
         for name, key in ((data.train, "train"), (data.valid, "valid"))
     )
 

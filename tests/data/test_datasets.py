@@ -10,7 +10,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from aligner.audio.features import MelConfig, MelStats, log_mel
-from aligner.audio.io import AudioError, load_audio
+from aligner.audio.io import load_audio
 from aligner.data.cache import FeatureCache
 from aligner.data.collate import collate_tts, collate_vc
 from aligner.data.datasets import TextPairDataset, TTSDataset, VCDataset
@@ -82,10 +82,12 @@ def test_unknown_symbols_name_the_item(corpus, tmp_path):
 
 def test_missing_audio_and_empty_text_are_clear(tmp_path):
     items = [{"id": "x", "audio": str(tmp_path / "nope.wav"), "text": "hi"}]
-    with pytest.raises(AudioError, match="nope.wav.*not found"):
+    with pytest.raises(ValueError, match=r"item 1 \(x\): no file .*nope.wav"):
         TTSDataset(items, build_tokenizer("chars"), CHARS, CFG, tmp_path / "c")
-    items = [{"id": "y", "audio": str(_wav(tmp_path / "a.wav", 0.2, 300)), "text": ""}]
-    with pytest.raises(ValueError, match="y lacks text"):
+    good = str(_wav(tmp_path / "a.wav", 0.2, 300))
+    items = [{"id": "y", "audio": good, "text": ""}, {"id": "z", "audio": good, "text": "hi"}]
+    items += [{"id": "w", "audio": str(tmp_path / "gone.wav"), "text": "hi"}]
+    with pytest.raises(ValueError, match=r"2 bad item\(s\): item 1 \(y\) lacks text; item 3"):
         TTSDataset(items, build_tokenizer("chars"), CHARS, CFG, tmp_path / "c")
 
 

@@ -287,5 +287,7 @@ def test_audio_keys_give_one_item_per_voice_of_a_parallel_corpus(tmp_path):
     assert torch.equal(task.train_set[0]["tokens"], task.train_set[1]["tokens"])
     assert len(task.train_set[0]["mel"]) != len(task.train_set[1]["mel"])
     plain = make_corpus(tmp_path / "plain")
-    with pytest.raises(ConfigError, match="item 'u0' has no 'target_audio'"):
+    with pytest.raises(
+        ValueError, match="no item has target_audio: this recipe trains on a parallel"
+    ):
         build_task(ExperimentConfig.from_dict({"task": "tts", "data": data, "model": model}), plain)
