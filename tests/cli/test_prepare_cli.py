@@ -131,6 +131,24 @@ def test_arctic_single_speaker_and_bad_prompt(tmp_path: Path) -> None:
     assert len(items) == 6 and all("target_audio" not in i for i in items)
 
 
+def test_arctic_pairs_only_the_same_words_and_two_speakers(tmp_path: Path) -> None:
+    """A pair whose prompts say other words (case and punctuation aside) is a bad item,
+    not written with the source's text; one speaker twice is refused."""
+    corpus = fixtures.arctic(tmp_path / "arctic", n=6)
+    prompts = corpus / "cmu_us_slt_arctic" / "etc" / "txt.done.data"
+    lines = prompts.read_text().splitlines()
+    lines[1] = lines[1].replace("Author of the", "AUTHOR  of the,")  # the same words
+    lines[2] = lines[2].replace("danger", "peril")
+    prompts.write_text("\n".join(lines) + "\n")
+    args = ["--source", "bdl", "--target", "slt", "--skip-bad"]
+    result = invoke("arctic", corpus, tmp_path / "out", *args)
+    assert result.exit_code == 0, result.output
+    assert "arctic_a0003: slt's prompt" in result.output and "peril" in result.output
+    assert len(all_items(tmp_path / "out")) == 5
+    result = invoke("arctic", corpus, tmp_path / "o2", "--source", "bdl", "--target", "bdl")
+    assert result.exit_code == 1 and "both bdl: give two speakers" in result.output
+
+
 def test_arctic_unknown_speaker(tmp_path: Path) -> None:
     corpus = fixtures.arctic(tmp_path / "arctic", n=3)
     result = invoke("arctic", corpus, tmp_path / "out", "--source", "awb")

@@ -57,6 +57,8 @@ def read_arctic(
     corpus: Path, source: str, target: str | None, report: BadItemReport
 ) -> list[dict[str, Any]]:
     """Manifest items for one speaker, or pairs by utterance id for two."""
+    if target == source:
+        raise ValueError(f"--source and --target are both {source}: give two speakers")
     src_dir = speaker_dir(corpus, source)
     prompts = read_prompts(src_dir, report)
     tgt_dir = speaker_dir(corpus, target) if target else None
@@ -69,10 +71,21 @@ def read_arctic(
             if uid not in tgt_prompts:
                 report.add(tgt_dir / "etc" / "txt.done.data", f"no prompt for {uid} of {source}")
                 continue
+            if _words(tgt_prompts[uid]) != _words(text):  # the two may say other words
+                report.add(
+                    tgt_dir / "etc" / "txt.done.data",
+                    f"{uid}: {target}'s prompt {tgt_prompts[uid]!r} is not {source}'s {text!r}",
+                )
+                continue
             item["id"] = f"{source}_{target}_{uid}"
             item.update(target_audio=str(tgt_dir / "wav" / f"{uid}.wav"), target_speaker=target)
         items.append(item)
     return items
+
+
+def _words(text: str) -> list[str]:
+    """A prompt's words, case and punctuation aside."""
+    return re.findall(r"[\w']+", text.casefold())
 
 
 def prepare_arctic(
