@@ -49,6 +49,24 @@ class InferenceError(ValueError):
     """A checkpoint or an input cannot be used; the message says what to do."""
 
 
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg")
+
+
+def check_audio_out(out: Path, many: bool, inputs: str) -> None:
+    """InferenceError where `out` is not the kind of path its inputs ask for: one input
+    writes one audio file, named with its suffix (``--out conv/`` for one file wrote a
+    WAV file called ``conv``); several (`inputs`: what they are) write into a folder,
+    not one named like an audio file (``--out all.wav`` made a folder ``all.wav``)."""
+    suffix = out.suffix.lower()
+    if many and suffix in AUDIO_SUFFIXES and not out.is_dir():
+        raise InferenceError(f"--out {out} names an audio file; give a folder for {inputs}")
+    if not many and not out.is_dir() and not suffix:
+        raise InferenceError(
+            f"--out {out} has no suffix: name the audio file to write (OUT.wav; also .flac, "
+            f".ogg), or give a folder for {inputs}"
+        )
+
+
 def safe_name(item_id: object) -> str:
     """A file name for an item id that stays inside the output folder: every character
     but letters, digits, ``-``, ``_`` and ``.`` becomes ``_`` (so ``../x`` and ``/abs/x``

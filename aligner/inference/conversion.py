@@ -27,7 +27,12 @@ from aligner.data.manifest import (
     write_manifest,
 )
 from aligner.files import write_atomic
-from aligner.inference.common import InferenceError, output_names, unused_window
+from aligner.inference.common import (
+    InferenceError,
+    check_audio_out,
+    output_names,
+    unused_window,
+)
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import MelSpeechModel
 from aligner.inference.synthesis import (
@@ -87,9 +92,11 @@ def conversion_outputs(items: list[dict], src: Path, out: Path, many: bool) -> l
     if many:
         if out.exists() and not out.is_dir():
             raise InferenceError(f"--out {out} is a file; give a folder for several inputs")
+        check_audio_out(out, many, "several inputs")
         return [out / f"{name}.wav" for name in output_names([i["id"] for i in items], str(src))]
     if out.is_dir():
         raise InferenceError(f"--out {out} is a folder; give a file name (OUT.wav) for one input")
+    check_audio_out(out, many, "several inputs")
     return [out]
 
 

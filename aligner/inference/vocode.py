@@ -19,7 +19,7 @@ import torch
 
 from aligner.audio.features import MelConfig
 from aligner.audio.io import save_audio
-from aligner.inference.common import InferenceError, output_names
+from aligner.inference.common import InferenceError, check_audio_out, output_names
 from aligner.inference.vocoders import load_vocoder
 
 MEL_CONFIG = "mel_config.json"
@@ -114,6 +114,7 @@ def _outputs(mels: list[Path], out: Path, many: bool, force: bool) -> list[Path]
         if out.is_dir():
             raise InferenceError(f"--out {out} is a folder; give a file name (OUT.wav)")
         paths = [out]
+    check_audio_out(out, many, "a folder of mels")
     for path in paths if not force else []:
         if path.exists():
             raise InferenceError(f"{path} exists; pass --force to overwrite it")

@@ -590,3 +590,15 @@ def test_a_word_whose_phones_the_table_lacks_is_named():
         InferenceError, match=r"sentence 1: unknown symbol\(s\) in the word\(s\) 'привет'"
     ):
         TextInput.encode_text(speech, "Dobrý den привет přátelé.", "sentence 1")
+
+
+def test_convert_out_of_the_wrong_kind_by_its_name(ckpts, tmp_path):
+    """``--out conv/`` for one file wrote a WAV file called ``conv``; ``--out all.wav`` for
+    a manifest made a folder ``all.wav``: both refused before any work."""
+    data = ckpts["root"] / "data_vc"
+    base = ["convert", "--checkpoint", ckpts["vc"], "--in"]
+    r = invoke(*base, data / "u0.wav", "--out", tmp_path / "conv")
+    assert_clean_failure(r, "conv has no suffix", "OUT.wav")
+    r = invoke(*base, data / "test.jsonl", "--out", tmp_path / "all.wav")
+    assert_clean_failure(r, "all.wav names an audio file", "give a folder")
+    assert not (tmp_path / "conv").exists() and not (tmp_path / "all.wav").exists()
