@@ -538,6 +538,11 @@ def test_plot(tmp_path):
     assert_clean_failure(
         invoke("plot", tmp_path / "b.npy", "--out", tmp_path / "b.png"), "(T_dec, T_enc)"
     )
+    r = invoke("plot", tmp_path / "a.npy", "--out", tmp_path / "a.jpg")  # the suffix's format
+    assert r.exit_code == 0 and (tmp_path / "a.jpg").read_bytes()[:3] == b"\xff\xd8\xff"
+    r = invoke("plot", tmp_path / "a.npy", "--out", tmp_path / "a.xyz")
+    assert_clean_failure(r, "cannot write a .xyz image")
+    assert not (tmp_path / "a.xyz").exists()
 
 
 @pytest.mark.parametrize(
