@@ -42,4 +42,8 @@ def average(sources: tuple[Path, ...], out: Path, last: int, force: bool) -> Non
     except CheckpointError as err:
         raise click.ClickException(str(err)) from None
     steps = ", ".join(map(str, state["averaged_from"]))
-    click.echo(f"wrote {out}: mean of {len(state['averaged_from'])} checkpoints (steps {steps})")
+    n = len(state["averaged_from"])
+    click.echo(f"wrote {out}: mean of {n} checkpoints (steps {steps})")
+    folders = [s for s in sources if s.is_dir()]
+    if folders and n < last * len(folders):
+        click.echo(f"note: --last {last} asked for more checkpoints than the run keeps", err=True)

@@ -163,5 +163,10 @@ def test_average_command_takes_the_last_checkpoints_of_a_run_folder(tmp_path):
     assert result.exit_code == 0, result.output
     avg = load_checkpoint(out)
     assert avg["averaged_from"] == [3, 4] and torch.equal(avg["model"]["w"], torch.full((3,), 3.5))
+    assert "note:" not in result.output
+    args = ["average", str(tmp_path / "exp"), "--last", "9", "--out", str(tmp_path / "all.pt")]
+    result = CliRunner().invoke(main, args)  # fewer than asked: said, not silent
+    assert result.exit_code == 0 and "mean of 4 checkpoints" in result.output
+    assert "note: --last 9 asked for more checkpoints than the run keeps" in result.output
     empty = CliRunner().invoke(main, ["average", str(tmp_path), "--out", str(tmp_path / "x.pt")])
     assert empty.exit_code == 1 and "holds no ckpt-STEP.pt" in empty.output
