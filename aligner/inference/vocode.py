@@ -59,7 +59,8 @@ def read_mel(path: Path, n_mels: int) -> torch.Tensor:
     try:
         mel = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as err:
-        raise ValueError(f"{path} is not a .npy array ({err})") from None
+        why = "" if "pickle" in str(err) else f" ({str(err).splitlines()[0]})"
+        raise ValueError(f"{path} is not a .npy array{why}") from None
     if mel.ndim != 2 or mel.shape[1] != n_mels or mel.shape[0] < 1:
         raise ValueError(f"{path}: expected frames x {n_mels} mels, got shape {mel.shape}")
     if mel.shape[0] < MIN_FRAMES:
@@ -82,6 +83,11 @@ def vocode(
     if not src.exists():
         raise InferenceError(f"--in {src} does not exist")
     many = src.is_dir()
+    if not many and src.suffix.lower() != ".npy":
+        raise InferenceError(
+            f"--in {src} is not a .npy mel: vocode reads the log-mels that --save-mel writes "
+            "(frames x mels), not audio"
+        )
     mels = sorted(src.glob("*.npy")) if many else [src]
     if not mels:
         raise InferenceError(f"--in {src} holds no .npy mels")

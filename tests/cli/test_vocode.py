@@ -156,3 +156,16 @@ class _Calls:
 
     def __call__(self, mel):
         return self._call(mel)
+
+
+def test_audio_given_to_vocode_is_named_as_not_a_mel(tmp_path):
+    mels = saved_mels(tmp_path / "mels")
+    sf.write(mels / "x.wav", np.zeros(800, np.float32), 8000)
+    r = invoke("vocode", "--in", mels / "x.wav", "--out", tmp_path / "x_out.wav")
+    assert (
+        r.exit_code == 1 and "x.wav is not a .npy mel" in r.output and "Traceback" not in r.output
+    )
+    (mels / "t.npy").write_text("some text\n")
+    r = invoke("vocode", "--in", mels / "t.npy", "--out", tmp_path / "t.wav")
+    assert r.exit_code == 1 and "t.npy is not a .npy array" in r.output
+    assert "allow_pickle" not in r.output
