@@ -64,7 +64,7 @@ def load_audio(
         raise AudioError(
             path,
             f"clip too short: {wav.numel()} samples at {sr} Hz, need at least {min_samples} "
-            "(one analysis frame); remove it from the manifest",
+            "(one analysis frame); give a longer recording (or leave it out of the manifest)",
         )
     return wav, sr
 

@@ -218,7 +218,7 @@ def convert(
     if many:
         _write_batch_files(out, [items[p.index] for p in done], [p.path for p in done], bad)
     names = [str(items[p.index]["id"]) for p in done]
-    warnings = length_warnings(names, done, decoding.max_length_ratio)
+    warnings = length_warnings(names, done, decoding.max_length_ratio, "input")
     window = speech.decoding_window(decoding.window)
     warnings += unused_window(decoding.window, window)
     return SpeechRun([p.path for p in done], [], names, speech.step, warnings, bad, window)

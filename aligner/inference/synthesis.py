@@ -82,14 +82,17 @@ class SpeechRun:
         return sum(len(r.mel) for r in self.results)
 
 
-def length_warnings(names: Sequence[str], results: Sequence[Generated], ratio: float) -> list[str]:
-    """One line for each output cut at the length limit instead of its predicted end."""
+def length_warnings(
+    names: Sequence[str], results: Sequence[Generated], ratio: float, what: str = "sentence"
+) -> list[str]:
+    """One line for each output cut at the length limit instead of its predicted end
+    (`what`: a ``sentence`` of a text, or an ``input`` of a conversion)."""
     out = []
     for i, (name, r) in enumerate(zip(names, results)):
         if r.hit_max:
             short = name if len(name) <= 60 else name[:57] + "..."
             out.append(
-                f"sentence {i + 1} ({short!r}) reached --max-length-ratio {ratio:g} without "
+                f"{what} {i + 1} ({short!r}) reached --max-length-ratio {ratio:g} without "
                 "predicting its end; the output is cut there (check the text or the model)"
             )
     return out
