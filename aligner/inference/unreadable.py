@@ -4,7 +4,7 @@ text the model reads as the recording's shortest readable word, which the fine p
 scores as a filler (`aligner.inference.long_recording`), so that the word's audio is
 taken by it, its neighbours keep theirs, and it is reported with its span instead of
 stopping the whole recording. A symbol of no letter or digit that the model cannot read
-(an emoji, an arrow) is not said: it is left out of that text.
+(an emoji, an arrow), alone or beside a word, is not said: it is left out of that text.
 
 An utterance with such a word is refused as a whole (`aligner align` reports the item):
 a long recording is minutes of good words around it.
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from aligner.alignment.tiers import optional_tokens, word_runs
+from aligner.alignment.tiers import PUNCTUATION, optional_tokens, word_runs
 from aligner.inference.common import InferenceError
 
 CANDIDATES = 20  # the shortest distinct words of a text tried as the stand-in
@@ -32,6 +32,11 @@ class ReadableText:
     texts: list[str]
     unread: dict[int, dict[int, str]] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
+
+
+def _punctuation(marks: str) -> str:
+    """The sentence punctuation of `marks` (a word's leading or trailing characters)."""
+    return "".join(c for c in marks if c in PUNCTUATION)
 
 
 def _readable(speech: Any, text: str) -> bool:
@@ -95,12 +100,20 @@ def readable_text(speech: Any, sentences: list[str]) -> ReadableText:
         for i, word in enumerate(words):
             if i not in bad:
                 kept.append(word)
-            elif any(c.isalnum() for c in word):
-                lead, core, trail = _EDGES.match(word).groups()
+                continue
+            lead, core, trail = _EDGES.match(word).groups()  # type: ignore[union-attr]
+            symbols = "".join(c for c in lead + trail if c not in PUNCTUATION)
+            lead, trail = _punctuation(lead), _punctuation(trail)
+            if not any(c.isalnum() for c in core):  # a symbol alone (an emoji): not said
+                out.left_out.append(word)
+                continue
+            if symbols:  # a symbol beside a word (``love😀``): the word is said, not it
+                out.left_out.append(symbols)
+            if _readable(speech, core):
+                kept.append(lead + core + trail)
+            else:
                 unread[_words(speech, " ".join(kept))] = core
                 kept.append(lead + stand_in + trail)
-            else:
-                out.left_out.append(word)
         out.texts[k] = " ".join(kept)
         speech.encode_text(out.texts[k], where)  # raises if still unreadable
         if unread:

@@ -335,3 +335,22 @@ def test_a_word_the_model_cannot_read_is_a_mismatch_not_a_stop(setup, tmp_path, 
     text.write_text(TEXT.replace("A good day to you!", "Добрый день, друг мой!"), "utf-8")
     r = _run(*args, "--out", tmp_path / "long2")
     assert r.exit_code == 1 and "Добрый" in r.output and "Traceback" not in r.output
+
+
+def test_the_text_the_model_reads_in_place_of_words_it_cannot(setup, tmp_path):
+    """A word it cannot read becomes the text's shortest readable word (its punctuation
+    kept); a symbol alone or beside a word is left out, the word beside it kept; a
+    sentence of mostly such words is the model's own error."""
+    from aligner.inference.common import InferenceError
+    from aligner.inference.loading import load_speech_model
+    from aligner.inference.unreadable import readable_text
+
+    speech = load_speech_model(_arpabet_checkpoint(setup["root"], tmp_path / "a.pt"), "align")
+    got = readable_text(speech, ["I love😀 it, привет!", "A (привет) day.", "Go \u2192 now."])
+    stand_in = got.texts[1].split()[1].strip("()")  # a word of one phone: A or I
+    assert stand_in in ("A", "I")
+    assert got.texts == [f"I love it, {stand_in}!", f"A ({stand_in}) day.", "Go now."]
+    assert got.unread == {0: {3: "привет"}, 1: {1: "привет"}}
+    assert got.left_out == ["😀", "\u2192"]
+    with pytest.raises(InferenceError, match="Добрый"):
+        readable_text(speech, ["Добрый день, друг!", "A day."])
