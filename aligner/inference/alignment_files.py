@@ -54,9 +54,9 @@ class SuspectThresholds:
         if m["focus_rate"] < self.min_focus:
             out.append(f"focus {m['focus_rate']:.2f} < {self.min_focus}")
         if self.max_skips is not None and m["skipped"] > self.max_skips:
-            out.append(f"{int(m['skipped'])} skipped")
+            out.append(f"{m['skipped']:g} skipped")  # a long recording's: a mean per sentence
         if self.max_repeats is not None and m["repeated"] > self.max_repeats:
-            out.append(f"{int(m['repeated'])} repeated")
+            out.append(f"{m['repeated']:g} repeated")
         return out
 
 

@@ -42,6 +42,8 @@ def test_metrics_and_suspects_from_the_core():
 def test_skips_can_be_left_out_of_suspicion():
     m = {"focus_rate": 0.9, "skipped": 5, "repeated": 0}
     assert SuspectThresholds().reasons(m) == ["5 skipped"]
+    mean = {**m, "skipped": 0.25}  # a long recording's mean per sentence: not "0 skipped"
+    assert SuspectThresholds().reasons(mean) == ["0.25 skipped"]
     assert SuspectThresholds(max_skips=None).reasons(m) == []
     assert SuspectThresholds(max_skips=None).reasons({**m, "repeated": 1}) == ["1 repeated"]
 
