@@ -84,7 +84,7 @@ def align_long(
     if not sentences:
         raise InferenceError("its text has no words to align (give the words it says)")
     readable = readable_text(speech, sentences)
-    tokens = _sentence_tokens(speech, readable.texts)
+    tokens = _sentence_tokens(speech, readable.ids)
     if (max(float(wav.max()), -float(wav.min())) if wav.numel() else 0.0) < SILENT_PEAK:
         raise InferenceError("the recording is silent: there is no speech to align")
     mel = chunked_mel(speech, wav)

@@ -119,11 +119,13 @@ def chunked_mel(speech: Any, wav: torch.Tensor, seconds: float = 60.0) -> torch.
     return torch.cat(parts)
 
 
-def _sentence_tokens(speech: Any, sentences: list[str]) -> list[tuple[torch.Tensor, list[str]]]:
-    """Each sentence's token ids (no ``<s>``/``</s>``) and token strings."""
+def _sentence_tokens(
+    speech: Any, encoded: list[torch.Tensor]
+) -> list[tuple[torch.Tensor, list[str]]]:
+    """Each sentence's token ids without ``<s>``/``</s>`` and its token strings, from
+    `encoded` (`encode_text`'s ids of each sentence)."""
     out = []
-    for k, sentence in enumerate(sentences):
-        ids = speech.encode_text(sentence, f"sentence {k + 1} ({sentence[:40]!r})")
+    for ids in encoded:
         keep = [i for i in ids.tolist() if i not in (speech.symbols.bos_id, speech.symbols.eos_id)]
         out.append((torch.tensor(keep, dtype=torch.long), speech.symbols.decode(keep)))
     return out

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+
 from aligner.alignment.tiers import PUNCTUATION, optional_tokens, word_runs
 from aligner.inference.common import InferenceError
 
@@ -25,11 +27,13 @@ _EDGES = re.compile(r"^(\W*)(.*?)(\W*)$", re.S)  # a word's leading and trailing
 
 @dataclass
 class ReadableText:
-    """Sentences as the model reads them (``texts``, one per sentence given), per
-    sentence the words it cannot read (``unread``: ``{sentence: {word: the word}}``,
-    words counted as `word_runs` counts a sentence's tokens) and the symbols left out."""
+    """Sentences as the model reads them (``texts``, one per sentence given, and their
+    token ids ``ids``: `encode_text`'s), per sentence the words it cannot read (``unread``:
+    ``{sentence: {word: the word}}``, words counted as `word_runs` counts a sentence's
+    tokens) and the symbols left out."""
 
     texts: list[str]
+    ids: list[torch.Tensor] = field(default_factory=list)
     unread: dict[int, dict[int, str]] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
 
@@ -86,7 +90,7 @@ def readable_text(speech: Any, sentences: list[str]) -> ReadableText:
     for k, sentence in enumerate(sentences):
         where = f"sentence {k + 1} ({sentence[:40]!r})"
         try:
-            speech.encode_text(sentence, where)
+            out.ids.append(speech.encode_text(sentence, where))
             continue
         except ValueError as err:
             failure = err
@@ -115,7 +119,7 @@ def readable_text(speech: Any, sentences: list[str]) -> ReadableText:
                 unread[_words(speech, " ".join(kept))] = core
                 kept.append(lead + stand_in + trail)
         out.texts[k] = " ".join(kept)
-        speech.encode_text(out.texts[k], where)  # raises if still unreadable
+        out.ids.append(speech.encode_text(out.texts[k], where))  # raises if still unreadable
         if unread:
             out.unread[k] = unread
     return out
