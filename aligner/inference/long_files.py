@@ -126,8 +126,11 @@ def align_long_items(
             continue
         write_long(result, out, force)
         row: dict[str, Any] = {**result.metrics, "mismatches": len(result.mismatches)}
+        notes = list(result.notes)
         if result.mismatches and (note := _narrowband(item["audio"], speech.mel_cfg)):
-            row["note"] = note.strip(" ()").removeprefix("note: ")  # the band may be at fault
+            notes.append(note.strip(" ()").removeprefix("note: "))  # the band may be at fault
+        if notes:
+            row["note"] = "; ".join(notes)
         summary.add(item["id"], row)
         found += [{"id": item["id"], **m} for m in result.mismatches]
     summary.take_guessed(speech)

@@ -121,7 +121,28 @@ def align_long(
     record = _record(name, rec, total, cfg, sentences, spans, mismatches)
     keys = metrics[0].keys() if metrics else ()
     mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
-    return LongAlignment(record, record["mismatches"], mean)
+    notes = cut_notes(pauses, int(round(CUT_EDGE / sec)))
+    if readable.left_out:
+        notes.append(f"left out of its text, as no word: {' '.join(readable.left_out[:8])}")
+    return LongAlignment(record, record["mismatches"], mean, notes)
+
+
+CUT_EDGE = 0.05  # seconds of sound, no pause, at a recording's edge: it may be cut there
+
+
+def cut_notes(pauses: np.ndarray | None, edge: int) -> list[str]:
+    """A note for each end of a recording that is sound up to its last `edge` frames
+    (`pauses`: the pause frames): a recording cut in the middle of a sentence forces
+    that sentence's missing words into the audio it has, which no word score shows."""
+    if pauses is None or len(pauses) < 2 * edge or edge < 1:
+        return []
+    ends = [("begins", pauses[:edge]), ("ends", pauses[-edge:])]
+    return [
+        f"it {which} in speech, with no pause: the recording may be cut in a sentence, whose "
+        "words aligned there may not be in it"
+        for which, frames in ends
+        if not frames.any()
+    ]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -70,11 +70,12 @@ class Piece:
 @dataclass
 class LongAlignment:
     """A long recording's alignment: its durations record (words, phones, tokens over the
-    whole recording), the mismatches, and the mean metrics of its sentences."""
+    whole recording), the mismatches, the mean metrics of its sentences, and notes."""
 
     record: dict[str, Any]
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # for the user: a cut end, symbols left out
 
 
 WindowAligner = Callable[

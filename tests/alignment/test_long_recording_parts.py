@@ -1,6 +1,7 @@
-"""A word scored as a filler (`_as_filler`) takes the frames that its sentence's own tokens
-do not explain when told so (`gain`), and no more than it must without: checked against
-the monotonic search on a hand-made alignment."""
+"""Parts of a long recording's alignment on hand-made inputs: a word scored as a filler
+(`_as_filler`) takes the frames that its sentence's own tokens do not explain when told so
+(`gain`), and no more than it must without, checked against the monotonic search; a
+recording that ends or begins in speech is noted (`cut_notes`)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,15 @@ def test_a_filler_takes_the_frames_its_sentence_does_not_explain():
     told = resolve(_as_filler(_utt(w, tokens), [1], margin=2.0, gain=gain)).record["frames"]
     assert told[3] == 4 and told[1] == 2 and told[0] == 3
     assert sum(told) == t
+
+
+def test_a_recording_cut_in_speech_is_noted_at_that_end():
+    from aligner.inference.long_recording import cut_notes
+
+    pauses = np.zeros(100, bool)
+    pauses[:10] = True  # silence first, speech to the last frame
+    (note,) = cut_notes(pauses, 4)
+    assert note.startswith("it ends in speech")
+    pauses[-2:] = True  # a pause shorter than the edge: still sound before it
+    assert cut_notes(pauses, 4) == [] and cut_notes(None, 4) == []
+    assert [n.split()[1] for n in cut_notes(np.zeros(100, bool), 4)] == ["begins", "ends"]
