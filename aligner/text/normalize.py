@@ -30,6 +30,7 @@ from aligner.text.sentences import chunk_sentence, raw_sentences
 _WHITESPACE = re.compile(r"\s+")
 _MONTH_NAMES = "|".join(sorted(set(MONTHS.values())) + ["May"])
 _DATE = re.compile(rf"\b({_MONTH_NAMES})\s+(\d{{1,2}})(?![\d:.,]\d|\s*%|st|nd|rd|th)\b")
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")
 _DASH = re.compile(r"(?<=\d)\s?[–—]\s?(?=\d)")
 _HASH = re.compile(r"#(?=\d)")
 _AMPERSAND = re.compile(r"\s*&\s*")
@@ -40,11 +41,32 @@ def _date(m: re.Match[str]) -> str:
     return f"{m.group(1)} {ordinal_words(day)}" if 1 <= day <= 31 else m.group(0)
 
 
+MONTH_ORDER = [
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+]  # fmt: skip
+
+
+def _numeric_date(m: re.Match[str]) -> str:
+    """``12/05/2024`` -> "December fifth, 2024" (month first, as American English writes
+    it; day first where the first number cannot be a month: ``25/12/2024``); as written
+    where neither reading is a date."""
+    first, second, year = int(m.group(1)), int(m.group(2)), m.group(3)
+    if 1 <= first <= 12 and 1 <= second <= 31:
+        month, day = first, second
+    elif 1 <= second <= 12 and 1 <= first <= 31:
+        month, day = second, first
+    else:
+        return m.group(0)
+    return f"{MONTH_ORDER[month - 1]} {ordinal_words(day)}, {year}"
+
+
 def normalize_text(text: str) -> str:
     """English written forms spelled out as said (one text, any number of sentences):
     ``"Jan. 5th at 10:30"`` -> "January fifth at ten thirty". Whitespace collapsed."""
     text = unicodedata.normalize("NFC", text)
     text = _DASH.sub("-", text)
+    text = _NUMERIC_DATE.sub(_numeric_date, text)
     text = expand_times(text)
     text = expand_digit_strings(text)
     text = expand_units(text)

@@ -57,6 +57,8 @@ NORMALIZED = [
     ("in 2005", "in two thousand five"),
     ("the 1990s and the '80s", "the nineteen nineties and the eighties"),
     ("pages 5-10", "pages five to ten"),
+    ("on 12/05/2024", "on December fifth, twenty twenty-four"),
+    ("on 25/12/2024", "on December twenty-fifth, twenty twenty-four"),
     ("from 1990-1995", "from nineteen ninety to nineteen ninety-five"),
     ("it ended 3-2", "it ended three two"),
     # money, percentages, decimals, ordinals, signs
