@@ -213,6 +213,9 @@ def _is_number(word: str) -> bool:
     return bool(re.fullmatch(r"[$£€]?\d[\d.,:]*", word))
 
 
+_ORDINAL_NEXT = re.compile(r"\s*(?:\d|(?=[^\W\d_])(?!\w*[A-Z]))")  # a digit or a lowercase word
+
+
 def ends_sentence(word: str, previous: str, following: str) -> bool:
     """Whether the period after `word` ends a sentence, `word` written without its final
     period (``"Dr"``, ``"e.g"``, ``"J"``), `previous` the word before it and `following`
@@ -226,6 +229,8 @@ def ends_sentence(word: str, previous: str, following: str) -> bool:
         return False  # initials: J. Smith, the U.S. Army
     if lower in NUMBER_PREFIXES and re.match(r"\s*\d", following):
         return False
+    if bare.isdigit() and _ORDINAL_NEXT.match(following):
+        return False  # an ordinal written with a period: 1. 5. 2024, 28. října
     terminal = lower in TERMINALS or bare in MONTHS or bare in DAYS
     if terminal or _DOTTED.fullmatch(bare):
         return capital_next

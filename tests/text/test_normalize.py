@@ -105,6 +105,9 @@ def test_english_cleaner_is_the_lowercased_normalization_and_idempotent(text, ex
         ("We met in Jan. The rest", ["We met in Jan.", "The rest"]),
         ('He said "Go." Then left.', ['He said "Go."', "Then left."]),
         ("One.\n\nTwo", ["One.", "Two"]),
+        ("Dne 1. 5. 2024 v 10:30. Ahoj.", ["Dne 1. 5. 2024 v 10:30.", "Ahoj."]),  # ordinals
+        ("Narodil se 28. října 1918. Pak", ["Narodil se 28. října 1918.", "Pak"]),
+        ("I counted to 5. Then I stopped.", ["I counted to 5.", "Then I stopped."]),
     ],
 )
 def test_split_sentences_at_abbreviations(text, expected):
