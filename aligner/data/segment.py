@@ -116,8 +116,7 @@ def sentence_labels(record: dict[str, Any]) -> Labels:
     labels: list[str | None] = [w[2] for w in words]
     whole: dict[int, tuple[str, list[int]]] = {}
     for sentence in said:
-        lo, hi = sentence["start"] - 0.01, sentence["end"] + 0.01
-        members = [i for i, w in enumerate(words) if lo <= (w[0] + w[1]) / 2 <= hi]
+        members = _members(sentence, words)
         own = sentence["text"].split()
         if not members:
             continue
@@ -129,6 +128,17 @@ def sentence_labels(record: dict[str, Any]) -> Labels:
                 labels[i] = None
             whole[members[0]] = (" ".join(own), members)
     return Labels(labels, whole)
+
+
+def _members(sentence: dict[str, Any], words: list) -> list[int]:
+    """The indices of a sentence's words: the record's ``words`` range where it gives one
+    (a word may start before the span the search found the sentence in), else the words
+    whose middle lies in its span."""
+    span = sentence.get("words")
+    if isinstance(span, list) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(words):
+        return list(range(span[0], span[1]))
+    lo, hi = sentence["start"] - 0.01, sentence["end"] + 0.01
+    return [i for i, w in enumerate(words) if lo <= (w[0] + w[1]) / 2 <= hi]
 
 
 def phrases(record: dict[str, Any], rules: SegmentRules) -> tuple[list[list[int]], list[dict]]:

@@ -245,7 +245,9 @@ def _joined(
     ``{word: the word}``) are scored as fillers from the start, never taken for words
     unlike their audio, labelled with their own text and reported."""
     unread = unread or {}
-    rec: dict[str, list] = {"tokens": [], "frames": [], "words": [], "phones": []}
+    rec: dict[str, list] = {
+        "tokens": [], "frames": [], "words": [], "phones": [], "sentence_words": []
+    }  # fmt: skip
     edges: dict[int, list[tuple[int, int, bool]]] = {}
     mismatches: list[dict[str, Any]] = []
     metrics: list[dict[str, float]] = []
@@ -285,12 +287,14 @@ def _joined(
             wrong = _wrong_words(scores, one, offset, margin)
         metrics.append(utt.metrics)
         mismatches += wrong + _unread_words(one, own, offset)
+        first = len(rec["words"])
         for tier in ("words", "phones"):
             rec[tier] += [
                 [round(s + offset, 6), round(min(e + offset, end), 6), lab]
                 for s, e, lab in one.get(tier, [])
                 if s + offset < end
             ]
+        rec["sentence_words"].append((part.index, first, len(rec["words"])))
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
     return rec, mismatches, metrics, edges
@@ -431,8 +435,12 @@ def _record(
     mismatches: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The durations record of a whole recording (`aligner.alignment.record`'s, plus its
-    ``sentences`` with their spans and its ``mismatches`` in time order)."""
+    ``sentences`` and its ``mismatches`` in time order). A sentence found spans its words
+    (``words``: their indices ``[first, end)``), which the fine pass may have put a little
+    before or after the coarse search's span (`attach_extra`, `hold_edge_words`)."""
     sec = cfg.hop_length / cfg.sample_rate
+    own = {k: (a, b) for k, a, b in rec["sentence_words"] if b > a}
+    words = rec["words"]
     frames = np.asarray(rec["frames"])
     starts = np.concatenate([[0], np.cumsum(frames)[:-1]])
     return {
@@ -450,15 +458,28 @@ def _record(
         "words": rec["words"],
         "phones": rec["phones"],
         "sentences": [
-            {
-                "text": s,
-                "start": spans[k][0] * sec if k in spans else None,
-                "end": spans[k][1] * sec if k in spans else None,
-            }
-            for k, s in enumerate(sentences)
+            _sentence_span(s, k, spans, own, words, sec) for k, s in enumerate(sentences)
         ],
         "mismatches": sorted(mismatches, key=lambda m: (m["start"], m["kind"])),
     }
+
+
+def _sentence_span(
+    text: str,
+    k: int,
+    spans: dict[int, tuple[int, int]],
+    own: dict[int, tuple[int, int]],
+    words: list,
+    sec: float,
+) -> dict[str, Any]:
+    """Sentence `k`'s entry: its text, and where found, the span of its words and their
+    indices (the coarse span where it has none)."""
+    if k not in spans:
+        return {"text": text, "start": None, "end": None}
+    if k not in own:
+        return {"text": text, "start": spans[k][0] * sec, "end": spans[k][1] * sec}
+    a, b = own[k]
+    return {"text": text, "start": words[a][0], "end": words[b - 1][1], "words": [a, b]}
 
 
 def _mismatch(kind: int, start: float, end: float, text: str) -> dict[str, Any]:
