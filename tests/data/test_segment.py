@@ -181,6 +181,23 @@ def test_a_sentence_said_in_other_words_than_its_text_goes_whole_or_not_at_all()
     assert labels.trimmed(list(range(5, 12))) == [8, 9, 10, 11]
 
 
+def test_a_sentence_whose_first_word_starts_before_its_span_keeps_it():
+    """The fine pass may start a sentence's first word before the span the search found
+    the sentence in: by the span, the word was its neighbour's, and the text read
+    ``I I could hear``; by the sentence's word indices each word is its own once."""
+    from aligner.data.segment import sentence_labels
+
+    record = _record(mismatch=False)
+    for k, sentence in enumerate(record["sentences"]):
+        sentence["end"] = record["words"][4 * k + 3][1]
+        sentence["words"] = [4 * k, 4 * k + 4]
+    record["sentences"][1]["text"] = "It costs $3.50."  # words and text differ in number
+    record["sentences"][1]["start"] += 0.3  # past the middle of its first word
+    labels = sentence_labels(record)
+    assert labels.text(list(range(0, 8))) == "w0x0 w0x1 w0x2 w0x3. It costs $3.50."
+    assert labels.text(list(range(4, 12))) == "It costs $3.50. w2x0 w2x1 w2x2 w2x3."
+
+
 def test_segment_tells_a_wrong_recording_and_a_missing_alignment_and_cuts_the_rest(tmp_path):
     record = _record()
     noise = np.random.default_rng(0).normal(0, 0.1, int(record["total_seconds"] * SR))
