@@ -40,6 +40,7 @@ from aligner.inference.duration_models import DurationDecoding
 from aligner.inference.loading import load_speech_model
 from aligner.inference.speech import SpeechModel
 from aligner.text.cleaners import get_cleaner
+from aligner.text.normalize import drop_footnote_marks
 
 
 def _features(
@@ -144,6 +145,7 @@ def _label_text(speech: SpeechModel, text: str | None, tokens: list[str]) -> str
     tokens)."""
     if not text:
         return text
+    text = drop_footnote_marks(text)  # not said: no word of the tiers
     skip = optional_tokens(tokens)
     said = sum(1 for i in range(len(tokens)) if not skip[i] and (i == 0 or skip[i - 1]))
     if len(text.split()) == said:

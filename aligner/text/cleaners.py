@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 from aligner.text.abbreviations import expand_abbreviations
-from aligner.text.normalize import normalize_text
+from aligner.text.normalize import drop_footnote_marks, normalize_text
 from aligner.text.numbers import expand_numbers
 
 __all__ = [
@@ -44,7 +44,9 @@ def basic_cleaners(text: str) -> str:
 def english_cleaners(text: str) -> str:
     """English: NFC, written forms spelled out (`normalize_text`), lowercase, whitespace
     collapsed. Idempotent: cleaning a cleaned text changes nothing."""
-    return collapse_whitespace(normalize_text(text.translate(_BRACKETS)).lower())
+    return collapse_whitespace(
+        normalize_text(drop_footnote_marks(text).translate(_BRACKETS)).lower()
+    )
 
 
 CLEANERS = {"english": english_cleaners, "basic": basic_cleaners, "none": lambda t: t}

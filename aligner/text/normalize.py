@@ -30,6 +30,15 @@ from aligner.text.sentences import chunk_sentence, raw_sentences
 _WHITESPACE = re.compile(r"\s+")
 _MONTH_NAMES = "|".join(sorted(set(MONTHS.values())) + ["May"])
 _DATE = re.compile(rf"\b({_MONTH_NAMES})\s+(\d{{1,2}})(?![\d:.,]\d|\s*%|st|nd|rd|th)\b")
+FOOTNOTE = re.compile(r"(?<=[^\s\d])\[\d{1,3}\]")  # years.[1]: a note's mark, not said
+
+
+def drop_footnote_marks(text: str) -> str:
+    """`text` without the footnote marks glued to a word (``years.[1]``, ``town[12]``):
+    a reader does not say them."""
+    return FOOTNOTE.sub("", text)
+
+
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")
 _DASH = re.compile(r"(?<=\d)\s?[–—]\s?(?=\d)")
 _HASH = re.compile(r"#(?=\d)")
@@ -64,7 +73,7 @@ def _numeric_date(m: re.Match[str]) -> str:
 def normalize_text(text: str) -> str:
     """English written forms spelled out as said (one text, any number of sentences):
     ``"Jan. 5th at 10:30"`` -> "January fifth at ten thirty". Whitespace collapsed."""
-    text = unicodedata.normalize("NFC", text)
+    text = drop_footnote_marks(unicodedata.normalize("NFC", text))
     text = _DASH.sub("-", text)
     text = _NUMERIC_DATE.sub(_numeric_date, text)
     text = expand_times(text)

@@ -405,6 +405,8 @@ def test_words_said_otherwise_than_written_are_labelled_with_the_cleaned_text():
     assert _label_text(speech, "Dr. Smith paid $3.", tokens) == "doctor Smith paid three dollars."
     assert _label_text(speech, "One two three four five.", tokens) == "One two three four five."
     assert _label_text(speech, "Too few.", tokens) == "Too few."
+    five = "One two three four years.[1]"  # a footnote's mark is no word of the tiers
+    assert _label_text(speech, five, tokens) == "One two three four years."
 
 
 def test_an_item_of_minutes_is_pointed_to_the_long_form(tmp_path):

@@ -58,6 +58,7 @@ NORMALIZED = [
     ("the 1990s and the '80s", "the nineteen nineties and the eighties"),
     ("pages 5-10", "pages five to ten"),
     ("on 12/05/2024", "on December fifth, twenty twenty-four"),
+    ("for many years.[1] Then the town[12] slept", "for many years. Then the town slept"),
     ("on 25/12/2024", "on December twenty-fifth, twenty twenty-four"),
     ("from 1990-1995", "from nineteen ninety to nineteen ninety-five"),
     ("it ended 3-2", "it ended three two"),
