@@ -39,6 +39,41 @@ def drop_footnote_marks(text: str) -> str:
     return FOOTNOTE.sub("", text)
 
 
+_DIVISION = re.compile(
+    r"\b((?i:Chapter|Book|Part|Volume|Vol\.|Act|Scene|Section|Canto|Psalm))\s+"
+    r"([IVXLCDM]+)\b(?!\.\w)"
+)  # a division numbered in capitals: Chapter IV, BOOK XII
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+
+
+def roman_value(numeral: str) -> int | None:
+    """The value of a Roman numeral (``IV`` -> 4); None for a string that is not one."""
+    values = [_ROMAN.get(c) for c in numeral.upper()]
+    if not values or None in values:
+        return None
+    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v
+                for i, v in enumerate(values))  # fmt: skip
+    if total < 1 or _roman(total) != numeral.upper():
+        return None
+    return total
+
+
+def _roman(value: int) -> str:
+    out = ""
+    for number, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"),
+                            (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
+                            (4, "IV"), (1, "I")):  # fmt: skip
+        while value >= number:
+            out, value = out + letters, value - number
+    return out
+
+
+def _division(m: re.Match[str]) -> str:
+    """``Chapter IV`` -> "Chapter 4" (then said as a number), as a reader says it."""
+    value = roman_value(m.group(2))
+    return f"{m.group(1)} {value}" if value is not None else m.group(0)
+
+
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")
 _DASH = re.compile(r"(?<=\d)\s?[–—]\s?(?=\d)")
 _HASH = re.compile(r"#(?=\d)")
@@ -76,6 +111,7 @@ def normalize_text(text: str) -> str:
     text = drop_footnote_marks(unicodedata.normalize("NFC", text))
     text = _DASH.sub("-", text)
     text = _NUMERIC_DATE.sub(_numeric_date, text)
+    text = _DIVISION.sub(_division, text)
     text = expand_times(text)
     text = expand_digit_strings(text)
     text = expand_units(text)

@@ -59,6 +59,8 @@ NORMALIZED = [
     ("pages 5-10", "pages five to ten"),
     ("on 12/05/2024", "on December fifth, twenty twenty-four"),
     ("for many years.[1] Then the town[12] slept", "for many years. Then the town slept"),
+    ("Chapter IV. BOOK XII", "Chapter four. BOOK twelve"),  # a division's Roman number
+    ("Section Mix and Chapter IIII", "Section Mix and Chapter IIII"),  # none of them
     ("on 25/12/2024", "on December twenty-fifth, twenty twenty-four"),
     ("from 1990-1995", "from nineteen ninety to nineteen ninety-five"),
     ("it ended 3-2", "it ended three two"),
