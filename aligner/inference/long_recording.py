@@ -118,6 +118,7 @@ def align_long(
         wrong["start"], wrong["end"] = round(span[0], 3), round(span[1], 3)
     mismatches += [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
     mismatches += _missing_text(skipped, sentences, spans, sec)
+    mismatches += silent_words(rec["words"], pauses, sec, mismatches)
     record = _record(name, rec, total, cfg, sentences, spans, mismatches)
     keys = metrics[0].keys() if metrics else ()
     mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
@@ -480,6 +481,26 @@ def _sentence_span(
         return {"text": text, "start": spans[k][0] * sec, "end": spans[k][1] * sec}
     a, b = own[k]
     return {"text": text, "start": words[a][0], "end": words[b - 1][1], "words": [a, b]}
+
+
+def silent_words(
+    words: list, pauses: np.ndarray | None, sec: float, found: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A ``text not in the audio`` mismatch for each word aligned to silence alone (every
+    frame of it but one at each edge a pause frame of ``pauses (T,)``) that no mismatch of
+    `found` covers: a heading in the text that the reader left out was put in the silence
+    before the chapter's first words, and nothing said it was not there."""
+    if pauses is None:
+        return []
+    out = []
+    for start, end, text in words:
+        a, b = int(round(start / sec)) + 1, int(round(end / sec)) - 1
+        if b <= a or not pauses[a:b].all():
+            continue
+        if any(m["start"] <= start + 1e-3 and end - 1e-3 <= m["end"] for m in found):
+            continue
+        out.append(_mismatch(0, start, end, text))
+    return out
 
 
 def _mismatch(kind: int, start: float, end: float, text: str) -> dict[str, Any]:

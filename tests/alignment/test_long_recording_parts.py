@@ -42,3 +42,23 @@ def test_a_recording_cut_in_speech_is_noted_at_that_end():
     pauses[-2:] = True  # a pause shorter than the edge: still sound before it
     assert cut_notes(pauses, 4) == [] and cut_notes(None, 4) == []
     assert [n.split()[1] for n in cut_notes(np.zeros(100, bool), 4)] == ["begins", "ends"]
+
+
+def test_a_word_aligned_to_silence_alone_is_text_not_in_the_audio():
+    from aligner.inference.long_recording import silent_words
+
+    sec = 0.01
+    pauses = np.zeros(300, bool)
+    pauses[:50] = True  # half a second of silence, then speech
+    words = [[0.05, 0.45, "Chapter"], [0.49, 0.8, "It"], [0.8, 1.2, "was"]]
+    (heading,) = silent_words(words, pauses, sec, [])
+    assert heading == {
+        "kind": "text not in the audio",
+        "start": 0.05,
+        "end": 0.45,
+        "text": "Chapter",
+    }
+    taken = [{"kind": "word unlike its audio", "start": 0.0, "end": 0.5, "text": "Chapter"}]
+    assert (
+        silent_words(words, pauses, sec, taken) == [] and silent_words(words, None, sec, []) == []
+    )
