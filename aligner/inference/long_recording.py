@@ -483,11 +483,15 @@ def _sentence_span(
     return {"text": text, "start": words[a][0], "end": words[b - 1][1], "words": [a, b]}
 
 
+SILENT_WORD = 3  # frames of silence inside a word, its edge frames aside, to report it
+
+
 def silent_words(
     words: list, pauses: np.ndarray | None, sec: float, found: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """A ``text not in the audio`` mismatch for each word aligned to silence alone (every
-    frame of it but one at each edge a pause frame of ``pauses (T,)``) that no mismatch of
+    frame of it but one at each edge a pause frame of ``pauses (T,)``, `SILENT_WORD` of
+    them at least) that no mismatch of
     `found` covers: a heading in the text that the reader left out was put in the silence
     before the chapter's first words, and nothing said it was not there."""
     if pauses is None:
@@ -495,7 +499,7 @@ def silent_words(
     out = []
     for start, end, text in words:
         a, b = int(round(start / sec)) + 1, int(round(end / sec)) - 1
-        if b <= a or not pauses[a:b].all():
+        if b - a < SILENT_WORD or not pauses[a:b].all():
             continue
         if any(m["start"] <= start + 1e-3 and end - 1e-3 <= m["end"] for m in found):
             continue
