@@ -247,8 +247,12 @@ def _joined(
     unlike their audio, labelled with their own text and reported."""
     unread = unread or {}
     rec: dict[str, list] = {
-        "tokens": [], "frames": [], "words": [], "phones": [], "sentence_words": []
-    }  # fmt: skip
+        "tokens": [],
+        "frames": [],
+        "words": [],
+        "phones": [],
+        "sentence_words": [],
+    }
     edges: dict[int, list[tuple[int, int, bool]]] = {}
     mismatches: list[dict[str, Any]] = []
     metrics: list[dict[str, float]] = []

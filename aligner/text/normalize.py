@@ -51,18 +51,26 @@ def roman_value(numeral: str) -> int | None:
     values = [_ROMAN.get(c) for c in numeral.upper()]
     if not values or None in values:
         return None
-    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v
-                for i, v in enumerate(values))  # fmt: skip
+    total = sum(
+        -v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values)
+    )
     if total < 1 or _roman(total) != numeral.upper():
         return None
     return total
 
 
+_ROMAN_STEPS = tuple(
+    zip(
+        (1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1),
+        ("M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"),
+    )
+)
+
+
 def _roman(value: int) -> str:
+    """`value` in Roman numerals, written the standard way (4 -> ``IV``)."""
     out = ""
-    for number, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"),
-                            (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
-                            (4, "IV"), (1, "I")):  # fmt: skip
+    for number, letters in _ROMAN_STEPS:
         while value >= number:
             out, value = out + letters, value - number
     return out
@@ -86,9 +94,19 @@ def _date(m: re.Match[str]) -> str:
 
 
 MONTH_ORDER = [
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-]  # fmt: skip
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def _numeric_date(m: re.Match[str]) -> str:
