@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from aligner.alignment.intervals import Interval, Tiers, boundary_errors
+from aligner.alignment.tiers import PUNCTUATION
 
 
 @dataclass
@@ -88,8 +89,8 @@ class TierScore:
         return out
 
 
+_MARKS = "".join(PUNCTUATION) + "'[]{}‘’"  # around a word as tools write it
+
+
 def _word_key(label: str) -> str:
-    return label.strip(PUNCTUATION).casefold()
-
-
-PUNCTUATION = ".,;:!?\"'()[]{}«»“”‘’—-…¿¡"
+    return label.strip(_MARKS).casefold()
