@@ -20,7 +20,7 @@ import torch
 
 from aligner.alignment.intervals import Timings, mapping_errors
 from aligner.alignment.record import Alignment, UtteranceAlignment, resolve
-from aligner.alignment.tiers import optional_tokens
+from aligner.alignment.tiers import PUNCTUATION, optional_tokens
 from aligner.audio.io import load_audio
 from aligner.audio.trim import PauseRule
 from aligner.data.manifest import BadLine, manifest_items
@@ -163,7 +163,7 @@ def _as_written(text: str, cleaned: str) -> str:
     ``three dollars A boy``, not ``a boy``)."""
 
     def key(word: str) -> str:
-        return word.strip(".,;:!?\"'()[]").casefold()
+        return word.strip("".join(PUNCTUATION) + "'[]").casefold()
 
     written, said = text.split(), cleaned.split()
     matcher = difflib.SequenceMatcher(None, [key(w) for w in written], [key(w) for w in said])

@@ -62,7 +62,7 @@ def _words(speech: Any, text: str) -> int:
 def _stand_in(speech: Any, sentences: list[str]) -> str:
     """The readable word of `sentences` with the fewest tokens (of their shortest
     `CANDIDATES` distinct words, by letters): it stands for a word the model cannot read."""
-    seen = {w.strip(".,;:!?\"'()") for s in sentences for w in s.split()}
+    seen = {w.strip("".join(PUNCTUATION) + "'") for s in sentences for w in s.split()}
     words = sorted((w for w in seen if any(c.isalpha() for c in w)), key=lambda w: (len(w), w))
     best: tuple[int, str] | None = None
     for word in words[:CANDIDATES]:
