@@ -154,16 +154,17 @@ def foreign_letters(text: str, tokenizer: Any) -> list[str]:
     )
 
 
-def _english_phonemes_chars(
-    text: str, tokenizer: Any, wanted: Any, any_language: bool = False
-) -> list[str]:
-    """The characters of `text` for which ``wanted(c)`` holds, each once, in order; none
-    unless the tokenizer reads English phonemes (eSpeak NG names what it cannot read), or
-    phonemes of any language with `any_language`."""
-    language = getattr(tokenizer, "language", "")
-    if getattr(tokenizer, "kind", "") != "phonemes":
+def _english_phonemes_chars(text: str, tokenizer: Any, wanted: Any) -> list[str]:
+    """`_phonemes_chars`, for an English phonemes tokenizer only."""
+    if not getattr(tokenizer, "language", "").startswith("en"):
         return []
-    if not (any_language or language.startswith("en")):
+    return _phonemes_chars(text, tokenizer, wanted)
+
+
+def _phonemes_chars(text: str, tokenizer: Any, wanted: Any) -> list[str]:
+    """The characters of `text` for which ``wanted(c)`` holds, each once, in order; none
+    unless the tokenizer reads phonemes (eSpeak NG names what it cannot read)."""
+    if getattr(tokenizer, "kind", "") != "phonemes":
         return []
     return list(dict.fromkeys(c for c in text if wanted(c)))
 
@@ -177,7 +178,7 @@ def named_symbols(text: str, tokenizer: Any) -> list[str]:
     "grinning face" and ``→`` as "right arrow", and Czech ``🎉`` as a word of its own),
     each once; none for a tokenizer of another kind. Signs a reader says (``°``, ``©``,
     ``%``) are not among them."""
-    return _english_phonemes_chars(
+    return _phonemes_chars(
         text,
         tokenizer,
         lambda c: (
@@ -187,7 +188,6 @@ def named_symbols(text: str, tokenizer: Any) -> list[str]:
                 or "ARROW" in unicodedata.name(c, "")  # math symbols, but not as maths
             )
         ),
-        any_language=True,
     )
 
 
