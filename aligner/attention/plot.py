@@ -225,11 +225,14 @@ def _refuse(paths: Sequence[Path], force: bool) -> None:
             raise FileExistsError(f"{path} exists; pass force=True (--force) to overwrite it")
 
 
-def _format(fig: Figure, path: Path) -> str:
+def image_format(path: Path) -> str:
     """The image format `path`'s suffix names (PNG without one); ValueError for a suffix
-    matplotlib cannot write (``p.jpg`` was written as PNG bytes)."""
+    matplotlib cannot write (``p.jpg`` was written as PNG bytes). Callers check it before
+    their work, so that no output is lost to a name."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
     fmt = path.suffix.lstrip(".").lower() or "png"
-    if fmt not in fig.canvas.get_supported_filetypes():
+    if fmt not in FigureCanvasBase.get_supported_filetypes():
         raise ValueError(f"{path}: cannot write a .{fmt} image; name it .png, .pdf, .svg or .jpg")
     return fmt
 
@@ -240,7 +243,7 @@ def _save(fig: Figure, path: Path) -> Path:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(tmp, format=_format(fig, path), dpi=150)
+        fig.savefig(tmp, format=image_format(path), dpi=150)
         os.replace(tmp, path)
     except OSError as err:  # PIL's full disk names no file: name the PNG (the attention
         if err.filename is not None or err.errno is None:  # core imports no aligner.files)

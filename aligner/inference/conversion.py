@@ -38,6 +38,7 @@ from aligner.inference.speech import MelSpeechModel
 from aligner.inference.synthesis import (
     Decoding,
     SpeechRun,
+    check_outputs,
     length_warnings,
     make_folders,
     mel_paths,
@@ -192,6 +193,7 @@ def convert(
     extra = [out / "manifest.jsonl", out / "summary.json"] if many else []
     mels = mel_paths(save_mel, [p.stem for p in outs])
     refuse_existing([*outs, alignment, *extra, *mels], force)
+    check_outputs([*outs, alignment, *extra, *mels], [alignment] if alignment else [])
     make_folders([alignment, *mels, *outs, *extra])  # the side outputs first
     torch.manual_seed(decoding.seed)
     speech = load_speech_model(checkpoint, "convert", device, decoding.precision)

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from aligner.attention.plot import panel_paths, save_alignment_panels
+from aligner.attention.plot import image_format, panel_paths, save_alignment_panels
 from aligner.audio.io import join_waves, save_audio
 from aligner.files import output_error, write_atomic
 from aligner.inference.common import (
@@ -183,6 +183,26 @@ def refuse_existing(paths: Sequence[Path | None], force: bool) -> None:
             raise InferenceError(f"{path} exists; pass --force to overwrite it")
 
 
+def check_outputs(paths: Sequence[Path | None], images: Sequence[Path] = ()) -> None:
+    """InferenceError before any work where two outputs are one file (``--out a.wav
+    --alignment a.wav``, ``--out`` inside ``--save-mel``) or an image's suffix names no
+    format matplotlib writes (the heatmap failed after the audio was written)."""
+    seen: dict[Path, Path] = {}
+    for path in (p for p in paths if p is not None):
+        key = path.resolve()
+        if key in seen:
+            raise InferenceError(
+                f"two outputs would be written to {path} (--out, --alignment, --save-mel): "
+                "give each its own name"
+            )
+        seen[key] = path
+    for image in images:
+        try:
+            image_format(image)
+        except ValueError as err:
+            raise InferenceError(str(err)) from None
+
+
 def make_folders(paths: Sequence[Path | None]) -> None:
     """The folder of each output, made before any decoding: a folder that cannot be made
     (no space, read-only, /proc) stops the command before it writes anything."""
@@ -241,6 +261,7 @@ def synthesize(
     mels = mel_paths(save_mel, [f"sentence-{k}" for k in range(1, len(sentences) + 1)])
     pngs = panel_paths(alignment, len(sentences)) if alignment is not None else []
     refuse_existing([*pngs, *mels], force)
+    check_outputs([out, *pngs, *mels], pngs)
     make_folders([*pngs, *mels, out])  # the side outputs first
     wave, results, sentences = synthesize_text(speech, sentences, decoding, pause)
     save_audio(out, wave, speech.mel_cfg.sample_rate)

@@ -604,3 +604,18 @@ def test_convert_out_of_the_wrong_kind_by_its_name(ckpts, tmp_path):
     r = invoke(*base, data / "test.jsonl", "--out", tmp_path / "all.wav")
     assert_clean_failure(r, "all.wav names an audio file", "give a folder")
     assert not (tmp_path / "conv").exists() and not (tmp_path / "all.wav").exists()
+
+
+def test_outputs_that_collide_or_an_image_of_no_format_are_refused_before_decoding(ckpts, tmp_path):
+    """``--alignment a.bmpx`` failed with a traceback after the WAV was written;
+    ``--alignment`` on ``--out``'s path, or ``--out`` inside ``--save-mel`` where a mel is
+    written, overwrote one output with another."""
+    base = ["synthesize", "--checkpoint", ckpts["tts"], "--text", "Hello there."]
+    r = invoke(*base, "--out", tmp_path / "a.wav", "--alignment", tmp_path / "a.bmpx")
+    assert_clean_failure(r, "cannot write a .bmpx image")
+    r = invoke(*base, "--out", tmp_path / "s.wav", "--alignment", tmp_path / "s.wav")
+    assert_clean_failure(r, "two outputs would be written to", "s.wav")
+    mels = tmp_path / "mels"
+    r = invoke(*base, "--out", mels / "sentence-1.npy", "--save-mel", mels)
+    assert_clean_failure(r, "two outputs would be written to", "sentence-1.npy")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
