@@ -19,17 +19,22 @@ def _references(ref: Path) -> list[dict]:
 def _hypothesis_lines(hyp: Path) -> list[str]:
     if not hyp.is_file():
         raise EvaluationError(f"--hyp {hyp} does not exist")
-    try:
-        return hyp.read_text(encoding="utf-8").splitlines()
+    data = hyp.read_bytes()
+    try:  # a byte-order mark (Windows) is no character of the first line
+        return data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as err:
-        raise EvaluationError(f"--hyp {hyp} is not UTF-8 text (byte {err.start})") from None
+        line = data[: err.start].count(b"\n") + 1
+        raise EvaluationError(
+            f"--hyp {hyp}:{line} is not UTF-8 text (byte {err.start}); save it as UTF-8"
+        ) from None
 
 
 def score_g2p(hyp: Path, ref: Path) -> dict[str, float]:
     """PER/WER (%), with and without stress digits, of the ``word<TAB>phonemes`` lines of
-    `hyp` (what `aligner g2p --in MANIFEST` prints) against the pronunciations of `ref`
-    (a word is right when it equals any of them). Words are matched case-insensitively;
-    a word of `ref` with no line in `hyp` is an error naming it."""
+    `hyp` (what `aligner g2p --in MANIFEST` prints; with ``--nbest``, its
+    ``word<TAB>rank<TAB>score<TAB>phonemes`` lines of rank 1) against the pronunciations of
+    `ref` (a word is right when it equals any of them). Words are matched
+    case-insensitively; a word of `ref` with no line in `hyp` is an error naming it."""
     refs: dict[str, list[list[str]]] = {}
     for item in _references(ref):
         refs.setdefault(str(item["source"]).strip().lower(), []).append(str(item["target"]).split())
@@ -37,10 +42,17 @@ def score_g2p(hyp: Path, ref: Path) -> dict[str, float]:
     for n, line in enumerate(_hypothesis_lines(hyp), 1):
         if not line.strip():
             continue
-        word, sep, phones = line.partition("\t")
-        if not sep:
-            raise EvaluationError(f"{hyp}:{n}: expected 'word<TAB>phonemes', got {line[:40]!r}")
-        hyps.setdefault(word.strip().lower(), phones.split())
+        fields = line.split("\t")
+        if len(fields) == 4 and fields[1].strip().isdigit():  # --nbest: rank 1 scored
+            if int(fields[1]) != 1:
+                continue
+            fields = [fields[0], fields[3]]
+        if len(fields) != 2:
+            raise EvaluationError(
+                f"{hyp}:{n}: expected 'word<TAB>phonemes' (or --nbest's "
+                f"'word<TAB>rank<TAB>score<TAB>phonemes'), got {line[:40]!r}"
+            )
+        hyps.setdefault(fields[0].strip().lower(), fields[1].split())
     missing = [w for w in refs if w not in hyps]
     if missing:
         raise EvaluationError(
@@ -56,7 +68,11 @@ def score_nmt(hyp: Path, ref: Path, lowercase: bool = False) -> dict[str, float]
     refs = [str(item["target"]) for item in _references(ref)]
     hyps = _hypothesis_lines(hyp)
     if len(hyps) != len(refs):
-        raise EvaluationError(f"{hyp} has {len(hyps)} lines but {ref} {len(refs)} items")
+        nbest = any(len(h.split("\t")) == 4 for h in hyps)  # input, rank, score, output
+        hint = "; it looks like --nbest output: translate with --nbest 1" if nbest else ""
+        raise EvaluationError(f"{hyp} has {len(hyps)} lines but {ref} {len(refs)} items{hint}")
+    if refs and not any(h.strip() for h in hyps):
+        raise EvaluationError(f"{hyp}: every line is empty (no translation to score)")
     return {
         "sentences": len(refs),
         "bleu": round(corpus_bleu(hyps, refs, lowercase), 2),
