@@ -111,7 +111,7 @@ def read_inputs(
         inputs = _manifest_sources(in_file)
     else:
         try:
-            text = in_file.read_text(encoding="utf-8")
+            text = in_file.read_text(encoding="utf-8-sig")  # a Windows byte-order mark too
         except UnicodeDecodeError as err:
             raise InferenceError(
                 f"--in {in_file} is not UTF-8 text (byte {err.start}); convert it to UTF-8"

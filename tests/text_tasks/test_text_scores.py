@@ -55,3 +55,14 @@ def test_nmt_names_nbest_output_empty_output_and_bytes_that_are_not_utf8(tmp_pat
     latin.write_bytes("the cat sat\na d\xf6g ran\n".encode("latin-1"))
     with pytest.raises(EvaluationError, match=r"latin.txt:2 is not UTF-8"):
         score_nmt(latin, ref)
+
+
+def test_input_lines_of_a_file_with_a_byte_order_mark(tmp_path):
+    """`aligner g2p --in words.txt` and `translate --in`: a Windows file's mark made the
+    first word unknown (``'\\ufeffhello'``) and skipped it."""
+    from aligner.inference.text_io import read_inputs
+
+    words = tmp_path / "words.txt"
+    words.write_text("\ufeffhello\nworld\n", encoding="utf-8")
+    got = read_inputs([], words, "words", "as arguments")
+    assert [inp.text for inp in got] == ["hello", "world"]
