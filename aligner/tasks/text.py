@@ -210,6 +210,12 @@ def build(cfg: Any, data_dir: Path) -> TextTask:
                 f"{path}: no {name} manifest; run `aligner prepare` or set data.{name}"
             )
     train_items, valid_items = read_manifest(paths["train"]), read_manifest(paths["valid"])
+    for name, items in (("train", train_items), ("valid", valid_items)):
+        if not items:
+            raise ValueError(
+                f"{paths[name]}: no items; a corpus this small leaves a split empty: give "
+                "`aligner prepare` more lines (valid and test need 3 or more)"
+            )
     if role(cfg.family, cfg.task).task_module != __name__:
         raise ValueError(f"aligner.tasks.text builds g2p or nmt, not {cfg.task!r}")
     src_fn = splitter(data.src_split, data.lowercase)

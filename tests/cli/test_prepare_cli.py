@@ -175,6 +175,13 @@ def test_parallel_text_ignores_extra_columns_and_reports_bad_lines(tmp_path: Pat
     assert len(homes) == 2 and homes[0] == homes[1]
 
 
+def test_parallel_text_too_small_for_a_valid_split_is_warned(tmp_path: Path) -> None:
+    path = fixtures.tsv(tmp_path / "two.tsv", n=2)
+    result = invoke("parallel-text", path, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "valid and test need 3 or more" in result.output
+
+
 # ------------------------------------------------------------------ --force
 def test_existing_output_needs_force(tmp_path: Path) -> None:
     path = fixtures.tsv(tmp_path / "pairs.tsv", n=6)

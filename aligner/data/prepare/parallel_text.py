@@ -10,6 +10,7 @@ from typing import Any
 from aligner.data.prepare.common import (
     PrepareSummary,
     check_outputs,
+    empty_split_warnings,
     split_items,
     text_lines,
     write_corpus,
@@ -50,6 +51,7 @@ def prepare_parallel_text(
     report.check(skip_bad)
     splits = split_items(items, seed=seed, group=lambda item: item["source"])
     summary = PrepareSummary("parallel-text", out_dir, bad=report)
+    summary.warnings += empty_split_warnings(splits, "pair(s)")
     summary.figures = {
         "source_vocabulary": len({w for i in items for w in i["source"].split()}),
         "target_vocabulary": len({w for i in items for w in i["target"].split()}),
