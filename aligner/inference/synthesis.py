@@ -224,6 +224,18 @@ def mel_paths(folder: Path | None, names: Sequence[str]) -> list[Path]:
     return [folder / f"{n}.npy" for n in names] + [folder / "mel_config.json"]
 
 
+def stale_mels(folder: Path | None, written: Sequence[Path]) -> list[str]:
+    """A warning where `folder` holds mels this run did not write (``sentence-5.npy`` of
+    an earlier, longer text, kept under ``--force``): `aligner vocode FOLDER` would say them."""
+    if folder is None:
+        return []
+    others = sorted(set(folder.glob("*.npy")) - set(written))
+    if not others:
+        return []
+    named = ", ".join(p.name for p in others[:3]) + (" ..." if len(others) > 3 else "")
+    return [f"--save-mel {folder} also holds {len(others)} mel(s) of another run ({named})"]
+
+
 def write_mel(path: Path, mel: torch.Tensor) -> None:
     """One predicted log-mel ``(T, n_mels)`` float32 (natural log, not normalized)."""
     import numpy as np
@@ -272,6 +284,7 @@ def synthesize(
     if mels:
         save_mel_config(mels[-1].parent, speech)
     warnings = length_warnings(sentences, results, decoding.max_length_ratio)
+    warnings += stale_mels(save_mel, mels)
     window = speech.decoding_window(decoding.window)
     warnings += unused_window(decoding.window, window)
     if guessed := guessed_words(speech):

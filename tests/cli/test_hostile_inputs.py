@@ -619,3 +619,12 @@ def test_outputs_that_collide_or_an_image_of_no_format_are_refused_before_decodi
     r = invoke(*base, "--out", mels / "sentence-1.npy", "--save-mel", mels)
     assert_clean_failure(r, "two outputs would be written to", "sentence-1.npy")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_mels_of_an_earlier_run_left_in_save_mel_are_named(ckpts, tmp_path):
+    """--force over a longer text's mels kept its sentence-2.npy: `vocode` would say it."""
+    base = ["synthesize", "--checkpoint", ckpts["tts"], "--out", tmp_path / "a.wav"]
+    base += ["--save-mel", tmp_path / "mels", "--griffin-lim-iters", "2", "--force"]
+    assert invoke(*base, "--text", "Hello there. A good day.").exit_code == 0
+    r = invoke(*base, "--text", "Hello there.")
+    assert r.exit_code == 0 and "also holds 1 mel(s) of another run (sentence-2.npy)" in r.output
