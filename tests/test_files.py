@@ -172,3 +172,16 @@ def test_a_device_or_pipe_is_refused_and_a_link_written_through(tmp_path):
     write_atomic(link, lambda fh: fh.write("new"), "w")
     assert link.is_symlink() and target.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "pipe", "target.txt"]
+
+
+def test_a_manifest_is_readable_as_any_file_the_user_writes(tmp_path):
+    """Manifests were written through mkstemp, owner-only (0600) beside a 0644 summary."""
+    from aligner.data.manifest import write_manifest
+
+    old = os.umask(0o022)
+    try:
+        path = write_manifest(tmp_path / "train.jsonl", [{"id": "a", "text": "x"}])
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["train.jsonl"]

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from aligner.files import write_atomic
 
 PATH_KEYS: tuple[str, ...] = ("audio", "target_audio", "source_audio")
 
@@ -152,17 +153,8 @@ def write_manifest(
     path.parent.mkdir(parents=True, exist_ok=True)
     root = path.parent.resolve()
     lines = [json.dumps(_relative_paths(item, root), ensure_ascii=False) for item in items]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    text = "".join(line + "\n" for line in lines)  # readable as any file (mkstemp's were 0600)
+    return write_atomic(path, lambda fh: fh.write(text), "w", encoding="utf-8")
 
 
 def _relative_paths(item: Mapping[str, Any], root: Path) -> dict[str, Any]:
