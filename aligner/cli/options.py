@@ -211,8 +211,9 @@ def window_option(default: str):
     return click.option(
         "--window",
         callback=parse_window,
-        help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2), or "
-        f"none. Default: the one the checkpoint's recipe names ({default}).",
+        help="Monotonic attention window BACK,FRONT around the last focus (e.g. 0,2; FRONT 1 "
+        "at least), none, or recipe. Default: recipe, the one the checkpoint's recipe names "
+        f"({default}).",
     )
 
 

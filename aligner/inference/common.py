@@ -21,11 +21,14 @@ def parse_window(text: str) -> tuple[int, int] | str | None:
     if word in ("none", RECIPE_WINDOW):
         return None if word == "none" else RECIPE_WINDOW
     try:
-        return check_window(tuple(int(v) for v in text.split(",")))
+        window = check_window(tuple(int(v) for v in text.split(",")))
+        if window is None or window[1] < 1:  # decoding never moves past its first token
+            raise ValueError(text)
+        return window
     except ValueError:
         raise ValueError(
-            f"expected BACK,FRONT, two whole numbers from 0 to {MAX_WINDOW} (e.g. 0,2), none "
-            f"or recipe, got {text!r}"
+            f"expected BACK,FRONT, two whole numbers from 0 to {MAX_WINDOW}, FRONT 1 at least "
+            f"(e.g. 0,2), none or recipe, got {text!r}"
         ) from None
 
 

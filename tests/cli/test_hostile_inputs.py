@@ -46,6 +46,7 @@ def assert_usage_error(result, *words: str) -> None:
         ("--pause", "1e9"),
         ("--window", "99999999999,3"),
         ("--window", "1"),
+        ("--window", "0,0"),  # never past its first token: every output cut at the limit
         ("--device", "foo"),
         ("--device", "cuda:99"),
         ("--max-length-ratio", "0"),
