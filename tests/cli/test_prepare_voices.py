@@ -49,3 +49,11 @@ def test_several_voices_build_a_corpus_that_cycles_through_them(tmp_path):
         json.loads(line) for s in ("train", "valid", "test") for line in open(out / f"{s}.jsonl")
     ]
     assert len({it["speaker"] for it in items}) == 2
+
+
+def test_a_parallel_pair_of_one_voice_is_refused(tmp_path):
+    out = tmp_path / "pair"
+    args = ["prepare", "espeak", str(out), "--parallel", "en-us", "en-us", "--utterances", "3"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and "give two different voices" in result.output
+    assert not out.exists()

@@ -71,6 +71,8 @@ def prepare_espeak(
     check_outputs(out_dir, force)
     start = time.perf_counter()
     parsed = [Voice.parse(v) for v in (parallel or voices)]
+    if parallel is not None and parsed[0] == parsed[1]:
+        raise ValueError(f"--parallel {parallel[0]} {parallel[1]}: give two different voices")
     texts = SentenceGenerator(seed).generate(utterances)
     items, jobs = _plan(out_dir, texts, parsed, parallel is not None, stops)
     make_folder(out_dir / "wavs")
