@@ -224,3 +224,23 @@ def save_by_name(path: str | Path, save: Callable[[Path], Any]) -> Path:
     with _into_place(path) as tmp:
         save(tmp)
     return path
+
+
+class NotUtf8Error(ValueError):
+    """A text file that is not UTF-8: ``line`` (from 1) and ``byte`` (its value) where the
+    decoding failed, for the caller's message."""
+
+    def __init__(self, path: Path, line: int, byte: int) -> None:
+        super().__init__(f"{path}: line {line} is not UTF-8 (byte {byte:#x})")
+        self.path, self.line, self.byte = path, line, byte
+
+
+def read_utf8(path: str | Path) -> str:
+    """The text of the file `path`, UTF-8 (a byte-order mark is no character of it);
+    `NotUtf8Error` naming the line where it is not."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise NotUtf8Error(Path(path), line, data[err.start]) from None

@@ -9,6 +9,7 @@ from pathlib import Path
 from aligner.data.manifest import manifest_items
 from aligner.evaluation import EvaluationError
 from aligner.evaluation.vc import score_systems
+from aligner.files import NotUtf8Error, read_utf8
 from aligner.text.metrics import corpus_bleu, corpus_chrf, g2p_scores
 
 
@@ -19,13 +20,11 @@ def _references(ref: Path) -> list[dict]:
 def _hypothesis_lines(hyp: Path) -> list[str]:
     if not hyp.is_file():
         raise EvaluationError(f"--hyp {hyp} does not exist")
-    data = hyp.read_bytes()
     try:  # a byte-order mark (Windows) is no character of the first line
-        return data.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
+        return read_utf8(hyp).splitlines()
+    except NotUtf8Error as err:
         raise EvaluationError(
-            f"--hyp {hyp}:{line} is not UTF-8 text (byte {err.start}); save it as UTF-8"
+            f"--hyp {hyp}:{err.line} is not UTF-8 text (byte {err.byte:#x}); save it as UTF-8"
         ) from None
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aligner.attention.base import MAX_WINDOW, check_window
+from aligner.files import NotUtf8Error, read_utf8
 
 # Free-running decoding's window: the one the checkpoint's recipe names for synthesis
 # (``model.decoder.window``; none where it names none). See `FreeRunning.generate`.
@@ -52,7 +53,7 @@ class InferenceError(ValueError):
     """A checkpoint or an input cannot be used; the message says what to do."""
 
 
-AUDIO_SUFFIXES = (".wav", ".flac", ".ogg")
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")  # audio files, read or named
 
 
 def check_audio_out(out: Path, many: bool, inputs: str) -> None:
@@ -109,15 +110,13 @@ def read_text_file(path: Path, option: str = "--in") -> str:
     binary or non-UTF-8 file, naming the line and how to convert it."""
     if not path.is_file():
         raise InferenceError(f"{option} {path} does not exist")
-    data = path.read_bytes()
-    if b"\x00" in data:
+    if b"\x00" in path.read_bytes():
         raise InferenceError(f"{option} {path} is a binary file, not text")
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
+        return read_utf8(path)
+    except NotUtf8Error as err:
         raise InferenceError(
-            f"{option} {path}: line {line} is not UTF-8 (byte {data[err.start]:#x}); "
+            f"{option} {path}: line {err.line} is not UTF-8 (byte {err.byte:#x}); "
             "convert it, e.g. iconv -f latin1 -t utf-8"
         ) from None
 

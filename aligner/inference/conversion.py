@@ -28,6 +28,7 @@ from aligner.data.manifest import (
 )
 from aligner.files import write_atomic
 from aligner.inference.common import (
+    AUDIO_SUFFIXES,
     InferenceError,
     check_audio_out,
     output_names,
@@ -49,7 +50,6 @@ from aligner.inference.synthesis import (
 )
 from aligner.inference.vocoders import load_vocoder
 
-AUDIO_EXTS = (".wav", ".flac", ".ogg", ".mp3")
 MAX_PIECE_SECONDS = 20.0
 
 
@@ -62,9 +62,9 @@ def conversion_inputs(src: Path, bad: list[str] | None = None) -> tuple[list[dic
     if not src.exists():
         raise InferenceError(f"--in {src} does not exist")
     if src.is_dir():
-        files = sorted(p for p in src.iterdir() if p.suffix.lower() in AUDIO_EXTS)
+        files = sorted(p for p in src.iterdir() if p.suffix.lower() in AUDIO_SUFFIXES)
         if not files:
-            raise InferenceError(f"--in {src} holds no audio files ({', '.join(AUDIO_EXTS)})")
+            raise InferenceError(f"--in {src} holds no audio files ({', '.join(AUDIO_SUFFIXES)})")
         return [{"id": p.stem, "audio": str(p)} for p in files], True
     if src.suffix in (".jsonl", ".json"):
         try:

@@ -16,7 +16,7 @@ from aligner.attention.plot import text_alignment_figure
 from aligner.data.manifest import manifest_items
 from aligner.decode.beam import Hypothesis
 from aligner.families import family_name, role
-from aligner.inference.common import InferenceError
+from aligner.inference.common import InferenceError, read_text_file
 from aligner.inference.text import TextModel, load_reverse_model, load_text_model
 from aligner.text.splitting import display_label
 
@@ -110,12 +110,7 @@ def read_inputs(
     elif in_file.suffix == ".jsonl":
         inputs = _manifest_sources(in_file)
     else:
-        try:
-            text = in_file.read_text(encoding="utf-8-sig")  # a Windows byte-order mark too
-        except UnicodeDecodeError as err:
-            raise InferenceError(
-                f"--in {in_file} is not UTF-8 text (byte {err.start}); convert it to UTF-8"
-            ) from None
+        text = read_text_file(in_file)  # a byte-order mark is no part of the first line
         inputs = [Input(f"{in_file}:{n}", s.strip()) for n, s in enumerate(text.splitlines(), 1)]
     if not any(inp.text for inp in inputs):
         where = f" in {in_file}" if in_file is not None else ""
