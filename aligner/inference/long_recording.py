@@ -260,10 +260,10 @@ def _joined(
     scored = {}  # sentence -> (its alignment, record, log-probabilities, word scores)
     for part, utt in zip(said, aligned):
         lp, own = None, unread.get(part.index, {})
+        ids = speech.encode_text(part.text) if settings.word_margin > 0 or own else None
         if settings.word_margin > 0:
-            lp = scorer.log_probs(speech.encode_text(part.text), part.start, part.end)
+            lp = scorer.log_probs(ids, part.start, part.end)
         if own:  # a stand-in takes the audio its sentence's tokens do not explain
-            ids = speech.encode_text(part.text)
             gain = scorer.unexplained(ids, _phone_ids(speech), part.start, part.end)
             utt = _as_filler(utt, own, settings.filler_margin, gain)
         one, scores = _sentence(utt, lp, own)

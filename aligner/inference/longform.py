@@ -166,15 +166,19 @@ class FrameScorer:
         mask = torch.ones(x.shape[:2], dtype=torch.bool, device=self.device)
         return self.model.mel_encoder(x, mask)[:, start - lo : end - lo]
 
-    @torch.no_grad()
     def scores(self, ids: torch.Tensor, start: int, end: int) -> torch.Tensor:
         """``(end - start, N)`` the model's scores (logits) of token `ids` ``(N,)`` at
         those frames."""
+        return self._scores(ids, self.queries(start, end))
+
+    @torch.no_grad()
+    def _scores(self, ids: torch.Tensor, queries: torch.Tensor) -> torch.Tensor:
+        """``(T, N)`` scores of token `ids` ``(N,)`` against `queries` ``(1, T, C)``."""
         model = self.model
         tokens = ids[None].to(self.device)
         mask = torch.ones(tokens.shape, dtype=torch.bool, device=self.device)
         keys = model.attention.project_keys(model.text_encoder(model.embedding(tokens), mask))
-        return model.attention.score(self.queries(start, end), keys).float()[0].cpu()
+        return model.attention.score(queries, keys).float()[0].cpu()
 
     def log_probs(self, ids: torch.Tensor, start: int, end: int) -> np.ndarray:
         """``(end - start, N)`` log-probabilities of token `ids` ``(N,)`` at those frames."""
@@ -187,8 +191,9 @@ class FrameScorer:
         the likeliest of `ids` at each frame (0 where one of `ids` is as likely): the
         audio that a text's tokens do not explain, as a phone loop would (the filler model
         of keyword spotting)."""
-        own = self.scores(ids, start, end).max(1).values
-        best = self.scores(phones, start, end).max(1).values
+        queries = self.queries(start, end)  # one pass of the mel encoder for both
+        own = self._scores(ids, queries).max(1).values
+        best = self._scores(phones, queries).max(1).values
         return (best - own).clamp(min=0).numpy()
 
 
