@@ -180,9 +180,8 @@ def _wrong_word(part: dict, other: dict, where: str = "longest") -> tuple[int, s
 
 
 FOREIGN = "word the model cannot read"
-CYRILLIC = dict(zip("abcdefghiklmnoprstuvwyz", "абкдефгхиклмнопрстуввйз")) | {
-    "j": "дж", "q": "к", "x": "кс"
-}  # fmt: skip
+CYRILLIC = dict(zip("abcdefghiklmnoprstuvwyz", "абкдефгхиклмнопрстуввйз"))
+CYRILLIC.update(j="дж", q="к", x="кс")  # the letters Cyrillic writes with two or another
 
 
 def _in_cyrillic(part: dict, w: int) -> str:

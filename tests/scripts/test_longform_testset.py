@@ -100,8 +100,8 @@ def test_the_foreign_version_writes_the_word_in_cyrillic_where_its_audio_is(corp
     out = corpus / "foreign"
     args = ["--out", str(out), "--minutes", "0.1", "--wrong-word", "last", "--foreign"]
     longform_testset.main(["build", "--in", str(corpus / "test.jsonl"), *args])
-    items = {json.loads(ln)["id"].rsplit("_", 1)[1]: json.loads(ln) for ln in
-             (out / "long.jsonl").read_text().splitlines()}  # fmt: skip
+    lines = (out / "long.jsonl").read_text().splitlines()
+    items = {json.loads(ln)["id"].rsplit("_", 1)[1]: json.loads(ln) for ln in lines}
     full, foreign, wrong = items["full"], items["foreign"], items["wrongword"]
     said = foreign["mismatch"]["text"]
     assert foreign["mismatch"]["kind"] == "word the model cannot read"
