@@ -1,20 +1,23 @@
 """Shared test set-up: one intra-op thread per worker (CI has 2 cores), fixed seeds, and a
 numba cache of each worker's own."""
 
+import atexit
 import os
 import random
+import shutil
 import tempfile
 
 # librosa's numba functions use cache=True, which writes into site-packages; two pytest-xdist
 # workers compiling the same function into the same cache at once crashed a worker with a
 # segfault in librosa.yin on a fresh install. Each worker gets its own cache folder (set
-# before numba is first imported).
+# before numba is first imported), removed when the worker exits.
 os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="aligner-numba-")
 
 import numpy as np
 import pytest
 import torch
 
+atexit.register(shutil.rmtree, os.environ["NUMBA_CACHE_DIR"], ignore_errors=True)
 torch.set_num_threads(1)
 
 

@@ -36,10 +36,15 @@ class FastVCConfig(DurationModelConfig):
     """``model:`` of a FastVC recipe: `DurationModelConfig` (its encoder over the source's
     steps, its duration predictor giving each step's target frames) and ``reduction``:
     source frames stacked into one encoder step (a step then gets the target frames of
-    that stretch of the source: 0, 1, 2, ...).
+    that stretch of the source: 0, 1, 2, ...). ``frame_context``: with a number C, each
+    target frame's decoder input also gets the source frame it maps to through the steps'
+    durations, read with C frames on each side (a convolution over the source mel at its
+    full rate: the detail of each frame that the steps' vectors summarize); None: the
+    steps' vectors alone.
     """
 
     reduction: int = 2
+    frame_context: int | None = None
     dim: int = 192
     encoder_layers: int = 3
     decoder_layers: int = 3
@@ -52,6 +57,11 @@ class FastVCConfig(DurationModelConfig):
         cfg = from_dict(cls, data, where)
         if cfg.reduction < 1:
             raise ValueError(f"{where}.reduction must be >= 1, got {cfg.reduction}")
+        if cfg.frame_context is not None and cfg.frame_context < 0:
+            raise ValueError(
+                f"{where}.frame_context must be >= 0 (or null: no source frames), got "
+                f"{cfg.frame_context}"
+            )
         return cfg
 
 
@@ -92,6 +102,44 @@ def step_durations(
     rounded along the utterance (`round_along`), summing to the target's frames."""
     frames = step_frames(src_durations, tgt_durations, reduction)[None]
     return round_along(frames, torch.ones_like(frames, dtype=torch.bool))[0]
+
+
+def source_frame_index(durations: torch.Tensor, reduction: int, total: int) -> torch.Tensor:
+    """The source frame each target frame maps to (B, T) long, T = `total`, from the
+    target frames of each encoder step (B, N) long: a step of ``reduction`` source frames
+    and d target frames gives its j-th target frame the source frame at (j + 1/2) r / d
+    into it. Frames after an item's end map to its last step."""
+    durations = durations.long().clamp(min=0)
+    ends = durations.cumsum(1)
+    frames = torch.arange(total, device=durations.device)[None].expand(durations.size(0), -1)
+    step = torch.searchsorted(ends, frames.contiguous(), right=True)
+    step = step.clamp(max=max(durations.size(1) - 1, 0))
+    length = durations.gather(1, step)
+    offset = frames - (ends.gather(1, step) - length)
+    within = torch.div((2 * offset + 1) * reduction, 2 * length.clamp(min=1), rounding_mode="floor")
+    return step * reduction + within.clamp(max=reduction - 1)
+
+
+class SourceFrames(nn.Module):
+    """Source mel (B, S, M) -> one vector per source frame (B, S, D): a convolution over
+    ``2 context + 1`` frames, ReLU, a linear map; what the decoder reads of the source
+    frame each target frame maps to (`source_frame_index`)."""
+
+    def __init__(self, n_mels: int, dim: int, context: int, dropout: float) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(n_mels, dim, 2 * context + 1, padding=context)
+        self.out = nn.Sequential(nn.ReLU(), nn.Dropout(dropout), nn.Linear(dim, dim))
+
+    def forward(
+        self, mel: torch.Tensor, lengths: torch.Tensor, index: torch.Tensor
+    ) -> torch.Tensor:
+        """mel (B, S, M), lengths (B,), index (B, T) -> the mapped frames' vectors (B, T, D)."""
+        mask = lengths_to_mask(lengths.to(mel.device), mel.size(1))
+        mel = mel.masked_fill(~mask[..., None], 0.0)
+        frames = self.out(self.conv(mel.transpose(1, 2)).transpose(1, 2))
+        last = (lengths.to(index.device) - 1).clamp(min=0)[:, None]
+        index = torch.minimum(index, last)
+        return frames.gather(1, index[..., None].expand(-1, -1, frames.size(2)))
 
 
 class MelEncoder(nn.Module):
@@ -137,6 +185,11 @@ class FastVC(nn.Module):
         self.duration = VariancePredictor(
             cfg.dim, cfg.predictor_hidden, cfg.predictor_kernel, cfg.predictor_dropout
         )
+        self.source_frames = (
+            SourceFrames(cfg.n_mels, cfg.dim, cfg.frame_context, cfg.dropout)
+            if cfg.frame_context is not None
+            else None
+        )
         self.decoder = FFTStack(cfg.dim, cfg.decoder_layers, *stack)
         self.proj = nn.Linear(cfg.dim, cfg.n_mels)
         p = cfg.postnet
@@ -161,7 +214,8 @@ class FastVC(nn.Module):
         """Teacher forcing: source mels (B, S, M), lengths (B,), target frames of each
         encoder step (B, N)."""
         enc, mask, log_durations = self.encode(src, src_lengths)
-        return self._decode(enc, mask, log_durations, durations[:, : mask.size(1)] * mask)
+        durations = durations[:, : mask.size(1)] * mask
+        return self._decode(enc, mask, log_durations, durations, src, src_lengths)
 
     @torch.no_grad()
     def infer(
@@ -180,7 +234,7 @@ class FastVC(nn.Module):
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
         durations = whole_frames(frames, mask, required)
         durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
-        return self._decode(enc, mask, log_durations, durations)
+        return self._decode(enc, mask, log_durations, durations, src, src_lengths)
 
     def encode(
         self, src: torch.Tensor, src_lengths: torch.Tensor
@@ -196,10 +250,17 @@ class FastVC(nn.Module):
         mask: torch.Tensor,
         log_durations: torch.Tensor,
         durations: torch.Tensor,
+        src: torch.Tensor,
+        src_lengths: torch.Tensor,
     ) -> DurationOutput:
-        """Steps spread over their frames, decoded to mels."""
+        """Steps spread over their frames (with the source frames they map to, where the
+        model reads them), decoded to mels."""
         frames, lengths = regulate_length(enc * mask[..., None].to(enc.dtype), durations)
         mel_mask = lengths_to_mask(lengths, frames.size(1))
+        if self.source_frames is not None:
+            index = source_frame_index(durations, self.config.reduction, frames.size(1))
+            mapped = self.source_frames(src, src_lengths, index)
+            frames = frames + mapped.masked_fill(~mel_mask[..., None], 0.0).to(frames.dtype)
         mel = self.proj(self.decoder(frames, mel_mask)).masked_fill(~mel_mask[..., None], 0.0)
         post = self.postnet(mel, mel_mask) if self.postnet is not None else mel
         return DurationOutput(mel, post, mel_mask, log_durations, mask, durations.long())

@@ -12,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aligner.models.fastpitch.layers import round_along
-from aligner.models.fastvc import FastVC, FastVCConfig, step_durations, step_frames
+from aligner.models.fastvc import (
+    FastVC,
+    FastVCConfig,
+    source_frame_index,
+    step_durations,
+    step_frames,
+)
 
 TINY = FastVCConfig(n_mels=8, reduction=2, dim=16, encoder_layers=1, decoder_layers=1,
                     heads=2, ff_hidden=32, predictor_hidden=16)  # fmt: skip
@@ -61,13 +67,54 @@ def test_padded_steps_get_no_frames():
     assert round_along(x, mask).tolist() == [[1, 2, 1, 0]]
 
 
-def _model() -> FastVC:
+@settings(max_examples=60, deadline=None)
+@given(st.lists(durations, min_size=1, max_size=3), st.integers(1, 3))
+def test_each_target_frame_maps_into_its_steps_source_frames(items, r):
+    n = max(len(d) for d in items)
+    batch = torch.tensor([d + [0] * (n - len(d)) for d in items])
+    total = int(batch.sum(1).max())
+    index = source_frame_index(batch, r, total)
+    assert index.shape == (len(items), total)
+    for i, d in enumerate(items):  # brute force: frame by frame, step by step
+        expected = []
+        for k, frames in enumerate(d):
+            expected += [k * r + min(r - 1, int((j + 0.5) * r / frames)) for j in range(frames)]
+        assert index[i, : len(expected)].tolist() == expected
+        # a step's frames run forward through its source frames and reach the last one
+        if any(f >= r for f in d):
+            k = next(k for k, f in enumerate(d) if f >= r)
+            start = sum(d[:k])
+            assert set(index[i, start : start + d[k]].tolist()) == set(range(k * r, k * r + r))
+
+
+def _model(frame_context: int | None = None) -> FastVC:
     torch.manual_seed(0)
-    return FastVC(TINY).eval()
+    return FastVC(FastVCConfig(**{**TINY.to_dict(), "frame_context": frame_context})).eval()
 
 
-def test_teacher_forcing_spreads_each_step_over_its_frames():
-    model = _model()
+def test_config_refuses_a_negative_frame_context():
+    with pytest.raises(ValueError, match="frame_context must be >= 0"):
+        FastVCConfig.from_dict({"frame_context": -1})
+
+
+def test_the_source_frames_reach_only_the_target_frames_mapped_near_them():
+    """With the steps' vectors held fixed, changing one source frame changes the decoder's
+    input only at target frames mapped within ``frame_context`` of it."""
+    model = _model(frame_context=1)
+    src, lengths = torch.randn(1, 8, 8), torch.tensor([8])
+    d = torch.tensor([[2, 2, 2, 2]])
+    index = source_frame_index(d, 2, 8)
+    before = model.source_frames(src, lengths, index)
+    src2 = src.clone()
+    src2[0, 6] += 5.0
+    after = model.source_frames(src2, lengths, index)
+    changed = (after - before).abs().amax(-1)[0] > 1e-6
+    assert changed.tolist() == [abs(int(i) - 6) <= 1 for i in index[0]]
+
+
+@pytest.mark.parametrize("frame_context", [None, 2])
+def test_teacher_forcing_spreads_each_step_over_its_frames(frame_context):
+    model = _model(frame_context)
     src = torch.randn(1, 7, 8)
     d = torch.tensor([[2, 0, 1, 3]])  # ceil(7 / 2) steps
     out = model(src, torch.tensor([7]), d)
@@ -79,8 +126,9 @@ def test_teacher_forcing_spreads_each_step_over_its_frames():
     assert torch.allclose(free.mel_post, forced.mel_post, atol=1e-5)
 
 
-def test_a_batch_converts_as_its_items_one_by_one():
-    model = _model()
+@pytest.mark.parametrize("frame_context", [None, 2])
+def test_a_batch_converts_as_its_items_one_by_one(frame_context):
+    model = _model(frame_context)
     lengths = [9, 4, 6]
     srcs = [torch.randn(n, 8) for n in lengths]
     batch = torch.zeros(3, 9, 8)
