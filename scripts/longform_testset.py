@@ -9,7 +9,9 @@ three versions: ``full`` (audio and text agree), ``noaudio`` (one sentence spoke
 no audio, still in the text) and ``notext`` (one sentence spoken, not in the text), and
 ``wrongword`` (a word replaced by another sentence's); with ``--foreign``, ``foreign`` too
 (the word that ``wrongword`` replaces written in Cyrillic letters: what the audio says, in
-a script an English model cannot read). Writes
+a script an English model cannot read); with ``--music SECONDS``, ``music`` too (the full
+version after that much of an instrumental intro: chords of harmonic tones at the speech's
+level, audio not in the text). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
 utterances used, for the utterance-by-utterance baseline) into OUT.
 
@@ -90,6 +92,42 @@ def _with_noise(wav: np.ndarray, snr_db: float, seed: int) -> np.ndarray:
     return (wav + noise * level * 10 ** (-snr_db / 20)).astype(np.float32)
 
 
+def _music(seconds: float, rate: int, level: float, seed: int) -> np.ndarray:
+    """`seconds` of an instrumental intro at RMS `level`: chords of three notes of a major
+    scale (1.2-2.4 s each, a soft attack and release, 6 harmonics, a slow vibrato) over
+    quiet noise. Sustained harmonic tones are what an alignment model trained on speech
+    takes for vowels."""
+    rng = np.random.default_rng(seed)
+    n = int(round(seconds * rate))
+    out = np.zeros(n, np.float64)
+    scale = [0, 2, 4, 5, 7, 9, 11, 12, 14, 16]
+    at = 0
+    while at < n:
+        length = min(n - at, int(rng.uniform(1.2, 2.4) * rate))
+        t = np.arange(length) / rate
+        root = 110.0 * 2 ** (rng.integers(0, 12) / 12)
+        envelope = np.minimum(1.0, np.minimum(t / 0.08, (length / rate - t) / 0.15))
+        for degree in rng.choice(scale, 3, replace=False):
+            f0 = root * 2 ** (degree / 12) * (1 + 0.004 * np.sin(2 * np.pi * 5.5 * t))
+            phase = 2 * np.pi * np.cumsum(f0) / rate
+            for k in range(1, 7):
+                out[at : at + length] += envelope * np.sin(k * phase) / k
+        at += length
+    out += 0.01 * rng.standard_normal(n) * np.abs(out).max()
+    return (out * level / max(float(np.sqrt(np.mean(out**2))), 1e-9)).astype(np.float32)
+
+
+def _after(intro: np.ndarray, wav: np.ndarray, timings: dict, rate: int):
+    """`wav` after `intro`, its `timings` shifted to match."""
+    shift = len(intro) / rate
+    moved = {
+        side: [[round(s + shift, 5), round(e + shift, 5), lab] for s, e, lab in timings[side]]
+        for side in SIDES
+    }
+    duration = round(timings["duration"] + shift, 5)
+    return np.concatenate([intro, wav]), {"duration": duration, **moved}
+
+
 def build(args: argparse.Namespace) -> None:
     import soundfile
 
@@ -127,9 +165,16 @@ def build(args: argparse.Namespace) -> None:
         if args.foreign:
             foreign = _in_cyrillic(parts[k // 2], w)
             versions.append(("foreign", None, texts[: k // 2] + [foreign] + texts[k // 2 + 1 :]))
+        if args.music:
+            versions.append(("music", None, texts))
         for version, drop, text in versions:
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
+            if version == "music":
+                loud = wav[np.abs(wav) > np.abs(wav).max() * 0.01]
+                level = float(np.sqrt(np.mean(loud**2)))
+                intro = _music(args.music, rate, level, args.seed)
+                wav, timings = _after(intro, wav, timings, rate)
             if args.noise is not None:
                 wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
@@ -140,6 +185,13 @@ def build(args: argparse.Namespace) -> None:
                 start, end, said = timings["words"][before + w]
                 kind = "word unlike its audio" if version == "wrongword" else FOREIGN
                 item["mismatch"] = {"kind": kind, "start": start, "end": end, "text": said}
+            elif version == "music":
+                item["mismatch"] = {
+                    "kind": "audio not in the text",
+                    "start": 0.0,
+                    "end": round(args.music, 5),
+                    "text": "",
+                }
             elif version != "full":
                 if version == "notext":
                     before = sum(len(p["timings"]["words"]) for p in parts[:k])
@@ -378,6 +430,12 @@ def main(argv: list[str] | None = None) -> None:
         "--foreign",
         action="store_true",
         help="also a version with that word in Cyrillic letters (a word the model cannot read)",
+    )
+    b.add_argument(
+        "--music",
+        type=float,
+        metavar="SECONDS",
+        help="also a version after an instrumental intro this long (audio not in the text)",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

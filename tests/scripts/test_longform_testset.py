@@ -59,6 +59,32 @@ def test_built_recordings_match_their_shifted_references(corpus):
     assert missing["mismatch_found"] is False
 
 
+def test_the_music_version_is_the_full_one_after_its_intro(corpus):
+    out = corpus / "long"
+    args = ["--in", str(corpus / "test.jsonl"), "--out", str(out), "--minutes", "0.1"]
+    longform_testset.main(["build", *args, "--music", "3"])
+    items = {
+        json.loads(ln)["id"]: json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()
+    }
+    full, music = items["long_0.1min_full"], items["long_0.1min_music"]
+    assert music["text"] == full["text"]
+    put = {"kind": "audio not in the text", "start": 0.0, "end": 3.0, "text": ""}
+    assert music["mismatch"] == put
+    for side in ("words", "phones"):
+        for (s0, e0, a), (s1, e1, b) in zip(full["timings"][side], music["timings"][side]):
+            assert a == b and s1 == pytest.approx(s0 + 3.0) and e1 == pytest.approx(e0 + 3.0)
+    wav_full, _ = sf.read(out / full["audio"])
+    wav, sr = sf.read(out / music["audio"])
+    assert np.allclose(wav[3 * sr :], wav_full, atol=1e-4)  # the same speech after the intro
+    intro = wav[: 3 * sr]
+    speech = wav_full[np.abs(wav_full) > 0.001]
+    level = np.sqrt(np.mean(intro**2)) / np.sqrt(np.mean(speech**2))
+    assert 0.5 < level < 2.0  # as loud as the speech
+    # tones, not noise: most of a chord's energy lies in a few spectral peaks
+    spectrum = np.abs(np.fft.rfft(intro[: sr // 2])) ** 2
+    assert np.sort(spectrum)[-40:].sum() > 0.8 * spectrum.sum()
+
+
 def test_segments_are_scored_against_the_reference_words_of_their_span():
     words = [[0.5, 0.9, "One"], [1.0, 1.4, "two."], [2.5, 2.9, "three"], [3.0, 3.6, "four"]]
     refs = {
