@@ -132,6 +132,11 @@ def build(args: argparse.Namespace) -> None:
     import soundfile
 
     items = [it for path in args.inputs for it in _items(Path(path))]
+    if not items:
+        raise SystemExit(
+            f"{', '.join(args.inputs)}: no item with reference timings; give manifests that "
+            "have them (aligner prepare espeak / festival writes them)"
+        )
     rng = random.Random(args.seed)
     out = Path(args.out)
     if (out / "long.jsonl").exists() and not args.force:

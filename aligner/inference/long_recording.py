@@ -40,6 +40,7 @@ from aligner.inference.longform import (
     chunked_mel,
     coarse_pass,
     pieces,
+    steady_sound,
     word_scores,
 )
 from aligner.inference.unreadable import readable_text
@@ -91,9 +92,14 @@ def align_long(
     total = len(mel)
     pauses = pause_rule.frames(wav, cfg.sample_rate, cfg.hop_length, total)
     sound = ~pauses if pauses is not None else np.ones(total, bool)
-    scorer = FrameScorer(speech, mel, ordinary_frames(pauses, int(round(LONG_SILENCE / sec))))
+    counted = ordinary_frames(pauses, int(round(LONG_SILENCE / sec)))
+    scorer = FrameScorer(speech, mel, counted)
+    steady = steady_sound(scorer.mel[0].numpy(), sound, sec)
+    if steady.any():  # music or a hum: normalized over the speech alone
+        counted = ~steady if counted is None else counted & ~steady
+        scorer = FrameScorer(speech, mel, counted)
     del mel
-    spans, skipped, extra, passed = coarse_pass(speech, scorer, tokens, sound, settings)
+    spans, skipped, extra, passed = coarse_pass(speech, scorer, tokens, sound, settings, steady)
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
@@ -122,7 +128,7 @@ def align_long(
     record = _record(name, rec, total, cfg, sentences, spans, mismatches)
     keys = metrics[0].keys() if metrics else ()
     mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
-    notes = cut_notes(pauses, int(round(CUT_EDGE / sec)))
+    notes = cut_notes(None if pauses is None else pauses | steady, int(round(CUT_EDGE / sec)))
     if readable.left_out:
         notes.append(f"left out of its text, as no word: {' '.join(readable.left_out[:8])}")
     return LongAlignment(record, record["mismatches"], mean, notes)
@@ -133,7 +139,8 @@ CUT_EDGE = 0.05  # seconds of sound, no pause, at a recording's edge: it may be 
 
 def cut_notes(pauses: np.ndarray | None, edge: int) -> list[str]:
     """A note for each end of a recording that is sound up to its last `edge` frames
-    (`pauses`: the pause frames): a recording cut in the middle of a sentence forces
+    (`pauses`: the pause frames, and any other frames that are no speech): a recording cut
+    in the middle of a sentence forces
     that sentence's missing words into the audio it has, which no word score shows."""
     if pauses is None or len(pauses) < 2 * edge or edge < 1:
         return []

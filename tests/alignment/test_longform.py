@@ -21,7 +21,7 @@ from aligner.alignment.longform import (
     sentence_spans,
 )
 from aligner.alignment.neighbours import keep_neighbours, longest_phones
-from aligner.inference.longform import pieces, word_scores
+from aligner.inference.longform import pieces, steady_sound, word_scores
 
 LOW, HIGH = -12.0, -0.1
 
@@ -521,3 +521,37 @@ def test_a_word_unlike_its_audio_as_a_filler_leaves_its_neighbour_its_own_frames
     weights[10:20, 5] = 0.6  # b's audio likeliest on its neighbour c: c's, filler or not
     utt = dataclasses.replace(utt, weights=weights / weights.sum(1, keepdims=True))
     assert frame_durations(_as_filler(utt, [1], 2.0))[5] > 15
+
+
+def _speech_then_tone(rng: np.random.Generator, frames: int = 600, tone: tuple = (150, 350)):
+    """A log-mel (T, 20) whose spectrum changes every 5-10 frames (phones), with a
+    sustained tone over frames `tone` and silence (pause frames) over 450-470."""
+    mel, t = np.zeros((frames, 20)), 0
+    while t < frames:
+        n = int(rng.integers(5, 11))
+        mel[t : t + n] = rng.standard_normal(20)
+        t += n
+    mel += 0.05 * rng.standard_normal(mel.shape)
+    held = tone[1] - tone[0]
+    mel[tone[0] : tone[1]] = rng.standard_normal(20) + 0.05 * rng.standard_normal((held, 20))
+    sound = np.ones(frames, bool)
+    sound[450:470] = False
+    return mel, sound
+
+
+def test_a_sustained_tone_is_steady_sound_and_changing_phones_are_not():
+    mel, sound = _speech_then_tone(np.random.default_rng(0))
+    steady = steady_sound(mel, sound, 0.0116)
+    assert steady[200:300].all()  # the tone, but for the half second beside its edges
+    assert not steady[:110].any() and not steady[390:].any()
+    assert not steady[~sound].any()  # a pause is a pause, not steady sound
+    # the same spectra, louder or shifted, change as fast: the measure is relative
+    assert (steady_sound(3 * mel + 2, sound, 0.0116) == steady).all()
+
+
+def test_no_sound_or_speech_alone_is_never_steady():
+    rng = np.random.default_rng(1)
+    mel, sound = _speech_then_tone(rng, tone=(0, 0))
+    assert not steady_sound(mel, sound, 0.0116).any()
+    assert not steady_sound(mel, np.zeros(len(mel), bool), 0.0116).any()
+    assert len(steady_sound(mel[:0], sound[:0], 0.0116)) == 0
