@@ -282,6 +282,26 @@ def sentence_spans(
     return out
 
 
+def words_reached(path: np.ndarray, graph: SentenceGraph) -> tuple[int, int] | None:
+    """``(sentence, words)`` where a `path` ends inside a sentence before its last word: the
+    sentence and how many of its words the path reached, the last of them perhaps cut
+    (a recording that stops in the middle of a sentence: the search may end anywhere, and
+    ends where the audio does rather than squeeze the words it lacks into its last frames);
+    None where it ends between sentences or in a sentence's last word."""
+    if not len(path):
+        return None
+    state = int(path[-1])
+    if graph.between[state]:
+        return None
+    k = int(graph.sentence[state])
+    words = graph.words[k]
+    if graph.is_filler[state]:  # the filler before word j: words 0 .. j - 1 reached
+        reached = graph.word_filler[k].index(state)
+    else:
+        reached = sum(1 for first, _ in words if first <= state)
+    return (k, reached) if reached < len(words) else None
+
+
 def filler_runs(
     path: np.ndarray, graph: SentenceGraph, sound: np.ndarray, min_frames: int
 ) -> list[tuple[int, int]]:

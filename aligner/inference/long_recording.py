@@ -99,7 +99,21 @@ def align_long(
         counted = ~steady if counted is None else counted & ~steady
         scorer = FrameScorer(speech, mel, counted)
     del mel
-    spans, skipped, extra, passed = coarse_pass(speech, scorer, tokens, sound, settings, steady)
+    spans, skipped, extra, passed, cut = coarse_pass(
+        speech, scorer, tokens, sound, settings, steady
+    )
+    last, heard = cut[0] if cut else -1, None
+    if cut is not None:
+        heard = _heard_part(speech, sentences[last], cut[1])
+    if heard is not None:  # the recording stops inside this sentence: align what it holds
+        k = last
+        sentences = [*sentences[:k], heard[0], *sentences[k + 1 :]]
+        part = readable_text(speech, [heard[0]])
+        readable.texts[k], readable.ids[k] = part.texts[0], part.ids[0]
+        readable.unread.pop(k, None)
+        if 0 in part.unread:
+            readable.unread[k] = part.unread[0]
+        tokens[k] = _sentence_tokens(speech, part.ids)[0]
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
@@ -124,11 +138,19 @@ def align_long(
         wrong["start"], wrong["end"] = round(span[0], 3), round(span[1], 3)
     mismatches += [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
     mismatches += _missing_text(skipped, sentences, spans, sec)
+    if heard is not None:
+        mismatches.append(_mismatch(0, total * sec, total * sec, heard[1]))
     mismatches += silent_words(rec["words"], pauses, sec, mismatches)
     record = _record(name, rec, total, cfg, sentences, spans, mismatches)
     keys = metrics[0].keys() if metrics else ()
     mean = {k: round(float(np.mean([m[k] for m in metrics])), 6) for k in keys}
     notes = cut_notes(None if pauses is None else pauses | steady, int(round(CUT_EDGE / sec)))
+    if heard is not None:
+        notes = [n for n in notes if not n.startswith("it ends")]
+        notes.append(
+            f"it ends inside sentence {last + 1}, after {heard[0].split()[-1]!r}: its last "
+            f"words ({heard[1][:40]!r}) are not in the audio"
+        )
     if readable.left_out:
         notes.append(f"left out of its text, as no word: {' '.join(readable.left_out[:8])}")
     return LongAlignment(record, record["mismatches"], mean, notes)
@@ -548,6 +570,24 @@ def _wrong_words(
         for (s, e, label), score in zip(one.get("words", []), scores)
         if score < -margin
     ]
+
+
+def _heard_part(speech: Any, sentence: str, reached: int) -> tuple[str, str] | None:
+    """``(the words of `sentence` a recording holds, the rest)`` where it ends inside the
+    sentence after `reached` of the words the model reads (the coarse search's
+    `words_reached`): the most of its first written words that the model reads as no
+    more than `reached` words (a number it reads as several words counts as all of them);
+    None where that is none or all of them."""
+    words = sentence.split()
+    for m in range(len(words) - 1, 0, -1):
+        head = " ".join(words[:m])
+        try:
+            ids = readable_text(speech, [head]).ids[0]
+        except ValueError:  # the model cannot read these words alone
+            continue
+        if len(word_runs(optional_tokens(speech.symbols.decode(ids.tolist())))) <= reached:
+            return head, " ".join(words[m:])
+    return None
 
 
 def _missing_text(

@@ -34,6 +34,7 @@ from aligner.alignment.longform import (
     filler_runs,
     passed_words,
     sentence_spans,
+    words_reached,
 )
 from aligner.alignment.record import UtteranceAlignment
 from aligner.alignment.tiers import optional_tokens, word_runs
@@ -236,11 +237,14 @@ def coarse_pass(
     list[int],
     list[tuple[int, int]],
     dict[int, list[tuple[int, int, int, int]]],
+    tuple[int, int] | None,
 ]:
     """``(spans {sentence: (start, end) frames}, sentences passed over, extra audio
     [(start, end)], words passed over {sentence: [(first token, last token, start,
-    end)]})`` of the whole recording (see the module docstring; a word's tokens count
-    from the sentence's first, without ``<s>``). ``unlike_speech (T,)`` bool: frames of
+    end)]}, cut)`` of the whole recording (see the module docstring; a word's tokens count
+    from the sentence's first, without ``<s>``); ``cut``: ``(sentence, words)`` where the
+    recording ends inside a sentence, before its last word (`words_reached`: the words of
+    it the audio holds, the last perhaps cut), else None. ``unlike_speech (T,)`` bool: frames of
     sound that are no speech (`steady_sound`), which the filler between sentences takes
     at no margin, as it takes a pause."""
     cfg = speech.mel_cfg
@@ -251,6 +255,7 @@ def coarse_pass(
     skipped: list[int] = []
     extra: list[tuple[int, int]] = []
     passed: dict[int, list[tuple[int, int, int, int]]] = {}
+    cut = None
     min_extra = int(settings.min_extra_seconds * cfg.sample_rate / cfg.hop_length)
     a, s0, width = 0, 0, base
     while s0 < len(tokens) and a < total:
@@ -278,6 +283,9 @@ def coarse_pass(
                 break
         if final:
             kept += pending
+            reached = words_reached(path, graph)
+            if reached is not None and s0 + reached[0] in spans:
+                cut = (s0 + reached[0], reached[1])
         skipped += [s0 + k for k in kept if s0 + k not in spans]
         for k, j, t0, t1 in passed_words(path, graph):
             if k in kept and s0 + k in spans:
@@ -307,7 +315,7 @@ def coarse_pass(
     voiced = np.flatnonzero(sound[a:]) if a < total else np.zeros(0, int)
     if len(voiced) >= min_extra:  # the text ended before the speech did
         extra.append((a + int(voiced[0]), a + int(voiced[-1]) + 1))
-    return spans, sorted(set(skipped)), extra, passed
+    return spans, sorted(set(skipped)), extra, passed, cut
 
 
 def steady_sound(

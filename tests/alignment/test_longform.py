@@ -19,6 +19,7 @@ from aligner.alignment.longform import (
     hold_edge_words,
     passed_words,
     sentence_spans,
+    words_reached,
 )
 from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.inference.longform import pieces, steady_sound, word_scores
@@ -537,6 +538,48 @@ def _speech_then_tone(rng: np.random.Generator, frames: int = 600, tone: tuple =
     sound = np.ones(frames, bool)
     sound[450:470] = False
     return mel, sound
+
+
+def _words_scene(said: list[int], per: int = 4):
+    """Two sentences of words of two tokens each between optional separators (3 words, then
+    4), and log-probs (T, N) of audio that says the tokens `said` in order, `per` frames
+    each, after a pause."""
+    opts = [np.array(([False, False, True] * n)[:-1] + [True]) for n in (3, 4)]
+    graph = SentenceGraph.build(opts)
+    n = sum(len(o) for o in opts)
+    rows = []
+    for token in [None] * 6 + said:
+        row = np.full(n, LOW)
+        if token is None:  # a pause: the sentence ends are likely
+            row[[8, 20]] = -1.0
+        else:
+            row[token] = HIGH
+        rows.extend([row] * per)
+    lp = np.asarray(rows)
+    return lp - np.logaddexp.reduce(lp, axis=1, keepdims=True), graph
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        ([9, 10, 12, 13, 15], (1, 3)),  # the second sentence's first two words and a bit
+        ([9, 10, 12], (1, 2)),  # its first word and the first sound of the second
+        ([9, 10, 12, 13, 15, 16, 18, 19], None),  # all of it: no cut
+        ([9, 10, 12, 13, 15, 16, 18], None),  # cut in its last word: not known
+    ],
+)
+def test_a_recording_that_stops_inside_a_sentence_says_how_many_of_its_words(said, expected):
+    said = [0, 1, 3, 4, 6, 7] + said  # the first sentence whole
+    lp, graph = _words_scene(said)
+    path = coarse_search(lp, graph)
+    assert words_reached(path, graph) == expected
+
+
+def test_a_path_that_ends_between_sentences_reached_every_word():
+    lp, graph = _words_scene([0, 1, 3, 4, 6, 7])
+    path = coarse_search(lp, graph)
+    assert words_reached(path, graph) is None
+    assert words_reached(np.zeros(0, np.int64), graph) is None
 
 
 def test_a_sustained_tone_is_steady_sound_and_changing_phones_are_not():

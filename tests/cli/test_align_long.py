@@ -77,7 +77,7 @@ def found(monkeypatch):
         t += 0.4
         spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
         t += 0.8 + 0.2 * k
-    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}))
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None))
     return spans
 
 
@@ -114,6 +114,29 @@ def test_a_recording_and_its_text_give_one_record_that_tiles_it(setup, tmp_path,
     assert forced.exit_code == 0, forced.output
 
 
+def test_a_recording_that_stops_inside_a_sentence_aligns_the_words_it_holds(
+    setup, tmp_path, found, monkeypatch
+):
+    """The coarse search ends in sentence 3 after two of its words: those are aligned,
+    the rest is text not in the audio at the recording's end, and a note says where."""
+    from aligner.inference import long_recording
+
+    spans = found
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, (2, 2)))
+    out = tmp_path / "ali"
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"]]
+    r = _run(*args, "--text", setup["text"], "--out", out)
+    assert r.exit_code == 0, r.output
+    assert "it ends inside sentence 3, after 'is'" in r.output
+    record = json.loads((out / "chapter.durations.json").read_text(encoding="utf-8"))
+    last = record["sentences"][-1]
+    assert last["text"] == "Where is"
+    assert [w[2] for w in record["words"][last["words"][0] : last["words"][1]]] == ["Where", "is"]
+    rest = [m for m in record["mismatches"] if m["text"] == "the dog?"]
+    assert len(rest) == 1 and rest[0]["kind"] == "text not in the audio"
+    assert rest[0]["start"] == rest[0]["end"] == round(record["total_seconds"], 3)
+
+
 def test_a_scene_break_or_lone_ellipsis_is_no_sentence_to_find(setup, tmp_path, found):
     """``* * *`` between paragraphs and a lone ``...`` say nothing: they are not sentences
     the audio lacks; a text of nothing else is one line."""
@@ -142,7 +165,7 @@ def test_mismatches_of_narrowband_audio_come_with_a_note_on_its_band(
 
     spans = long_recording.coarse_pass()[0]
     monkeypatch.setattr(
-        long_recording, "coarse_pass", lambda *a: ({0: spans[0], 1: spans[1]}, [2], [], {})
+        long_recording, "coarse_pass", lambda *a: ({0: spans[0], 1: spans[1]}, [2], [], {}, None)
     )
     wav, rate = sf.read(setup["audio"], dtype="float32")
     narrow = tmp_path / "phone.wav"
@@ -239,7 +262,7 @@ def test_a_sentence_found_in_fewer_frames_than_its_phones_is_a_bad_item(
     from aligner.inference import long_recording
 
     spans = {0: (0, 4), 1: (4, 120), 2: (140, 200)}
-    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}))
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None))
     args = ["--audio", setup["audio"], "--text", setup["text"], "--out", tmp_path / "o"]
     r = _run("align", "--checkpoint", setup["ckpt"], *args)
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
