@@ -11,7 +11,10 @@ no audio, still in the text) and ``notext`` (one sentence spoken, not in the tex
 (the word that ``wrongword`` replaces written in Cyrillic letters: what the audio says, in
 a script an English model cannot read); with ``--music SECONDS``, ``music`` too (the full
 version after that much of an instrumental intro: chords of harmonic tones at the speech's
-level, audio not in the text). Writes
+level, audio not in the text); with ``--cut``, ``cut`` and ``cutlast`` too (the full
+version's audio stopped in the middle of a word two thirds into the recording, or a third
+into its last utterance: the text goes on past the audio, the recording's last sentence
+cut). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
 utterances used, for the utterance-by-utterance baseline) into OUT.
 
@@ -128,6 +131,15 @@ def _after(intro: np.ndarray, wav: np.ndarray, timings: dict, rate: int):
     return np.concatenate([intro, wav]), {"duration": duration, **moved}
 
 
+def _cut(wav: np.ndarray, timings: dict, rate: int, word: int):
+    """`wav` stopped in the middle of word `word`, with the references of the words and
+    phones that end before it, and that time."""
+    start, end, _ = timings["words"][word]
+    at = (start + end) / 2
+    kept = {side: [x for x in timings[side] if x[1] <= at] for side in SIDES}
+    return wav[: int(at * rate)], {"duration": round(at, 5), **kept}, at
+
+
 def build(args: argparse.Namespace) -> None:
     import soundfile
 
@@ -172,6 +184,8 @@ def build(args: argparse.Namespace) -> None:
             versions.append(("foreign", None, texts[: k // 2] + [foreign] + texts[k // 2 + 1 :]))
         if args.music:
             versions.append(("music", None, texts))
+        if args.cut:
+            versions += [("cut", None, texts), ("cutlast", None, texts)]
         for version, drop, text in versions:
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
@@ -180,6 +194,11 @@ def build(args: argparse.Namespace) -> None:
                 level = float(np.sqrt(np.mean(loud**2)))
                 intro = _music(args.music, rate, level, args.seed)
                 wav, timings = _after(intro, wav, timings, rate)
+            if version in ("cut", "cutlast"):
+                n, last = len(timings["words"]), len(parts[-1]["timings"]["words"])
+                word = 2 * n // 3 if version == "cut" else n - last + last // 3
+                rest = " ".join(w[2] for w in timings["words"][word:])
+                wav, timings, at = _cut(wav, timings, rate, word)
             if args.noise is not None:
                 wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
@@ -190,6 +209,13 @@ def build(args: argparse.Namespace) -> None:
                 start, end, said = timings["words"][before + w]
                 kind = "word unlike its audio" if version == "wrongword" else FOREIGN
                 item["mismatch"] = {"kind": kind, "start": start, "end": end, "text": said}
+            elif version in ("cut", "cutlast"):
+                item["mismatch"] = {
+                    "kind": "text not in the audio",
+                    "start": round(at, 5),
+                    "end": round(at, 5),
+                    "text": rest,
+                }
             elif version == "music":
                 item["mismatch"] = {
                     "kind": "audio not in the text",
@@ -441,6 +467,11 @@ def main(argv: list[str] | None = None) -> None:
         type=float,
         metavar="SECONDS",
         help="also a version after an instrumental intro this long (audio not in the text)",
+    )
+    b.add_argument(
+        "--cut",
+        action="store_true",
+        help="also versions whose audio stops inside a sentence (the text goes on)",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

@@ -85,6 +85,30 @@ def test_the_music_version_is_the_full_one_after_its_intro(corpus):
     assert np.sort(spectrum)[-40:].sum() > 0.8 * spectrum.sum()
 
 
+def test_the_cut_versions_stop_in_the_middle_of_a_word(corpus):
+    out = corpus / "long"
+    args = ["--in", str(corpus / "test.jsonl"), "--out", str(out), "--minutes", "0.1"]
+    longform_testset.main(["build", *args, "--cut"])
+    items = {
+        json.loads(ln)["id"]: json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()
+    }
+    full = items["long_0.1min_full"]
+    words = full["timings"]["words"]
+    wav_full, sr = sf.read(out / full["audio"])
+    for version, word in (("cut", 2 * len(words) // 3), ("cutlast", len(words) - 2 + 2 // 3)):
+        item = items[f"long_0.1min_{version}"]
+        start, end, label = words[word]
+        at = (start + end) / 2
+        assert item["text"] == full["text"]
+        assert item["timings"]["words"] == words[:word]  # the words that end before it
+        assert item["timings"]["duration"] == pytest.approx(at, abs=1e-4)
+        wav, _ = sf.read(out / item["audio"])
+        assert len(wav) == int(at * sr) and np.allclose(wav, wav_full[: len(wav)], atol=1e-4)
+        put = item["mismatch"]
+        assert put["kind"] == "text not in the audio" and put["start"] == put["end"]
+        assert put["text"].split()[0] == label and len(put["text"].split()) == len(words) - word
+
+
 def test_segments_are_scored_against_the_reference_words_of_their_span():
     words = [[0.5, 0.9, "One"], [1.0, 1.4, "two."], [2.5, 2.9, "three"], [3.0, 3.6, "four"]]
     refs = {
