@@ -43,7 +43,7 @@ from aligner.inference.longform import (
     steady_sound,
     word_scores,
 )
-from aligner.inference.unreadable import readable_text
+from aligner.inference.unreadable import ReadableText, readable_text
 from aligner.text.normalize import has_words
 from aligner.text.sentences import split_sentences
 
@@ -103,17 +103,11 @@ def align_long(
         speech, scorer, tokens, sound, settings, steady
     )
     last, heard = cut[0] if cut else -1, None
-    if cut is not None:
+    if cut is not None:  # the recording stops inside this sentence: align what it holds
         heard = _heard_part(speech, sentences[last], cut[1])
-    if heard is not None:  # the recording stops inside this sentence: align what it holds
-        k = last
-        sentences = [*sentences[:k], heard[0], *sentences[k + 1 :]]
-        part = readable_text(speech, [heard[0]])
-        readable.texts[k], readable.ids[k] = part.texts[0], part.ids[0]
-        readable.unread.pop(k, None)
-        if 0 in part.unread:
-            readable.unread[k] = part.unread[0]
-        tokens[k] = _sentence_tokens(speech, part.ids)[0]
+    if heard is not None:
+        sentences = [*sentences[:last], heard[0], *sentences[last + 1 :]]
+        _read_instead(speech, readable, tokens, last, heard[0])
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
@@ -162,8 +156,8 @@ CUT_EDGE = 0.05  # seconds of sound, no pause, at a recording's edge: it may be 
 def cut_notes(pauses: np.ndarray | None, edge: int) -> list[str]:
     """A note for each end of a recording that is sound up to its last `edge` frames
     (`pauses`: the pause frames, and any other frames that are no speech): a recording cut
-    in the middle of a sentence forces
-    that sentence's missing words into the audio it has, which no word score shows."""
+    in the middle of a sentence forces that sentence's missing words into the audio it
+    has, which no word score shows."""
     if pauses is None or len(pauses) < 2 * edge or edge < 1:
         return []
     ends = [("begins", pauses[:edge]), ("ends", pauses[-edge:])]
@@ -588,6 +582,23 @@ def _heard_part(speech: Any, sentence: str, reached: int) -> tuple[str, str] | N
         if len(word_runs(optional_tokens(speech.symbols.decode(ids.tolist())))) <= reached:
             return head, " ".join(words[m:])
     return None
+
+
+def _read_instead(
+    speech: Any,
+    readable: ReadableText,
+    tokens: list[tuple[torch.Tensor, list[str]]],
+    k: int,
+    text: str,
+) -> None:
+    """Sentence `k` of `readable` (`readable_text`'s) and of `tokens` replaced, in place,
+    by `text` as the model reads it."""
+    part = readable_text(speech, [text])
+    readable.texts[k], readable.ids[k] = part.texts[0], part.ids[0]
+    readable.unread.pop(k, None)
+    if 0 in part.unread:
+        readable.unread[k] = part.unread[0]
+    tokens[k] = _sentence_tokens(speech, part.ids)[0]
 
 
 def _missing_text(

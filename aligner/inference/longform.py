@@ -244,9 +244,9 @@ def coarse_pass(
     end)]}, cut)`` of the whole recording (see the module docstring; a word's tokens count
     from the sentence's first, without ``<s>``); ``cut``: ``(sentence, words)`` where the
     recording ends inside a sentence, before its last word (`words_reached`: the words of
-    it the audio holds, the last perhaps cut), else None. ``unlike_speech (T,)`` bool: frames of
-    sound that are no speech (`steady_sound`), which the filler between sentences takes
-    at no margin, as it takes a pause."""
+    it the audio holds, the last perhaps cut), else None. ``unlike_speech (T,)`` bool:
+    frames of sound that are no speech (`steady_sound`), which the filler between
+    sentences takes at no margin, as it takes a pause."""
     cfg = speech.mel_cfg
     total = len(scorer)
     base = max(50, int(settings.window_seconds * cfg.sample_rate / cfg.hop_length))
