@@ -108,6 +108,9 @@ def align_long(
     if heard is not None:
         sentences = [*sentences[:last], heard[0], *sentences[last + 1 :]]
         _read_instead(speech, readable, tokens, last, heard[0])
+        if last in passed:  # words passed over that the text read now still holds
+            n = len(tokens[last][1])
+            passed[last] = [word for word in passed[last] if word[1] < n]
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
