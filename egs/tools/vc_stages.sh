@@ -37,7 +37,7 @@ vc_durations_stage() {
 # of the train and valid splits, scripts/voice_manifest.py -> $data/target_{train,valid}.jsonl,
 # and its durations of stage 1) at the FastVC's sizes ($pretrain_recipe), trained for
 # $pretrain_minutes (0: the recipe's own budget) -> $exp/target_tts; stage 2's FastVC then
-# starts its decoder, projection and postnet from it.
+# starts its decoder and projection (and postnet, where they have one) from it.
 vc_pretrain_stage() {
   [ "$pretrain" = tts ] || return 0
   echo "stage $1: a FastPitch of the target voice ($pretrain_minutes minutes) for $model's decoder"
@@ -57,7 +57,9 @@ vc_pretrain_stage() {
       $pretrain_args
     touch "$tts_exp"/.done
   fi
-  train_args="--set train.init_from=$tts_exp --set train.init_modules=[decoder,proj,postnet] $train_args"
+  local modules=decoder,proj  # and the postnet where the FastPitch has one (its settings)
+  if grep -qE '^  postnet: *$' "$tts_exp"/config.yaml 2>/dev/null; then modules=$modules,postnet; fi
+  train_args="--set train.init_from=$tts_exp --set train.init_modules=[$modules] $train_args"
 }
 
 # vocoder_used: the --vocoder spec the conversion stages pass on: with --vocoder train, the
