@@ -26,9 +26,9 @@
 #                 (--guide diagonal, tacotron only: skipped)
 #   2 train       aligner train $recipe        -> $exp/checkpoints/*.pt, $exp/tb (with
 #                 --pretrain tts first a FastPitch of the target voice at the FastVC's
-#                 sizes, --pretrain-minutes -> $exp/target_tts, whose decoder, projection
-#                 and postnet start the FastVC; scripts/voice_manifest.py writes its
-#                 $data/target_{train,valid}.jsonl)
+#                 sizes, --pretrain-minutes -> $exp/target_tts, whose decoder and
+#                 projection (and postnet, where it has one) start the FastVC;
+#                 scripts/voice_manifest.py writes its $data/target_{train,valid}.jsonl)
 #   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
 #                 with --vocoder train, the default; 20-30 minutes on 2 CPU cores)
 #   4 convert     aligner convert (test split) -> $exp/converted/*.wav

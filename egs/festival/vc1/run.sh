@@ -18,9 +18,9 @@
 # durations; 2 train; 3 vocoder; 4 convert; 5 align: mapping_ms against both voices'
 # Festival timings; 6 score; 7 baseline; 8 judge: the phone recognizer, ARPAbet too;
 # 9 evaluate), with its options (--model, --minutes, ...).
-# Minutes: FastVC passes the frame-wise baseline in the default 30 on the eSpeak NG pairs;
-# on slt -> kal it is 0.48 dB behind at 30 and level at about 60 (RESULTS.md, "MCD against
-# minutes"); more minutes (--minutes) are not measured past 60 there.
+# Minutes: in the default 30 the recipe's FastVC is level with the frame-wise baseline on
+# slt -> kal at its best checkpoint (the one stage 4 converts with) and below it at its last
+# (RESULTS.md); more minutes: --minutes.
 # Environment: as egs/espeak/vc1 (ALIGNER, PYTHON, ALIGNER_TRAIN_ARGS, ALIGNER_ALIGN_ARGS,
 # ALIGNER_VOCODER_ARGS, ALIGNER_BASELINE_ARGS, ALIGNER_JUDGE_ARGS, ALIGNER_PRETRAIN_ARGS).
 set -euo pipefail
