@@ -8,8 +8,10 @@ tokens, ``<s>`` and ``</s>`` included; a gap between sentences one ``" "`` token
 to the recording's frames; ``words`` and ``phones`` in the recording's time. It adds
 ``sentences`` (each ``{"text", "start", "end"}``, seconds; None for a sentence the audio
 does not hold) and ``mismatches``: ``{"kind", "start", "end", "text"}`` with ``kind`` one
-of ``text not in the audio`` (a sentence; its span is the gap where it would be), ``audio
-not in the text`` (speech that no sentence holds), ``word unlike its audio`` (a word
+of ``text not in the audio`` (a sentence; its span is the gap where it would be; the
+words after the end of a recording that stops inside a sentence, at that end), ``audio
+not in the text`` (speech that no sentence holds, or steady sound such as music before
+it: `aligner.inference.longform.steady_sound`), ``word unlike its audio`` (a word
 the model finds far likelier elsewhere: a wrong word in the text or the audio) and ``word
 the model cannot read`` (`aligner.inference.unreadable`: its span is the audio it stands
 for).
