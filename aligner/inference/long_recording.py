@@ -109,7 +109,7 @@ def align_long(
         heard = _heard_part(speech, sentences[last], cut[1])
     if heard is not None:
         sentences = [*sentences[:last], heard[0], *sentences[last + 1 :]]
-        _read_instead(speech, readable, tokens, last, heard[0])
+        _read_instead(speech, readable, tokens, last, heard[2])
         if last in passed:  # words passed over that the text read now still holds
             n = len(tokens[last][1])
             passed[last] = [word for word in passed[last] if word[1] < n]
@@ -571,21 +571,22 @@ def _wrong_words(
     ]
 
 
-def _heard_part(speech: Any, sentence: str, reached: int) -> tuple[str, str] | None:
-    """``(the words of `sentence` a recording holds, the rest)`` where it ends inside the
-    sentence after `reached` of the words the model reads (the coarse search's
-    `words_reached`): the most of its first written words that the model reads as no
-    more than `reached` words (a number it reads as several words counts as all of them);
-    None where that is none or all of them."""
+def _heard_part(speech: Any, sentence: str, reached: int) -> tuple[str, str, ReadableText] | None:
+    """``(the words of `sentence` a recording holds, the rest, those words as the model
+    reads them)`` where it ends inside the sentence after `reached` of the words the model
+    reads (the coarse search's `words_reached`): the most of its first written words that
+    the model reads as no more than `reached` words (a number it reads as several words
+    counts as all of them); None where that is none or all of them."""
     words = sentence.split()
     for m in range(len(words) - 1, 0, -1):
         head = " ".join(words[:m])
         try:
-            ids = readable_text(speech, [head]).ids[0]
+            part = readable_text(speech, [head])
         except ValueError:  # the model cannot read these words alone
             continue
-        if len(word_runs(optional_tokens(speech.symbols.decode(ids.tolist())))) <= reached:
-            return head, " ".join(words[m:])
+        tokens = speech.symbols.decode(part.ids[0].tolist())
+        if len(word_runs(optional_tokens(tokens))) <= reached:
+            return head, " ".join(words[m:]), part
     return None
 
 
@@ -594,11 +595,10 @@ def _read_instead(
     readable: ReadableText,
     tokens: list[tuple[torch.Tensor, list[str]]],
     k: int,
-    text: str,
+    part: ReadableText,
 ) -> None:
     """Sentence `k` of `readable` (`readable_text`'s) and of `tokens` replaced, in place,
-    by `text` as the model reads it."""
-    part = readable_text(speech, [text])
+    by the one sentence of `part` (`readable_text`'s too)."""
     readable.texts[k], readable.ids[k] = part.texts[0], part.ids[0]
     readable.unread.pop(k, None)
     if 0 in part.unread:
