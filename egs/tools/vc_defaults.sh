@@ -11,6 +11,7 @@ vocoder_args="${ALIGNER_VOCODER_ARGS:-}"
 model=fastvc     # fastvc (non-autoregressive, on the durations of stage 1) or tacotron
 recipe=""        # empty: the model's recipe (run.sh's vc_model_option)
 minutes=30       # minutes of VC training (stage 2) and of the frame-wise baseline (stage 7)
+average=5        # stages 4-5 use the mean of the last 5 checkpoints (1: best.pt)
 pretrain=none    # tts: stage 2 first trains a FastPitch of the target voice at the FastVC's
                  # sizes ($pretrain_minutes) and starts the FastVC's decoder from it
 pretrain_minutes=15

@@ -1,7 +1,7 @@
 # Sourced by egs/*/vc1/run.sh after stage.sh: the durations of both voices, the vocoder,
 # the conversion, the frame-wise baseline, the phone recognizer that judges intelligibility
 # and the evaluation table. Uses the script's variables root, aligner, python, data, exp,
-# model, recipe, minutes, train_args, baseline_args, vocoder, vocoder_recipe, vocoder_args,
+# model, recipe, minutes, average, train_args, baseline_args, vocoder, vocoder_recipe, vocoder_args,
 # guide, align_recipe, align_exp, align_args, judge_recipe, judge_exp, judge_args,
 # pretrain, pretrain_minutes, pretrain_recipe, pretrain_args.
 
@@ -87,13 +87,33 @@ vocoder_stage() {
   touch "$exp"/vocoder/.done
 }
 
-# vc_convert_stage N: aligner convert of the test split through the vocoder ->
+# vc_weights: the checkpoint that stages 4 and 5 use: with --average K > 1, $exp/avg.pt
+# (the mean of the run's last K checkpoints, written by stage 4); with --average 1, the
+# run's best.pt (by the whole validation loss).
+vc_weights() {
+  if [ "$average" -gt 1 ]; then echo "$exp"/avg.pt; else echo "$exp"; fi
+}
+
+# vc_convert_stage N: with --average K > 1, aligner average of the last K checkpoints ->
+# $exp/avg.pt; then aligner convert of the test split through the vocoder ->
 # $exp/converted/*.wav, manifest.jsonl.
 vc_convert_stage() {
   echo "stage $1: convert the test split"
+  if [ "$average" -gt 1 ] && needed "$exp"/avg.pt; then
+    $aligner average "$exp" --last "$average" --out "$exp"/avg.pt
+  fi
   if needed "$exp"/converted/manifest.jsonl "$exp"/converted; then
-    $aligner convert --checkpoint "$exp" --vocoder "$(vocoder_used)" --in "$data"/test.jsonl \
-      --out "$exp"/converted
+    $aligner convert --checkpoint "$(vc_weights)" --vocoder "$(vocoder_used)" \
+      --in "$data"/test.jsonl --out "$exp"/converted
+  fi
+}
+
+# vc_align_stage N: aligner align of the test split with the weights of stage 4 ->
+# $exp/align/summary.json (mapping_ms against both voices' timings).
+vc_align_stage() {
+  echo "stage $1: align the test split"
+  if needed "$exp"/align/summary.json "$exp"/align; then
+    $aligner align --checkpoint "$(vc_weights)" --in "$data"/test.jsonl --out "$exp"/align
   fi
 }
 
@@ -152,7 +172,7 @@ vc_stages() {
   if run 2; then vc_pretrain_stage 2; train_stage 2; fi
   if run 3; then vocoder_stage 3; fi
   if run 4; then vc_convert_stage 4; fi
-  if run 5; then align_stage 5; fi
+  if run 5; then vc_align_stage 5; fi
   if run 6; then vc_score_stage 6; fi
   if run 7; then vc_baseline_stage 7; fi
   if run 8; then vc_judge_stage 8; fi
@@ -166,6 +186,7 @@ vc_stages() {
 # the durations of both voices (tacotron: as its attention's guide).
 vc_model_option() {
   local size=$1 base=$2 name
+  [[ "$average" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --average $average: give a count of checkpoints >= 1 (1: best.pt)" >&2; exit 2; }
   case $model in
     fastvc)
       [ "$guide" = durations ] || { echo "run.sh: --model fastvc learns from durations: use --guide durations" >&2; exit 2; }

@@ -2,7 +2,7 @@
 # Voice conversion on CMU ARCTIC (local speaker folders, bdl -> slt), full-size recipes
 # (for a GPU).
 #
-#   ./run.sh DATA_DIR [--model fastvc|tacotron] [--minutes 0] [--stage N] [--stop-stage M]
+#   ./run.sh DATA_DIR [--model fastvc|tacotron] [--minutes 0] [--average 5] [--stage N] [--stop-stage M]
 #            [--source bdl] [--target slt] [--recipe YAML] [--vocoder V]
 #            [--guide durations|diagonal] [--vocoder-recipe YAML] [--vocoder-args ARGS]
 #            [--data DIR] [--exp DIR] [--train-args "--set train.max_minutes=20"]
@@ -12,7 +12,8 @@
 # Run it from its folder (data/ and exp/MODEL_RECIPE/ are written under the current folder).
 # Models: fastvc (default; recipes/vc/fastvc.yaml) or tacotron (recipes/vc/seq2seq_vc_lsa.yaml).
 # --minutes: the minutes of stage 2 and of the baseline (0, the default here: the recipe's
-# steps and the baseline's 30 epochs).
+# steps and the baseline's 30 epochs). --average K: stages 4 and 5 use the mean of the run's
+# last K checkpoints, $exp/avg.pt (5; 1: its best.pt by the validation loss).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
 #   0 prepare     aligner prepare arctic      -> data/{train,valid,test}.jsonl
 #   1 durations   aligner train $align_recipe on both voices -> $align_exp, then aligner
@@ -25,7 +26,8 @@
 #                 $data/target_{train,valid}.jsonl)
 #   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
 #                 with --vocoder train, the default; it takes 30 minutes on 2 CPU cores)
-#   4 convert     aligner convert (test split) -> $exp/converted/*.wav
+#   4 convert     aligner average (the last --average checkpoints) -> $exp/avg.pt, then
+#                 aligner convert (test split) -> $exp/converted/*.wav
 #   5 align       aligner align (test split)  -> $exp/align/summary.json (mapping_ms)
 #   6 score       aligner score --task vc     -> $exp/score/test.txt (MCD dB, F0, duration)
 #   7 baseline    scripts/vc_baseline.py      -> $exp/baseline/model.pt, converted/ (the

@@ -2,7 +2,7 @@
 # Voice conversion on a parallel eSpeak NG voice pair (built in), scored as VC papers score
 # it beside the source and a frame-wise baseline trained for the same minutes.
 #
-#   ./run.sh [--pair easy|accent] [--model fastvc|tacotron] [--minutes 30] [--stage N]
+#   ./run.sh [--pair easy|accent] [--model fastvc|tacotron] [--minutes 30] [--average 5] [--stage N]
 #            [--stop-stage M] [--utterances U] [--vocoder V] [--voices "SRC TGT"]
 #            [--recipe YAML] [--data DIR] [--exp DIR] [--train-args "--set ..."]
 #            [--baseline-args ARGS] [--guide durations|diagonal] [--align-args ARGS]
@@ -17,7 +17,8 @@
 # Models: fastvc (default; recipes/vc/fastvc_small.yaml: non-autoregressive, trained on the
 # durations of both voices) or tacotron (recipes/vc/seq2seq_vc_lsa_small.yaml: attention,
 # guided by them). --minutes: the minutes of stage 2 and of the baseline (30; 0: the
-# recipe's steps and the baseline's 30 epochs).
+# recipe's steps and the baseline's 30 epochs). --average K: stages 4 and 5 use the mean of
+# the run's last K checkpoints, $exp/avg.pt (5; 1: its best.pt by the validation loss).
 # Run it from its folder (data/PAIR/ and exp/PAIR/MODEL_RECIPE/ are written under it).
 # Stages (each skipped when its output exists; training resumes from its last checkpoint):
 #   0 prepare     aligner prepare espeak --parallel SRC TGT -> $data/{train,valid,test}.jsonl
@@ -31,7 +32,8 @@
 #                 scripts/voice_manifest.py writes its $data/target_{train,valid}.jsonl)
 #   3 vocoder     aligner train $vocoder_recipe on the target voice -> $exp/vocoder (only
 #                 with --vocoder train, the default; 20-30 minutes on 2 CPU cores)
-#   4 convert     aligner convert (test split) -> $exp/converted/*.wav
+#   4 convert     aligner average (the last --average checkpoints) -> $exp/avg.pt, then
+#                 aligner convert (test split) -> $exp/converted/*.wav
 #   5 align       aligner align (test split)  -> $exp/align/summary.json (mapping_ms against
 #                                                both voices' timings)
 #   6 score       aligner score --task vc     -> $exp/score/test.txt (MCD dB, F0, duration)

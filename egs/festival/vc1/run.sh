@@ -5,7 +5,7 @@
 # pair beside egs/espeak/vc1, of other synthesizers (slt: HTS, a female US voice; kal: a
 # diphone male US voice) and sample rates (48 and 16 kHz, read at the recipe's).
 #
-#   ./run.sh [--voices "SRC TGT"] [--model fastvc|tacotron] [--minutes 30] [--stage N]
+#   ./run.sh [--voices "SRC TGT"] [--model fastvc|tacotron] [--minutes 30] [--average 5] [--stage N]
 #            [--stop-stage M] [--utterances U] [--tokenizer arpabet|phonemes] [--vocoder V]
 #            [--recipe YAML] [--data DIR] [--exp DIR] [--train-args "--set ..."]
 #            [--guide durations|diagonal] [--align-args ARGS] [--baseline-args ARGS]
@@ -15,12 +15,11 @@
 # Run it from its folder (data/ and exp/MODEL_RECIPE/ are written under the current folder).
 # Stages: 0 prepare (aligner prepare festival --parallel SRC TGT), then those of
 # egs/espeak/vc1 (1 the alignment model on both voices, ARPAbet tokens by default, and its
-# durations; 2 train; 3 vocoder; 4 convert; 5 align: mapping_ms against both voices'
-# Festival timings; 6 score; 7 baseline; 8 judge: the phone recognizer, ARPAbet too;
-# 9 evaluate), with its options (--model, --minutes, ...).
-# Minutes: in the default 30 the recipe's FastVC is level with the frame-wise baseline on
-# slt -> kal at its best checkpoint (the one stage 4 converts with) and below it at its last
-# (RESULTS.md); more minutes: --minutes.
+# durations; 2 train; 3 vocoder; 4 convert with the mean of the last --average checkpoints;
+# 5 align: mapping_ms against both voices' Festival timings; 6 score; 7 baseline; 8 judge:
+# the phone recognizer, ARPAbet too; 9 evaluate), with its options (--model, --minutes,
+# --average, ...). Minutes: in the default 30 the recipe's FastVC is below the frame-wise
+# baseline on slt -> kal (RESULTS.md); more minutes: --minutes.
 # Environment: as egs/espeak/vc1 (ALIGNER, PYTHON, ALIGNER_TRAIN_ARGS, ALIGNER_ALIGN_ARGS,
 # ALIGNER_VOCODER_ARGS, ALIGNER_BASELINE_ARGS, ALIGNER_JUDGE_ARGS, ALIGNER_PRETRAIN_ARGS).
 set -euo pipefail
