@@ -11,10 +11,11 @@ no audio, still in the text) and ``notext`` (one sentence spoken, not in the tex
 (the word that ``wrongword`` replaces written in Cyrillic letters: what the audio says, in
 a script an English model cannot read); with ``--music SECONDS``, ``music`` too (the full
 version after that much of an instrumental intro: chords of harmonic tones at the speech's
-level, audio not in the text); with ``--cut``, ``cut`` and ``cutlast`` too (the full
-version's audio stopped in the middle of a word two thirds into the recording, or a third
-into its last utterance: the text goes on past the audio, the recording's last sentence
-cut). Writes
+level, audio not in the text); with ``--cut``, ``cut``, ``cutlast`` and ``cutfirst`` too
+(the full version's audio stopped in the middle of a word two thirds into the recording,
+or a third into its last utterance: the text goes on past the audio, the recording's last
+sentence cut; or begun in the middle of a word a third into its first utterance: the text
+begins before the audio). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
 utterances used, for the utterance-by-utterance baseline) into OUT.
 
@@ -140,6 +141,19 @@ def _cut(wav: np.ndarray, timings: dict, rate: int, word: int):
     return wav[: int(at * rate)], {"duration": round(at, 5), **kept}, at
 
 
+def _cut_before(wav: np.ndarray, timings: dict, rate: int, word: int):
+    """`wav` begun in the middle of word `word`, with the references of the words and
+    phones that begin after that, shifted to match, and that time (seconds of `wav`)."""
+    start, end, _ = timings["words"][word]
+    first = int(round((start + end) / 2 * rate))
+    at = first / rate
+    kept = {
+        side: [[round(s - at, 5), round(e - at, 5), lab] for s, e, lab in timings[side] if s >= at]
+        for side in SIDES
+    }
+    return wav[first:], {"duration": round(timings["duration"] - at, 5), **kept}, at
+
+
 def build(args: argparse.Namespace) -> None:
     import soundfile
 
@@ -185,7 +199,7 @@ def build(args: argparse.Namespace) -> None:
         if args.music:
             versions.append(("music", None, texts))
         if args.cut:
-            versions += [("cut", None, texts), ("cutlast", None, texts)]
+            versions += [("cut", None, texts), ("cutlast", None, texts), ("cutfirst", None, texts)]
         for version, drop, text in versions:
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
@@ -199,6 +213,10 @@ def build(args: argparse.Namespace) -> None:
                 word = 2 * n // 3 if version == "cut" else n - last + last // 3
                 rest = " ".join(w[2] for w in timings["words"][word:])
                 wav, timings, at = _cut(wav, timings, rate, word)
+            if version == "cutfirst":  # a third into the first utterance, past its first word
+                word = max(1, len(parts[0]["timings"]["words"]) // 3)
+                lacked = " ".join(w[2] for w in timings["words"][: word + 1])
+                wav, timings, _ = _cut_before(wav, timings, rate, word)
             if args.noise is not None:
                 wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
@@ -215,6 +233,13 @@ def build(args: argparse.Namespace) -> None:
                     "start": round(at, 5),
                     "end": round(at, 5),
                     "text": rest,
+                }
+            elif version == "cutfirst":
+                item["mismatch"] = {
+                    "kind": "text not in the audio",
+                    "start": 0.0,
+                    "end": 0.0,
+                    "text": lacked,
                 }
             elif version == "music":
                 item["mismatch"] = {
@@ -471,7 +496,7 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument(
         "--cut",
         action="store_true",
-        help="also versions whose audio stops inside a sentence (the text goes on)",
+        help="also versions whose audio stops inside a sentence (the text goes on) or begins inside one",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

@@ -171,13 +171,17 @@ def coarse_search(
     skip_penalty: float = -40.0,
     silent: np.ndarray | None = None,
     word_penalty: float = -10.0,
+    free_start: bool = False,
 ) -> np.ndarray:
     """The state of every frame (``(T,)``) on the best path through ``log_probs (T, N)``
     (the model's log-probabilities of the window's tokens, sentence after sentence, in the
     order of the graph's token states) and `graph` (see the module docstring). ``silent
     (T,)``: the frames in a pause, which the filler between sentences takes at no margin (a
     pause between sentences belongs to none; a word filler pays its margin there too, so
-    that the pause before a sentence stays between sentences)."""
+    that the pause before a sentence stays between sentences). The path may end in any
+    state; with `free_start` it may also begin at any token of the first sentence (a
+    recording that begins inside it: `words_missed`), else at its start or the filler
+    before it."""
     lp = np.asarray(log_probs, np.float64)
     t_max = lp.shape[0]
     emit = np.empty((t_max, graph.n_states))
@@ -205,7 +209,8 @@ def coarse_search(
     entry = [graph.filler[0]]
     if len(graph.first):
         head = graph.optional[graph.first[0] :][: graph.length[0]]
-        entry += [graph.first[0] + j for j in _run_ends(head, True)]
+        starts = range(len(head)) if free_start else _run_ends(head, True)
+        entry += [graph.first[0] + j for j in starts]
     score[entry] = emit[0, entry]
     back = np.zeros((t_max, graph.n_states), np.int32)
     idx = np.arange(graph.n_states)
@@ -300,6 +305,21 @@ def words_reached(path: np.ndarray, graph: SentenceGraph) -> tuple[int, int] | N
     else:
         reached = sum(1 for first, _ in words if first <= state)
     return (k, reached) if reached < len(words) else None
+
+
+def words_missed(path: np.ndarray, graph: SentenceGraph) -> int | None:
+    """How many words of the first sentence a `path` (`coarse_search` with ``free_start``)
+    passes by where it begins inside that sentence after its first word: the words before
+    the one it begins in (which may be cut); None where it begins before the sentence or in
+    its first word. The mirror of `words_reached`: a recording that begins in the middle of
+    a sentence."""
+    if not len(path) or not len(graph.first):
+        return None
+    state = int(path[0])
+    if graph.is_filler[state] or graph.sentence[state] != 0:
+        return None
+    missed = sum(1 for _, last in graph.words[0] if last < state)
+    return missed or None
 
 
 def filler_runs(

@@ -9,12 +9,13 @@ to the recording's frames; ``words`` and ``phones`` in the recording's time. It 
 ``sentences`` (each ``{"text", "start", "end"}``, seconds; None for a sentence the audio
 does not hold) and ``mismatches``: ``{"kind", "start", "end", "text"}`` with ``kind`` one
 of ``text not in the audio`` (a sentence; its span is the gap where it would be; the
-words after the end of a recording that stops inside a sentence, at that end), ``audio
+words after the end of a recording that stops inside a sentence, at that end; the words
+before the start of one that begins inside its first sentence, at that start), ``audio
 not in the text`` (speech that no sentence holds, or steady sound such as music before
 it: `aligner.inference.longform.steady_sound`), ``word unlike its audio`` (a word
 the model finds far likelier elsewhere: a wrong word in the text or the audio) and ``word
 the model cannot read`` (`aligner.inference.unreadable`: its span is the audio it stands
-for).
+for). `aligner.inference.mismatches` finds them and aligns a sentence with a wrong word.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import torch
 
 from aligner.alignment.longform import attach_extra, hold_edge_words
 from aligner.alignment.neighbours import keep_neighbours, longest_phones
-from aligner.alignment.record import UtteranceAlignment, resolve
 from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
@@ -43,18 +43,26 @@ from aligner.inference.longform import (
     coarse_pass,
     pieces,
     steady_sound,
-    word_scores,
 )
-from aligner.inference.unreadable import ReadableText, readable_text
+from aligner.inference.mismatches import (
+    as_filler,
+    confined,
+    edge_words,
+    heard_part,
+    mismatch,
+    missing_text,
+    phone_ids,
+    read_instead,
+    sentence_record,
+    silent_words,
+    unread_words,
+    word_margin,
+    wrong_words,
+)
+from aligner.inference.unreadable import readable_text
 from aligner.text.normalize import has_words
 from aligner.text.sentences import split_sentences
 
-KINDS = (
-    "text not in the audio",
-    "audio not in the text",
-    "word unlike its audio",
-    "word the model cannot read",
-)
 # characters: a longer sentence (text without sentence punctuation: a transcript, lyrics)
 # is aligned in clauses of at most this many, so that the coarse search's window holds one
 LONGEST_SENTENCE = 600
@@ -101,18 +109,26 @@ def align_long(
         counted = ~steady if counted is None else counted & ~steady
         scorer = FrameScorer(speech, mel, counted)
     del mel
-    spans, skipped, extra, passed, cut = coarse_pass(
+    spans, skipped, extra, passed, cut, begun = coarse_pass(
         speech, scorer, tokens, sound, settings, steady
     )
-    last, heard = cut[0] if cut else -1, None
+    last, heard, lacked = cut[0] if cut else -1, None, None
     if cut is not None:  # the recording stops inside this sentence: align what it holds
-        heard = _heard_part(speech, sentences[last], cut[1])
+        heard = heard_part(speech, sentences[last], cut[1])
     if heard is not None:
         sentences = [*sentences[:last], heard[0], *sentences[last + 1 :]]
-        _read_instead(speech, readable, tokens, last, heard[2])
+        read_instead(speech, readable, tokens, last, heard[2])
         if last in passed:  # words passed over that the text read now still holds
             n = len(tokens[last][1])
             passed[last] = [word for word in passed[last] if word[1] < n]
+    if begun is not None and (heard is None or last != 0):  # it begins inside sentence 1
+        whole = len(word_runs(optional_tokens(tokens[0][1])))
+        lacked = heard_part(speech, sentences[0], whole - begun, begins=True)
+    if lacked is not None:
+        before = tokens[0][1]
+        sentences = [lacked[0], *sentences[1:]]
+        read_instead(speech, readable, tokens, 0, lacked[2])
+        passed[0] = _after_head(passed.get(0, []), before, tokens[0][1])
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
@@ -135,10 +151,12 @@ def align_long(
     for wrong in mismatches:  # a wrong word's neighbours keep their own sound
         span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
         wrong["start"], wrong["end"] = round(span[0], 3), round(span[1], 3)
-    mismatches += [_mismatch(1, s * sec, e * sec, "") for s, e in extra]
-    mismatches += _missing_text(skipped, sentences, spans, sec)
+    mismatches += [mismatch(1, s * sec, e * sec, "") for s, e in extra]
+    mismatches += missing_text(skipped, sentences, spans, sec)
     if heard is not None:
-        mismatches.append(_mismatch(0, total * sec, total * sec, heard[1]))
+        mismatches.append(mismatch(0, total * sec, total * sec, heard[1]))
+    if lacked is not None:
+        mismatches.append(mismatch(0, 0.0, 0.0, lacked[1]))
     mismatches += silent_words(rec["words"], pauses, sec, mismatches)
     record = _record(name, rec, total, cfg, sentences, spans, mismatches)
     keys = metrics[0].keys() if metrics else ()
@@ -150,9 +168,27 @@ def align_long(
             f"it ends inside sentence {last + 1}, after {heard[0].split()[-1]!r}: its last "
             f"words ({heard[1][:40]!r}) are not in the audio"
         )
+    if lacked is not None:
+        notes = [n for n in notes if not n.startswith("it begins")]
+        notes.append(
+            f"it begins inside sentence 1, before {lacked[0].split()[0]!r}: its first "
+            f"words ({lacked[1][-40:]!r}) are not in the audio"
+        )
     if readable.left_out:
         notes.append(f"left out of its text, as no word: {' '.join(readable.left_out[:8])}")
     return LongAlignment(record, record["mismatches"], mean, notes)
+
+
+def _after_head(
+    passed: list[tuple[int, int, int, int]], before: list[str], after: list[str]
+) -> list[tuple[int, int, int, int]]:
+    """The words passed over of a sentence whose first words were left out (`passed`, their
+    tokens counted in its tokens `before`), counted in its tokens `after`, which end as
+    `before` does; none where the text read now is not the end of the text read before."""
+    shift = len(before) - len(after)
+    if shift < 0 or before[shift:] != after:
+        return []
+    return [(a - shift, b - shift, s, e) for a, b, s, e in passed if a >= shift]
 
 
 CUT_EDGE = 0.05  # seconds of sound, no pause, at a recording's edge: it may be cut there
@@ -266,11 +302,11 @@ def _joined(
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
     text one filler token), the words unlike their audio, each sentence's metrics and its
-    first and last word where they are unlike their audio (`_edge_words`, by sentence). A
+    first and last word where they are unlike their audio (`edge_words`, by sentence). A
     sentence with a word unlike its audio, or one of `held`, is aligned again with the words
     the coarse search passed over (`passed`, by sentence) held to their audio
-    (`_confined`), then, with a word still unlike its audio, with the least like it scored
-    as a filler (`_as_filler`). The words the model cannot read (`unread`, by sentence:
+    (`confined`), then, with a word still unlike its audio, with the least like it scored
+    as a filler (`as_filler`). The words the model cannot read (`unread`, by sentence:
     ``{word: the word}``) are scored as fillers from the start, never taken for words
     unlike their audio, labelled with their own text and reported."""
     unread = unread or {}
@@ -292,9 +328,9 @@ def _joined(
         if settings.word_margin > 0:
             lp = scorer.log_probs(ids, part.start, part.end)
         if own:  # a stand-in takes the audio its sentence's tokens do not explain
-            gain = scorer.unexplained(ids, _phone_ids(speech), part.start, part.end)
-            utt = _as_filler(utt, own, settings.filler_margin, gain)
-        one, scores = _sentence(utt, lp, own)
+            gain = scorer.unexplained(ids, phone_ids(speech), part.start, part.end)
+            utt = as_filler(utt, own, settings.filler_margin, gain)
+        one, scores = sentence_record(utt, lp, own)
         scored[part.index] = (utt, one, lp, scores)
     every = [score for *_, scores in scored.values() for score in scores]
     margin = word_margin(every, settings.word_margin)
@@ -306,20 +342,20 @@ def _joined(
             continue
         utt, one, lp, scores = scored[part.index]
         offset, end = part.start * sec, part.end * sec
-        wrong = _wrong_words(scores, one, offset, margin)
+        wrong = wrong_words(scores, one, offset, margin)
         if wrong:
-            edges[part.index] = _edge_words(utt.tokens, scores, margin)
+            edges[part.index] = edge_words(utt.tokens, scores, margin)
         own = unread.get(part.index, {})
         if (wrong or part.index in held) and passed.get(part.index):
-            utt = _confined(utt, passed[part.index], part.start)
-            one, scores = _sentence(utt, lp, own)
-            wrong = _wrong_words(scores, one, offset, margin)
+            utt = confined(utt, passed[part.index], part.start)
+            one, scores = sentence_record(utt, lp, own)
+            wrong = wrong_words(scores, one, offset, margin)
         if wrong:  # the word least like its audio (below the margin) as a filler
-            filler = _as_filler(utt, [int(np.argmin(scores))], settings.filler_margin)
-            one, scores = _sentence(filler, lp, own)
-            wrong = _wrong_words(scores, one, offset, margin)
+            filler = as_filler(utt, [int(np.argmin(scores))], settings.filler_margin)
+            one, scores = sentence_record(filler, lp, own)
+            wrong = wrong_words(scores, one, offset, margin)
         metrics.append(utt.metrics)
-        mismatches += wrong + _unread_words(one, own, offset)
+        mismatches += wrong + unread_words(one, own, offset)
         first = len(rec["words"])
         for tier in ("words", "phones"):
             rec[tier] += [
@@ -331,131 +367,6 @@ def _joined(
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
     return rec, mismatches, metrics, edges
-
-
-def _edge_words(
-    tokens: list[str], scores: list[float], margin: float
-) -> list[tuple[int, int, bool]]:
-    """``[(first token, last token, last word?)]`` (tokens counted without ``<s>``) of a
-    sentence's first and last word where it is unlike its audio (``scores``, `word_scores`
-    of the words of `tokens`, below ``-margin``); a sentence of one word lists it twice."""
-    shift = 1 if tokens and tokens[0] == "<s>" else 0
-    runs = word_runs(optional_tokens(tokens))
-    ends = [(0, False), (len(runs) - 1, True)] if runs else []
-    return [
-        (runs[j][0] - shift, runs[j][1] - shift, at_end)
-        for j, at_end in ends
-        if scores[j] < -margin
-    ]
-
-
-WORD_SPREAD = 7.0  # a word unlike its audio: this many times the recording's median evidence
-
-
-def word_margin(scores: list[float], floor: float) -> float:
-    """The nats of evidence against a word past which it is unlike its audio: `floor`
-    (``word_margin``), or `WORD_SPREAD` times the median over the recording's words
-    (`scores`: `word_scores` of every sentence) where that is more. Noise or another
-    microphone raises every word's score alike (white noise at 20 dB SNR: the median from
-    15 to 43 nats on eSpeak NG), and a fixed margin then reported one word in ten; on
-    clean speech the median is about 15 and the floor decides."""
-    if floor <= 0 or not scores:
-        return floor
-    return max(floor, WORD_SPREAD * float(np.median(-np.asarray(scores))))
-
-
-def _sentence(
-    utt: UtteranceAlignment, log_probs: np.ndarray | None, unread: Collection[int] = ()
-) -> tuple[dict[str, Any], list[float]]:
-    """One sentence's durations record (its piece's time) and its words' `word_scores`
-    (none without the model's `log_probs` of its piece; 0 for the words `unread`: they
-    stand for words the model cannot read, and are no evidence)."""
-    one = resolve(utt).record
-    if log_probs is None:
-        return one, []
-    scores = word_scores(log_probs, utt.tokens, one["frames"])
-    return one, [0.0 if j in unread else s for j, s in enumerate(scores)]
-
-
-def _unread_words(
-    one: dict[str, Any], unread: dict[int, str], offset: float
-) -> list[dict[str, Any]]:
-    """The words of one sentence (record `one`, its piece from `offset` seconds) that the
-    model cannot read (``{word: its text}``): labelled in place with their text, and each
-    a mismatch spanning the audio it took."""
-    out = []
-    words = one.get("words", [])
-    for j, text in sorted(unread.items()):
-        if j < len(words):
-            words[j][2] = text
-            out.append(_mismatch(3, words[j][0] + offset, words[j][1] + offset, text))
-    return out
-
-
-def _phone_ids(speech: Any) -> torch.Tensor:
-    """``(P,)`` the ids of every token of the model's table that is a sound (no
-    separator, punctuation or special)."""
-    table = speech.symbols.symbols
-    return torch.tensor(np.flatnonzero(~optional_tokens(table)), dtype=torch.long)
-
-
-def _as_filler(
-    utt: UtteranceAlignment,
-    words: Collection[int],
-    margin: float,
-    gain: np.ndarray | None = None,
-) -> UtteranceAlignment:
-    """`utt` with the tokens of its `words` (indices of its runs of required tokens) weighted as
-    the coarse search's filler is scored: at every frame the likeliest token's weight,
-    `margin` nats down. A word unlike its audio then takes the frames that no neighbour
-    explains better, and its neighbours keep theirs: aligned on its own tokens, a wrong
-    word's audio went to whichever of it and its neighbour the model found less unlikely
-    there (`tires` for `intelligence`: `higher` before it took the first half). On 32
-    wrong words, 5-minute recordings of eSpeak NG and three Festival voices, the largest
-    move of a word beside them fell from a median of 23.2 to 12.4 ms (7 to 6 over 50 ms;
-    1 nat: 15.9 ms, 4 nats: 13.2), the recordings without them unchanged. `gain` ``(T,)``:
-    nats added to that weight at each frame (`FrameScorer.unexplained`: audio the
-    sentence's own tokens do not explain goes to the filler)."""
-    weights = np.array(utt.weights, copy=True)
-    level = weights.max(1) * np.exp(-margin)
-    if gain is not None:
-        extra = np.zeros(len(weights))
-        extra[: min(len(gain), len(weights))] = gain[: len(weights)]
-        level = level * np.exp(np.minimum(extra, 30.0))
-    runs = word_runs(optional_tokens(utt.tokens))
-    for word in words:
-        first, last = runs[word]
-        weights[:, first : last + 1] = level[:, None]
-    return dataclasses.replace(utt, weights=weights)
-
-
-CONFINE_FRAMES = 2  # how far the coarse search's frames may be off: its step
-
-
-def _confined(
-    utt: UtteranceAlignment, passed: list[tuple[int, int, int, int]], start: int
-) -> UtteranceAlignment:
-    """`utt` (a sentence aligned from frame `start` of the recording) with each word the
-    coarse search passed over (``passed``: ``(first token, last token, start, end)``,
-    tokens counted without ``<s>``, frames of the recording) kept to the audio it stands
-    for, and that audio to it: its tokens lose their weight outside those frames, every
-    other token inside them (`CONFINE_FRAMES` either side left free). Aligned as an
-    utterance, a sentence with a wrong word stretched a neighbour over the wrong word's
-    audio wherever the model found that audio no likelier on the wrong word's tokens."""
-    if not passed or utt.r != 1:
-        return utt
-    weights = np.array(utt.weights, copy=True)
-    shift = 1 if utt.tokens and utt.tokens[0] == "<s>" else 0
-    optional = optional_tokens(utt.tokens)  # pauses stay free
-    m = CONFINE_FRAMES
-    for first, last, a, b in passed:
-        own = np.zeros(weights.shape[1], bool)
-        own[first + shift : last + shift + 1] = True
-        a, b = a - start, b - start
-        weights[max(0, a + m) : max(0, b - m), ~own & ~optional] = 0.0
-        weights[: max(0, a - m), own] = 0.0
-        weights[max(0, b + m) :, own] = 0.0
-    return dataclasses.replace(utt, weights=weights)
 
 
 def _record(
@@ -515,34 +426,6 @@ def _sentence_span(
     return {"text": text, "start": words[a][0], "end": words[b - 1][1], "words": [a, b]}
 
 
-SILENT_WORD = 3  # frames of silence inside a word, its edge frames aside, to report it
-
-
-def silent_words(
-    words: list, pauses: np.ndarray | None, sec: float, found: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """A ``text not in the audio`` mismatch for each word aligned to silence alone (every
-    frame of it but one at each edge a pause frame of ``pauses (T,)``, `SILENT_WORD` of
-    them at least) that no mismatch of
-    `found` covers: a heading in the text that the reader left out was put in the silence
-    before the chapter's first words, and nothing said it was not there."""
-    if pauses is None:
-        return []
-    out = []
-    for start, end, text in words:
-        a, b = int(round(start / sec)) + 1, int(round(end / sec)) - 1
-        if b - a < SILENT_WORD or not pauses[a:b].all():
-            continue
-        if any(m["start"] <= start + 1e-3 and end - 1e-3 <= m["end"] for m in found):
-            continue
-        out.append(_mismatch(0, start, end, text))
-    return out
-
-
-def _mismatch(kind: int, start: float, end: float, text: str) -> dict[str, Any]:
-    return {"kind": KINDS[kind], "start": round(start, 3), "end": round(end, 3), "text": text}
-
-
 def _fit(frames: list[int], n: int) -> list[int]:
     """`frames` made to sum to `n` (a piece's mel has a frame more than its share: the
     frame centred on its end), taken from or given to its last tokens."""
@@ -556,66 +439,4 @@ def _fit(frames: list[int], n: int) -> list[int]:
         j -= 1
     if diff < 0:
         out[-1] -= diff
-    return out
-
-
-def _wrong_words(
-    scores: list[float], one: dict[str, Any], offset: float, margin: float
-) -> list[dict[str, Any]]:
-    """The words of one sentence (record `one`) whose frames the model finds `margin` nats
-    (summed) likelier on other tokens (`scores`: `word_scores` of its words)."""
-    return [
-        {**_mismatch(2, s + offset, e + offset, label), "score": round(score, 2)}
-        for (s, e, label), score in zip(one.get("words", []), scores)
-        if score < -margin
-    ]
-
-
-def _heard_part(speech: Any, sentence: str, reached: int) -> tuple[str, str, ReadableText] | None:
-    """``(the words of `sentence` a recording holds, the rest, those words as the model
-    reads them)`` where it ends inside the sentence after `reached` of the words the model
-    reads (the coarse search's `words_reached`): the most of its first written words that
-    the model reads as no more than `reached` words (a number it reads as several words
-    counts as all of them); None where that is none or all of them."""
-    words = sentence.split()
-    for m in range(len(words) - 1, 0, -1):
-        head = " ".join(words[:m])
-        try:
-            part = readable_text(speech, [head])
-        except ValueError:  # the model cannot read these words alone
-            continue
-        tokens = speech.symbols.decode(part.ids[0].tolist())
-        if len(word_runs(optional_tokens(tokens))) <= reached:
-            return head, " ".join(words[m:]), part
-    return None
-
-
-def _read_instead(
-    speech: Any,
-    readable: ReadableText,
-    tokens: list[tuple[torch.Tensor, list[str]]],
-    k: int,
-    part: ReadableText,
-) -> None:
-    """Sentence `k` of `readable` (`readable_text`'s) and of `tokens` replaced, in place,
-    by the one sentence of `part` (`readable_text`'s too)."""
-    readable.texts[k], readable.ids[k] = part.texts[0], part.ids[0]
-    readable.unread.pop(k, None)
-    if 0 in part.unread:
-        readable.unread[k] = part.unread[0]
-    tokens[k] = _sentence_tokens(speech, part.ids)[0]
-
-
-def _missing_text(
-    skipped: list[int], sentences: list[str], spans: dict[int, tuple[int, int]], sec: float
-) -> list[dict[str, Any]]:
-    """A mismatch per sentence the audio does not hold, spanning the gap between the
-    sentences aligned before and after it."""
-    out = []
-    for k in skipped:
-        before = [spans[j][1] for j in spans if j < k]
-        after = [spans[j][0] for j in spans if j > k]
-        start = max(before, default=0) * sec
-        end = min(after, default=max(before, default=0)) * sec
-        out.append(_mismatch(0, start, max(start, end), sentences[k]))
     return out

@@ -6,8 +6,9 @@ window (``window_seconds``), each window with the sentences that may be spoken i
 alignment model's log-probabilities of those tokens (without its prior: the window's text
 and audio end at different places) and the search of `aligner.alignment.longform`,
 which may pass a sentence over (text the audio does not hold), give audio to its filler
-(audio the text does not hold) or, inside a sentence, to a word filler (a wrong word).
-The sentences that end in the first ``commit`` share of the window are kept; the next
+(audio the text does not hold) or, inside a sentence, to a word filler (a wrong word);
+its path may end inside the last sentence (a recording that stops in it) and, in the
+first window, begin inside the first. The sentences that end in the first ``commit`` share of the window are kept; the next
 window starts where the last of them ends (an anchor). The
 *fine* pass aligns each sentence as an utterance, with the audio from the middle of the
 pause before it to the middle of the pause after (`align_window`, the one per-window
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -34,6 +35,7 @@ from aligner.alignment.longform import (
     filler_runs,
     passed_words,
     sentence_spans,
+    words_missed,
     words_reached,
 )
 from aligner.alignment.record import UtteranceAlignment
@@ -77,6 +79,24 @@ class LongAlignment:
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # for the user: a cut end, symbols left out
+
+
+class CoarsePass(NamedTuple):
+    """What `coarse_pass` finds in a whole recording (frames; a word's tokens counted from
+    its sentence's first, without ``<s>``): ``spans`` ``{sentence: (start, end)}``, the
+    sentences ``skipped`` (passed over), the ``extra`` audio ``[(start, end)]`` that no
+    sentence holds, the words ``passed`` over ``{sentence: [(first token, last token,
+    start, end)]}``, ``cut`` ``(sentence, words)`` where the recording ends inside a
+    sentence before its last word (`words_reached`: the words of it the audio holds, the
+    last perhaps cut) and ``begun``: how many words of the first sentence the audio lacks
+    where it begins inside that sentence (`words_missed`), else None."""
+
+    spans: dict[int, tuple[int, int]]
+    skipped: list[int]
+    extra: list[tuple[int, int]]
+    passed: dict[int, list[tuple[int, int, int, int]]]
+    cut: tuple[int, int] | None
+    begun: int | None
 
 
 WindowAligner = Callable[
@@ -199,7 +219,11 @@ class FrameScorer:
 
 
 def _window_path(
-    lp: np.ndarray, graph: SentenceGraph, silent: np.ndarray, settings: LongFormSettings
+    lp: np.ndarray,
+    graph: SentenceGraph,
+    silent: np.ndarray,
+    settings: LongFormSettings,
+    free_start: bool = False,
 ) -> np.ndarray:
     """`coarse_search` over a window's frames taken ``coarse_step`` at a time (the log of
     each token's mean probability over them; silent when all are), the path given back
@@ -221,6 +245,7 @@ def _window_path(
         settings.skip_penalty,
         silent_steps,
         settings.word_penalty,
+        free_start,
     )
     return np.concatenate([np.repeat(path, step), np.full(len(silent) - n, path[-1])])
 
@@ -232,21 +257,12 @@ def coarse_pass(
     sound: np.ndarray,
     settings: LongFormSettings,
     unlike_speech: np.ndarray | None = None,
-) -> tuple[
-    dict[int, tuple[int, int]],
-    list[int],
-    list[tuple[int, int]],
-    dict[int, list[tuple[int, int, int, int]]],
-    tuple[int, int] | None,
-]:
-    """``(spans {sentence: (start, end) frames}, sentences passed over, extra audio
-    [(start, end)], words passed over {sentence: [(first token, last token, start,
-    end)]}, cut)`` of the whole recording (see the module docstring; a word's tokens count
-    from the sentence's first, without ``<s>``); ``cut``: ``(sentence, words)`` where the
-    recording ends inside a sentence, before its last word (`words_reached`: the words of
-    it the audio holds, the last perhaps cut), else None. ``unlike_speech (T,)`` bool:
-    frames of sound that are no speech (`steady_sound`), which the filler between
-    sentences takes at no margin, as it takes a pause."""
+) -> CoarsePass:
+    """The sentences of the whole recording found window by window (see the module
+    docstring and `CoarsePass`); the first window's search may begin inside the first
+    sentence, the last's end inside its last. ``unlike_speech (T,)`` bool: frames of
+    sound that are no speech (`steady_sound`), which the filler between sentences takes
+    at no margin, as it takes a pause."""
     cfg = speech.mel_cfg
     total = len(scorer)
     base = max(50, int(settings.window_seconds * cfg.sample_rate / cfg.hop_length))
@@ -255,7 +271,7 @@ def coarse_pass(
     skipped: list[int] = []
     extra: list[tuple[int, int]] = []
     passed: dict[int, list[tuple[int, int, int, int]]] = {}
-    cut = None
+    cut = begun = None
     min_extra = int(settings.min_extra_seconds * cfg.sample_rate / cfg.hop_length)
     a, s0, width = 0, 0, base
     while s0 < len(tokens) and a < total:
@@ -269,7 +285,8 @@ def coarse_pass(
         graph = SentenceGraph.build([optional_tokens(t) for _, t in window])
         ids = torch.cat([ids for ids, _ in window])
         free = ~sound[a:b] if unlike_speech is None else ~sound[a:b] | unlike_speech[a:b]
-        path = _window_path(scorer.log_probs(ids, a, b), graph, free, settings)
+        first = a == 0 and s0 == 0
+        path = _window_path(scorer.log_probs(ids, a, b), graph, free, settings, first)
         limit = b - a if final else int(settings.commit * width)
         kept, pending = [], []
         for span in sentence_spans(path, graph, final):
@@ -281,6 +298,8 @@ def coarse_pass(
                 spans[s0 + span.index] = (a + span.start, a + span.end)
             else:
                 break
+        if first and 0 in spans:
+            begun = words_missed(path, graph)
         if final:
             kept += pending
             reached = words_reached(path, graph)
@@ -315,7 +334,7 @@ def coarse_pass(
     voiced = np.flatnonzero(sound[a:]) if a < total else np.zeros(0, int)
     if len(voiced) >= min_extra:  # the text ended before the speech did
         extra.append((a + int(voiced[0]), a + int(voiced[-1]) + 1))
-    return spans, sorted(set(skipped)), extra, passed, cut
+    return CoarsePass(spans, sorted(set(skipped)), extra, passed, cut, begun)
 
 
 def steady_sound(

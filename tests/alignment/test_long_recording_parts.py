@@ -1,5 +1,5 @@
 """Parts of a long recording's alignment on hand-made inputs: a word scored as a filler
-(`_as_filler`) takes the frames that its sentence's own tokens do not explain when told so
+(`as_filler`) takes the frames that its sentence's own tokens do not explain when told so
 (`gain`), and no more than it must without, checked against the monotonic search; a
 recording that ends or begins in speech is noted (`cut_notes`)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from aligner.alignment.record import UtteranceAlignment, resolve
-from aligner.inference.long_recording import _as_filler
+from aligner.inference.mismatches import as_filler
 
 
 def _utt(weights: np.ndarray, tokens: list[str]) -> UtteranceAlignment:
@@ -23,11 +23,11 @@ def test_a_filler_takes_the_frames_its_sentence_does_not_explain():
     w = np.full((t, len(tokens)), 0.01)
     w[:3, 0], w[3:9, 1], w[9:11, 5], w[11:, 6] = 1.0, 1.0, 1.0, 1.0  # IY1 spreads over 3..8
     w /= w.sum(1, keepdims=True)
-    plain = resolve(_as_filler(_utt(w, tokens), [1], margin=2.0)).record["frames"]
+    plain = resolve(as_filler(_utt(w, tokens), [1], margin=2.0)).record["frames"]
     assert plain[3] == 1  # the filler takes a frame; IY1 keeps what it explains
     gain = np.zeros(t)
     gain[5:9] = 6.0  # frames 5..8: audio the sentence's tokens do not explain
-    told = resolve(_as_filler(_utt(w, tokens), [1], margin=2.0, gain=gain)).record["frames"]
+    told = resolve(as_filler(_utt(w, tokens), [1], margin=2.0, gain=gain)).record["frames"]
     assert told[3] == 4 and told[1] == 2 and told[0] == 3
     assert sum(told) == t
 
@@ -45,7 +45,7 @@ def test_a_recording_cut_in_speech_is_noted_at_that_end():
 
 
 def test_a_word_aligned_to_silence_alone_is_text_not_in_the_audio():
-    from aligner.inference.long_recording import silent_words
+    from aligner.inference.mismatches import silent_words
 
     sec = 0.01
     pauses = np.zeros(300, bool)

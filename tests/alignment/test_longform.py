@@ -19,6 +19,7 @@ from aligner.alignment.longform import (
     hold_edge_words,
     passed_words,
     sentence_spans,
+    words_missed,
     words_reached,
 )
 from aligner.alignment.neighbours import keep_neighbours, longest_phones
@@ -241,7 +242,7 @@ def test_a_coarse_step_keeps_a_one_frame_phone_at_half_its_probability(monkeypat
 
     seen = {}
 
-    def capture(lp, graph, margin, skip, silent, word_penalty):
+    def capture(lp, graph, margin, skip, silent, word_penalty, free_start=False):
         seen["lp"] = lp
         return np.zeros(len(lp), int)
 
@@ -381,7 +382,7 @@ def test_a_passed_over_word_is_confined_to_its_audio_and_its_audio_to_it():
     `b`'s audio (frames 10-19) and takes it; with `b` passed over there by the coarse
     search, `b` gets its frames (within the coarse search's step) and `a` keeps its own."""
     from aligner.alignment.record import UtteranceAlignment, frame_durations
-    from aligner.inference.long_recording import CONFINE_FRAMES, _confined
+    from aligner.inference.mismatches import CONFINE_FRAMES, confined
 
     tokens = ["<s>", "a", " ", "b", " ", "c", "</s>"]
     weights = np.full((30, 7), 1e-3)
@@ -392,9 +393,9 @@ def test_a_passed_over_word_is_confined_to_its_audio_and_its_audio_to_it():
     utt = UtteranceAlignment("u", tokens, weights, 30, 1, 256, 22050, kind="phonemes",
                              method="search")  # fmt: skip
     assert frame_durations(utt)[1] == 15  # a stretched over b's first half
-    held = frame_durations(_confined(utt, [(2, 2, 110, 120)], 100))  # b at 10-20
+    held = frame_durations(confined(utt, [(2, 2, 110, 120)], 100))  # b at 10-20
     assert abs(held[1] - 10) <= CONFINE_FRAMES and abs(held[3] - 10) <= CONFINE_FRAMES
-    assert held.sum() == 30 and _confined(utt, [], 100) is utt
+    assert held.sum() == 30 and confined(utt, [], 100) is utt
 
 
 def test_a_sentence_after_a_long_silence_that_straddles_the_commit_point_is_found_whole():
@@ -438,7 +439,7 @@ def test_the_word_margin_grows_with_the_recordings_own_evidence():
     """Noise raises every word's evidence against it alike: the margin is the floor, or
     seven times the recording's median where that is more, so a clean recording keeps the
     floor and a noisy one flags only the words far beyond its others."""
-    from aligner.inference.long_recording import word_margin
+    from aligner.inference.mismatches import word_margin
 
     assert word_margin([-10.0] * 20 + [-150.0], 100.0) == 100.0  # clean: the floor
     assert word_margin([-40.0] * 20 + [-600.0], 100.0) == pytest.approx(280.0)
@@ -466,13 +467,13 @@ def test_a_wrong_edge_word_takes_the_extra_audio_beyond_a_short_pause():
 
 
 def test_the_edge_words_unlike_their_audio_are_a_sentences_first_and_last():
-    from aligner.inference.long_recording import _edge_words
+    from aligner.inference.mismatches import edge_words
 
     tokens = ["<s>", "a", "b", " ", "c", " ", "d", ".", "</s>"]
-    assert _edge_words(tokens, [-200.0, -300.0, -1.0], 100.0) == [(0, 1, False)]
-    assert _edge_words(tokens, [-1.0, -300.0, -200.0], 100.0) == [(5, 5, True)]
-    assert _edge_words(["<s>", "a", "</s>"], [-200.0], 100.0) == [(0, 0, False), (0, 0, True)]
-    assert _edge_words(tokens, [-1.0, -1.0, -1.0], 100.0) == []
+    assert edge_words(tokens, [-200.0, -300.0, -1.0], 100.0) == [(0, 1, False)]
+    assert edge_words(tokens, [-1.0, -300.0, -200.0], 100.0) == [(5, 5, True)]
+    assert edge_words(["<s>", "a", "</s>"], [-200.0], 100.0) == [(0, 0, False), (0, 0, True)]
+    assert edge_words(tokens, [-1.0, -1.0, -1.0], 100.0) == []
 
 
 def test_the_frame_scorer_window_by_window_is_the_encoder_over_the_whole_recording():
@@ -507,7 +508,7 @@ def test_a_word_unlike_its_audio_as_a_filler_leaves_its_neighbour_its_own_frames
     2 nats down), `b` takes the frames `a` explains no better than that, `a` keeps its own,
     and a neighbour that explains `b`'s audio best (`c` there) keeps it."""
     from aligner.alignment.record import UtteranceAlignment, frame_durations
-    from aligner.inference.long_recording import _as_filler
+    from aligner.inference.mismatches import as_filler
 
     tokens = ["<s>", "a", " ", "b", " ", "c", " ", "d", ".", "</s>"]
     weights = np.full((40, 10), 1e-3)
@@ -518,10 +519,10 @@ def test_a_word_unlike_its_audio_as_a_filler_leaves_its_neighbour_its_own_frames
     utt = UtteranceAlignment("u", tokens, weights, 40, 1, 256, 22050, kind="phonemes",
                              method="search")  # fmt: skip
     assert frame_durations(utt)[1] > 15  # a stretched over b's audio
-    assert frame_durations(_as_filler(utt, [1], 2.0))[[1, 3, 5, 7]].tolist() == [10, 10, 10, 10]
+    assert frame_durations(as_filler(utt, [1], 2.0))[[1, 3, 5, 7]].tolist() == [10, 10, 10, 10]
     weights[10:20, 5] = 0.6  # b's audio likeliest on its neighbour c: c's, filler or not
     utt = dataclasses.replace(utt, weights=weights / weights.sum(1, keepdims=True))
-    assert frame_durations(_as_filler(utt, [1], 2.0))[5] > 15
+    assert frame_durations(as_filler(utt, [1], 2.0))[5] > 15
 
 
 def _speech_then_tone(rng: np.random.Generator, frames: int = 600, tone: tuple = (150, 350)):
@@ -540,15 +541,15 @@ def _speech_then_tone(rng: np.random.Generator, frames: int = 600, tone: tuple =
     return mel, sound
 
 
-def _words_scene(said: list[int], per: int = 4):
+def _words_scene(said: list[int], per: int = 4, pause_first: bool = True):
     """Two sentences of words of two tokens each between optional separators (3 words, then
     4), and log-probs (T, N) of audio that says the tokens `said` in order, `per` frames
-    each, after a pause."""
+    each, after a pause (or none: `pause_first`)."""
     opts = [np.array(([False, False, True] * n)[:-1] + [True]) for n in (3, 4)]
     graph = SentenceGraph.build(opts)
     n = sum(len(o) for o in opts)
     rows = []
-    for token in [None] * 6 + said:
+    for token in [None] * (6 if pause_first else 0) + said:
         row = np.full(n, LOW)
         if token is None:  # a pause: the sentence ends are likely
             row[[8, 20]] = -1.0
@@ -580,6 +581,30 @@ def test_a_path_that_ends_between_sentences_reached_every_word():
     path = coarse_search(lp, graph)
     assert words_reached(path, graph) is None
     assert words_reached(np.zeros(0, np.int64), graph) is None
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        ([3, 4, 6, 7], 1),  # the first sentence's last two words
+        ([4, 6, 7], 1),  # the second word cut: its last sound, then the third
+        ([6, 7], 2),  # its last word alone
+        ([0, 1, 3, 4, 6, 7], None),  # all of it
+        ([1, 3, 4, 6, 7], None),  # cut in its first word: not known
+    ],
+)
+def test_a_recording_that_begins_inside_a_sentence_says_how_many_of_its_words_it_lacks(
+    said, expected
+):
+    """With a free start the search begins where the audio does; without one it squeezes
+    the words the audio lacks into its first frames (or passes over one at a penalty)."""
+    lp, graph = _words_scene(said + [9, 10, 12, 13, 15, 16, 18, 19], pause_first=False)
+    path = coarse_search(lp, graph, free_start=True)
+    assert words_missed(path, graph) == expected
+    assert words_missed(coarse_search(lp, graph), graph) is None
+    if expected is not None:  # the rest of the recording aligns as with the whole text
+        second = path[len(said) * 4 :]
+        assert graph.sentence[second[-1]] == 1
 
 
 def test_a_sustained_tone_is_steady_sound_and_changing_phones_are_not():

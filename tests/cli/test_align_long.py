@@ -77,7 +77,7 @@ def found(monkeypatch):
         t += 0.4
         spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
         t += 0.8 + 0.2 * k
-    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None))
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None, None))
     return spans
 
 
@@ -122,7 +122,7 @@ def test_a_recording_that_stops_inside_a_sentence_aligns_the_words_it_holds(
     from aligner.inference import long_recording
 
     spans = found
-    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, (2, 2)))
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, (2, 2), None))
     out = tmp_path / "ali"
     args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"]]
     r = _run(*args, "--text", setup["text"], "--out", out)
@@ -135,6 +135,37 @@ def test_a_recording_that_stops_inside_a_sentence_aligns_the_words_it_holds(
     rest = [m for m in record["mismatches"] if m["text"] == "the dog?"]
     assert len(rest) == 1 and rest[0]["kind"] == "text not in the audio"
     assert rest[0]["start"] == rest[0]["end"] == round(record["total_seconds"], 3)
+
+
+def test_a_recording_that_begins_inside_a_sentence_aligns_the_words_it_holds(
+    setup, tmp_path, found, monkeypatch
+):
+    """The coarse search begins in sentence 1 after three of its words: the rest of it is
+    aligned, the three are text not in the audio at the recording's start, and a note
+    says where."""
+    from aligner.inference import long_recording
+
+    spans = found
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None, 3))
+    out = tmp_path / "ali"
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"]]
+    r = _run(*args, "--text", setup["text"], "--out", out)
+    assert r.exit_code == 0, r.output
+    assert "it begins inside sentence 1, before 'on'" in r.output
+    assert "it begins in speech" not in r.output
+    record = json.loads((out / "chapter.durations.json").read_text(encoding="utf-8"))
+    first = record["sentences"][0]
+    assert first["text"] == "on the mat."
+    assert [w[2] for w in record["words"][first["words"][0] : first["words"][1]]] == [
+        "on", "the", "mat"
+    ]  # fmt: skip
+    lacked = [m for m in record["mismatches"] if m["text"] == "The cat sat"]
+    assert len(lacked) == 1 and lacked[0]["kind"] == "text not in the audio"
+    assert lacked[0]["start"] == lacked[0]["end"] == 0.0
+    assert [s["text"] for s in record["sentences"][1:]] == [
+        "A good day to you!",
+        "Where is the dog?",
+    ]
 
 
 def test_a_scene_break_or_lone_ellipsis_is_no_sentence_to_find(setup, tmp_path, found):
@@ -165,7 +196,9 @@ def test_mismatches_of_narrowband_audio_come_with_a_note_on_its_band(
 
     spans = long_recording.coarse_pass()[0]
     monkeypatch.setattr(
-        long_recording, "coarse_pass", lambda *a: ({0: spans[0], 1: spans[1]}, [2], [], {}, None)
+        long_recording,
+        "coarse_pass",
+        lambda *a: ({0: spans[0], 1: spans[1]}, [2], [], {}, None, None),
     )
     wav, rate = sf.read(setup["audio"], dtype="float32")
     narrow = tmp_path / "phone.wav"
@@ -262,7 +295,7 @@ def test_a_sentence_found_in_fewer_frames_than_its_phones_is_a_bad_item(
     from aligner.inference import long_recording
 
     spans = {0: (0, 4), 1: (4, 120), 2: (140, 200)}
-    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None))
+    monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None, None))
     args = ["--audio", setup["audio"], "--text", setup["text"], "--out", tmp_path / "o"]
     r = _run("align", "--checkpoint", setup["ckpt"], *args)
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output

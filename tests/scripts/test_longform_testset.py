@@ -109,6 +109,38 @@ def test_the_cut_versions_stop_in_the_middle_of_a_word(corpus):
         assert put["text"].split()[0] == label and len(put["text"].split()) == len(words) - word
 
 
+def test_the_cutfirst_version_begins_in_the_middle_of_a_word_of_its_first_sentence(corpus):
+    out = corpus / "long"
+    args = ["--in", str(corpus / "test.jsonl"), "--out", str(out), "--minutes", "0.1"]
+    longform_testset.main(["build", *args, "--cut", "--force"])
+    items = {
+        json.loads(ln)["id"]: json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()
+    }
+    full, item = items["long_0.1min_full"], items["long_0.1min_cutfirst"]
+    words = full["timings"]["words"]
+    wav_full, sr = sf.read(out / full["audio"])
+    wav, _ = sf.read(out / item["audio"])
+    first = len(wav_full) - len(wav)  # the samples left out
+    at = first / sr
+    start, end, label = next(w for w in words if w[0] < at < w[1])  # a word cut in two
+    assert at == pytest.approx((start + end) / 2, abs=1 / sr)
+    assert np.allclose(wav, wav_full[first:], atol=1e-4)
+    assert item["text"] == full["text"]
+    kept = [w for w in words if w[0] >= at]
+    assert len(item["timings"]["words"]) == len(kept) and len(kept) < len(words) - 1
+    for (s0, e0, a), (s1, e1, b) in zip(kept, item["timings"]["words"]):
+        assert (
+            a == b
+            and s1 == pytest.approx(s0 - at, abs=1e-4)
+            and e1 == pytest.approx(e0 - at, abs=1e-4)
+        )
+    assert item["timings"]["duration"] == pytest.approx(full["timings"]["duration"] - at, abs=1e-4)
+    put = item["mismatch"]
+    assert put == {"kind": "text not in the audio", "start": 0.0, "end": 0.0, "text": put["text"]}
+    assert put["text"].split()[-1] == label
+    assert len(put["text"].split()) == len(words) - len(kept)
+
+
 def test_segments_are_scored_against_the_reference_words_of_their_span():
     words = [[0.5, 0.9, "One"], [1.0, 1.4, "two."], [2.5, 2.9, "three"], [3.0, 3.6, "four"]]
     refs = {
