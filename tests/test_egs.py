@@ -95,6 +95,7 @@ def test_all_stages_then_resume_skips_everything(name, tmp_path):
     ]
     if expected[2] == "convert":
         expected.insert(2, "train")  # the vocoder, on the target voice (--vocoder train)
+        expected.insert(3, "average")  # the last 5 checkpoints, which convert and align use
         expected.append("score")  # aligner score --task vc
         expected += ["python"] * 3  # baseline train, convert, vocode
         expected += ["train", "python"]  # the phone recognizer; scripts/eval_vc.py
@@ -271,24 +272,27 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     )
     assert "guided" not in lines[6]  # a fastvc has no attention to guide
     assert f"--out {exp}/vocoder --resume --set data.audio_keys=[target_audio]" in lines[7]
-    assert lines[8].startswith(f"convert --checkpoint {exp} --vocoder {exp}/vocoder ")
-    assert "vc_baseline.py train --data data/accent" in lines[11]
-    assert lines[11].endswith("--max-minutes 30 --epochs 100000")  # the model's minutes
+    # stages 4 and 5 use the mean of the run's last 5 checkpoints
+    assert lines[8] == f"average {exp} --last 5 --out {exp}/avg.pt"
+    assert lines[9].startswith(f"convert --checkpoint {exp}/avg.pt --vocoder {exp}/vocoder ")
+    assert lines[10].startswith(f"align --checkpoint {exp}/avg.pt --in data/accent/test.jsonl")
+    assert "vc_baseline.py train --data data/accent" in lines[12]
+    assert lines[12].endswith("--max-minutes 30 --epochs 100000")  # the model's minutes
     assert (
         f"vc_baseline.py convert --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
-        in lines[12]
+        in lines[13]
     )
     assert (
         f"vc_baseline.py vocode --model {exp}/baseline/model.pt --vocoder {exp}/vocoder"
-        in lines[13]
+        in lines[14]
     )
-    assert lines[14].startswith("train ") and "recipes/recognize/ctc_small.yaml" in lines[14]
+    assert lines[15].startswith("train ") and "recipes/recognize/ctc_small.yaml" in lines[15]
     assert (
-        f"--out {exp}/recognizer --resume --set data.audio_keys=[audio,target_audio]" in (lines[14])
+        f"--out {exp}/recognizer --resume --set data.audio_keys=[audio,target_audio]" in (lines[15])
     )
-    assert f"--system fastvc={exp}/converted/manifest.jsonl" in lines[15]
-    assert "--system vocoded-target=" in lines[15]
-    assert lines[15].endswith(
+    assert f"--system fastvc={exp}/converted/manifest.jsonl" in lines[16]
+    assert "--system vocoded-target=" in lines[16]
+    assert lines[16].endswith(
         f"--alignment fastvc={exp}/align/summary.json --alignment baseline=source "
         f"--recognizer {exp}/recognizer --json {exp}/score/vc.json"
     )
@@ -331,11 +335,26 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     assert given.returncode == 0 and "--vocoder griffin-lim given, training skipped" in given.stdout
     later = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
     assert not any("vocoder --resume" in line for line in later)
-    assert any(line.startswith("convert --checkpoint gl --vocoder griffin-lim ") for line in later)
+    assert any(
+        line.startswith("convert --checkpoint gl/avg.pt --vocoder griffin-lim ") for line in later
+    )
+    one = subprocess.run(
+        [*cmd, "--average", "1", "--exp", "one", "--stage", "4", "--stop-stage", "5"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert one.returncode == 0, one.stderr
+    later = (tmp_path / "calls.txt").read_text().splitlines()[-2:]  # best.pt: no average
+    assert later[0].startswith("convert --checkpoint one --vocoder one/vocoder ")
+    assert later[1].startswith("align --checkpoint one --in data/accent/test.jsonl")
     for args, message in (
         (["--pair", "hard"], "use easy or accent"),
         (["--model", "glow"], "use fastvc or tacotron"),
         (["--guide", "diagonal"], "--model fastvc learns from durations"),
+        (["--average", "0"], "--average 0: give a count of checkpoints >= 1"),
+        (["--average", "last"], "--average last: give a count"),
     ):
         bad = subprocess.run(
             [*cmd[:2], *args], cwd=tmp_path, env=env, capture_output=True, text=True
