@@ -248,6 +248,10 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
     trains on both voices, and stage 9 scores both systems with the mapping of each."""
     env = fake_env(tmp_path)
     cmd = ["bash", str(SCRIPTS["espeak_vc"]), "--pair", "accent"]
+
+    def run_vc(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*cmd, *args], cwd=tmp_path, env=env, capture_output=True, text=True)
+
     r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     lines = (tmp_path / "calls.txt").read_text().splitlines()
@@ -297,25 +301,13 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         f"--recognizer {exp}/recognizer --json {exp}/score/vc.json"
     )
     assert (tmp_path / f"{exp}/score/vc.md").exists()
-    tacotron = subprocess.run(
-        [*cmd, "--model", "tacotron", "--minutes", "20", "--stage", "2", "--stop-stage", "2"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    tacotron = run_vc("--model", "tacotron", "--minutes", "20", "--stage", "2", "--stop-stage", "2")
     assert tacotron.returncode == 0, tacotron.stderr
     line = (tmp_path / "calls.txt").read_text().splitlines()[-1]
     assert "recipes/vc/seq2seq_vc_lsa_small.yaml" in line
     assert "--out exp/accent/seq2seq_vc_lsa_small --resume --set train.max_minutes=20 " in line
     assert "--set model.loss.guided.source=durations" in line
-    diagonal = subprocess.run(
-        [*cmd, "--model", "tacotron", "--guide", "diagonal", "--exp", "g"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    diagonal = run_vc("--model", "tacotron", "--guide", "diagonal", "--exp", "g")
     assert diagonal.returncode == 0, diagonal.stderr
     assert "--guide diagonal: no alignment model needed" in diagonal.stdout
     lines = (tmp_path / "calls.txt").read_text().splitlines()
@@ -325,26 +317,14 @@ def test_espeak_vc_pairs_and_the_evaluation_stage(tmp_path):
         line.startswith("align --checkpoint g/aligner") for line in new
     )
     lines = (tmp_path / "calls.txt").read_text().splitlines()
-    given = subprocess.run(
-        [*cmd, "--vocoder", "griffin-lim", "--exp", "gl"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    given = run_vc("--vocoder", "griffin-lim", "--exp", "gl")
     assert given.returncode == 0 and "--vocoder griffin-lim given, training skipped" in given.stdout
     later = (tmp_path / "calls.txt").read_text().splitlines()[len(lines) :]
     assert not any("vocoder --resume" in line for line in later)
     assert any(
         line.startswith("convert --checkpoint gl/avg.pt --vocoder griffin-lim ") for line in later
     )
-    one = subprocess.run(
-        [*cmd, "--average", "1", "--exp", "one", "--stage", "4", "--stop-stage", "5"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    one = run_vc("--average", "1", "--exp", "one", "--stage", "4", "--stop-stage", "5")
     assert one.returncode == 0, one.stderr
     later = (tmp_path / "calls.txt").read_text().splitlines()[-2:]  # best.pt: no average
     assert later[0].startswith("convert --checkpoint one --vocoder one/vocoder ")

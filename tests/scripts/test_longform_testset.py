@@ -5,6 +5,7 @@ and finds the put-in mismatch for a prediction equal to the references."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import longform_testset
 import numpy as np
@@ -59,13 +60,17 @@ def test_built_recordings_match_their_shifted_references(corpus):
     assert missing["mismatch_found"] is False
 
 
-def test_the_music_version_is_the_full_one_after_its_intro(corpus):
+def _built(corpus: Path, *flags: str) -> tuple[Path, dict[str, dict]]:
+    """`build` of 0.1 minutes of the corpus with `flags` -> (its folder, its items by id)."""
     out = corpus / "long"
     args = ["--in", str(corpus / "test.jsonl"), "--out", str(out), "--minutes", "0.1"]
-    longform_testset.main(["build", *args, "--music", "3"])
-    items = {
-        json.loads(ln)["id"]: json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()
-    }
+    longform_testset.main(["build", *args, *flags, "--force"])
+    lines = (out / "long.jsonl").read_text().splitlines()
+    return out, {json.loads(ln)["id"]: json.loads(ln) for ln in lines}
+
+
+def test_the_music_version_is_the_full_one_after_its_intro(corpus):
+    out, items = _built(corpus, "--music", "3")
     full, music = items["long_0.1min_full"], items["long_0.1min_music"]
     assert music["text"] == full["text"]
     put = {"kind": "audio not in the text", "start": 0.0, "end": 3.0, "text": ""}
@@ -86,12 +91,7 @@ def test_the_music_version_is_the_full_one_after_its_intro(corpus):
 
 
 def test_the_cut_versions_stop_in_the_middle_of_a_word(corpus):
-    out = corpus / "long"
-    args = ["--in", str(corpus / "test.jsonl"), "--out", str(out), "--minutes", "0.1"]
-    longform_testset.main(["build", *args, "--cut"])
-    items = {
-        json.loads(ln)["id"]: json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()
-    }
+    out, items = _built(corpus, "--cut")
     full = items["long_0.1min_full"]
     words = full["timings"]["words"]
     wav_full, sr = sf.read(out / full["audio"])
@@ -110,12 +110,7 @@ def test_the_cut_versions_stop_in_the_middle_of_a_word(corpus):
 
 
 def test_the_cutfirst_version_begins_in_the_middle_of_a_word_of_its_first_sentence(corpus):
-    out = corpus / "long"
-    args = ["--in", str(corpus / "test.jsonl"), "--out", str(out), "--minutes", "0.1"]
-    longform_testset.main(["build", *args, "--cut", "--force"])
-    items = {
-        json.loads(ln)["id"]: json.loads(ln) for ln in (out / "long.jsonl").read_text().splitlines()
-    }
+    out, items = _built(corpus, "--cut")
     full, item = items["long_0.1min_full"], items["long_0.1min_cutfirst"]
     words = full["timings"]["words"]
     wav_full, sr = sf.read(out / full["audio"])
