@@ -8,9 +8,9 @@ and audio end at different places) and the search of `aligner.alignment.longform
 which may pass a sentence over (text the audio does not hold), give audio to its filler
 (audio the text does not hold) or, inside a sentence, to a word filler (a wrong word);
 its path may end inside the last sentence (a recording that stops in it) and, in the
-first window, begin inside the first. The sentences that end in the first ``commit`` share of the window are kept; the next
-window starts where the last of them ends (an anchor). The
-*fine* pass aligns each sentence as an utterance, with the audio from the middle of the
+first window, begin inside the first. The sentences that end in the first ``commit``
+share of the window are kept; the next window starts where the last of them ends (an
+anchor). The *fine* pass aligns each sentence as an utterance, with the audio from the middle of the
 pause before it to the middle of the pause after (`align_window`, the one per-window
 call: any function of the same signature can stand in), and its times are shifted into
 the recording. Sentences and audio that do not match are reported with their spans
