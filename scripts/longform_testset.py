@@ -121,15 +121,21 @@ def _music(seconds: float, rate: int, level: float, seed: int) -> np.ndarray:
     return (out * level / max(float(np.sqrt(np.mean(out**2))), 1e-9)).astype(np.float32)
 
 
-def _after(intro: np.ndarray, wav: np.ndarray, timings: dict, rate: int):
-    """`wav` after `intro`, its `timings` shifted to match."""
-    shift = len(intro) / rate
+def _shifted(timings: dict, by: float, since: float = float("-inf")) -> dict:
+    """`timings` moved `by` seconds, without the words and phones that begin before
+    `since` (seconds of the unmoved timings)."""
     moved = {
-        side: [[round(s + shift, 5), round(e + shift, 5), lab] for s, e, lab in timings[side]]
+        side: [
+            [round(s + by, 5), round(e + by, 5), lab] for s, e, lab in timings[side] if s >= since
+        ]
         for side in SIDES
     }
-    duration = round(timings["duration"] + shift, 5)
-    return np.concatenate([intro, wav]), {"duration": duration, **moved}
+    return {"duration": round(timings["duration"] + by, 5), **moved}
+
+
+def _after(intro: np.ndarray, wav: np.ndarray, timings: dict, rate: int):
+    """`wav` after `intro`, its `timings` shifted to match."""
+    return np.concatenate([intro, wav]), _shifted(timings, len(intro) / rate)
 
 
 def _cut(wav: np.ndarray, timings: dict, rate: int, word: int):
@@ -147,11 +153,7 @@ def _cut_before(wav: np.ndarray, timings: dict, rate: int, word: int):
     start, end, _ = timings["words"][word]
     first = int(round((start + end) / 2 * rate))
     at = first / rate
-    kept = {
-        side: [[round(s - at, 5), round(e - at, 5), lab] for s, e, lab in timings[side] if s >= at]
-        for side in SIDES
-    }
-    return wav[first:], {"duration": round(timings["duration"] - at, 5), **kept}, at
+    return wav[first:], _shifted(timings, -at, since=at), at
 
 
 def build(args: argparse.Namespace) -> None:

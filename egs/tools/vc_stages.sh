@@ -58,7 +58,7 @@ vc_pretrain_stage() {
     touch "$tts_exp"/.done
   fi
   local modules=decoder,proj  # and the postnet where the FastPitch has one (its settings)
-  if grep -qE '^  postnet: *$' "$tts_exp"/config.yaml 2>/dev/null; then modules=$modules,postnet; fi
+  if grep -qE '^  postnet: *($|\{)' "$tts_exp"/config.yaml 2>/dev/null; then modules=$modules,postnet; fi
   train_args="--set train.init_from=$tts_exp --set train.init_modules=[$modules] $train_args"
 }
 
@@ -87,33 +87,35 @@ vocoder_stage() {
   touch "$exp"/vocoder/.done
 }
 
-# vc_weights: the checkpoint that stages 4 and 5 use: with --average K > 1, $exp/avg.pt
-# (the mean of the run's last K checkpoints, written by stage 4); with --average 1, the
-# run's best.pt (by the whole validation loss).
+# vc_weights: the checkpoint that stages 4 and 5 use (in $weights): with --average K > 1,
+# $exp/avg.pt, the mean of the run's last K checkpoints (aligner average, written by
+# whichever of the two stages runs first); with --average 1, the run's best.pt (by the
+# whole validation loss).
 vc_weights() {
-  if [ "$average" -gt 1 ]; then echo "$exp"/avg.pt; else echo "$exp"; fi
+  weights=$exp
+  [ "$average" -gt 1 ] || return 0
+  weights=$exp/avg.pt
+  if needed "$weights"; then $aligner average "$exp" --last "$average" --out "$weights"; fi
 }
 
-# vc_convert_stage N: with --average K > 1, aligner average of the last K checkpoints ->
-# $exp/avg.pt; then aligner convert of the test split through the vocoder ->
-# $exp/converted/*.wav, manifest.jsonl.
+# vc_convert_stage N: aligner convert of the test split with the weights of vc_weights,
+# through the vocoder -> $exp/converted/*.wav, manifest.jsonl.
 vc_convert_stage() {
   echo "stage $1: convert the test split"
-  if [ "$average" -gt 1 ] && needed "$exp"/avg.pt; then
-    $aligner average "$exp" --last "$average" --out "$exp"/avg.pt
-  fi
+  vc_weights
   if needed "$exp"/converted/manifest.jsonl "$exp"/converted; then
-    $aligner convert --checkpoint "$(vc_weights)" --vocoder "$(vocoder_used)" \
+    $aligner convert --checkpoint "$weights" --vocoder "$(vocoder_used)" \
       --in "$data"/test.jsonl --out "$exp"/converted
   fi
 }
 
-# vc_align_stage N: aligner align of the test split with the weights of stage 4 ->
+# vc_align_stage N: aligner align of the test split with the weights of vc_weights ->
 # $exp/align/summary.json (mapping_ms against both voices' timings).
 vc_align_stage() {
   echo "stage $1: align the test split"
   if needed "$exp"/align/summary.json "$exp"/align; then
-    $aligner align --checkpoint "$(vc_weights)" --in "$data"/test.jsonl --out "$exp"/align
+    vc_weights
+    $aligner align --checkpoint "$weights" --in "$data"/test.jsonl --out "$exp"/align
   fi
 }
 
