@@ -354,11 +354,19 @@ def steady_sound(
     x = np.asarray(mel, np.float64)
     flux = np.zeros(len(x))
     flux[lag:] = np.sqrt(((x[lag:] - x[:-lag]) ** 2).mean(1))
-    kernel = np.ones(2 * max(1, int(round(0.5 / frame_seconds))) + 1)
-    around = np.convolve(flux * sound, kernel, "same")
-    count = np.convolve(sound.astype(float), kernel, "same")
+    half = max(1, int(round(0.5 / frame_seconds)))
+    around = _window_sums(flux * sound, half)
+    count = _window_sums(sound.astype(float), half)
     rate = around / np.maximum(count, 1.0)
     return sound & (rate < ratio * float(np.median(rate[sound])))
+
+
+def _window_sums(values: np.ndarray, half: int) -> np.ndarray:
+    """``(T,)``: the sum of `values` ``(T,)`` over frames ``t - half .. t + half`` (those
+    that exist), for a recording shorter than the window too."""
+    total = np.concatenate([[0.0], np.cumsum(values)])
+    t = np.arange(len(values))
+    return total[np.minimum(t + half + 1, len(values))] - total[np.maximum(t - half, 0)]
 
 
 def _before_straddler(between: np.ndarray) -> int:

@@ -623,3 +623,5 @@ def test_no_sound_or_speech_alone_is_never_steady():
     assert not steady_sound(mel, sound, 0.0116).any()
     assert not steady_sound(mel, np.zeros(len(mel), bool), 0.0116).any()
     assert len(steady_sound(mel[:0], sound[:0], 0.0116)) == 0
+    # a recording shorter than the half second either side: one value a frame
+    assert steady_sound(mel[:9], np.ones(9, bool), 0.0116).shape == (9,)
