@@ -149,11 +149,10 @@ def _cut(wav: np.ndarray, timings: dict, rate: int, word: int):
 
 def _cut_before(wav: np.ndarray, timings: dict, rate: int, word: int):
     """`wav` begun in the middle of word `word`, with the references of the words and
-    phones that begin after that, shifted to match, and that time (seconds of `wav`)."""
+    phones that begin after that, shifted to match."""
     start, end, _ = timings["words"][word]
     first = int(round((start + end) / 2 * rate))
-    at = first / rate
-    return wav[first:], _shifted(timings, -at, since=at), at
+    return wav[first:], _shifted(timings, -first / rate, since=first / rate)
 
 
 def build(args: argparse.Namespace) -> None:
@@ -218,7 +217,7 @@ def build(args: argparse.Namespace) -> None:
             if version == "cutfirst":  # a third into the first utterance, past its first word
                 word = max(1, len(parts[0]["timings"]["words"]) // 3)
                 lacked = " ".join(w[2] for w in timings["words"][: word + 1])
-                wav, timings, _ = _cut_before(wav, timings, rate, word)
+                wav, timings = _cut_before(wav, timings, rate, word)
             if args.noise is not None:
                 wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
