@@ -15,7 +15,9 @@ level, audio not in the text); with ``--cut``, ``cut``, ``cutlast`` and ``cutfir
 (the full version's audio stopped in the middle of a word two thirds into the recording,
 or a third into its last utterance: the text goes on past the audio, the recording's last
 sentence cut; or begun in the middle of a word a third into its first utterance: the text
-begins before the audio). Writes
+begins before the audio); with ``--clause``, ``noclause`` too (the full version without
+the audio of three words of a sentence: its first, middle or last three by the seed, a
+reader who left out a clause; the text has them). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
 utterances used, for the utterance-by-utterance baseline) into OUT.
 
@@ -155,6 +157,41 @@ def _cut_before(wav: np.ndarray, timings: dict, rate: int, word: int):
     return wav[first:], _shifted(timings, -first / rate, since=first / rate)
 
 
+CLAUSE = 3  # words the noclause version's audio lacks
+
+
+def _without_clause(wav: np.ndarray, timings: dict, parts: list[dict], rate: int, seed: int):
+    """`wav` without `CLAUSE` words of a sentence of twice as many or more (the first such
+    from three quarters into the recording on): its first, middle or last words (by the
+    seed), the audio from the first one's start to the next word's start (to the last
+    one's end at a sentence's end), the later references shifted to match. Returns the
+    audio, the references, where the cut is and the words cut."""
+    counts = [len(p["timings"]["words"]) for p in parts]
+    order = list(range(3 * len(parts) // 4, len(parts))) + list(range(3 * len(parts) // 4))
+    k = next((j for j in order if counts[j] >= 2 * CLAUSE), None)
+    if k is None:
+        raise SystemExit(f"--clause: no sentence of {2 * CLAUSE} words or more")
+    n, before = counts[k], sum(counts[:k])
+    a = {0: 0, 1: n // 2 - 1, 2: n - CLAUSE}[random.Random(seed + 1000).randrange(3)]
+    words = timings["words"]
+    start = words[before + a][0]
+    end = words[before + a + CLAUSE][0] if a + CLAUSE < n else words[before + n - 1][1]
+    lacked = " ".join(w[2] for w in words[before + a : before + a + CLAUSE])
+    cut = int(round(start * rate)), int(round(end * rate))
+    by = -(cut[1] - cut[0]) / rate
+    kept = {
+        side: [x for x in timings[side] if x[1] <= start + 1e-6]
+        + [
+            [round(x[0] + by, 5), round(x[1] + by, 5), x[2]]
+            for x in timings[side]
+            if x[0] >= end - 1e-6
+        ]
+        for side in SIDES
+    }
+    out = np.concatenate([wav[: cut[0]], wav[cut[1] :]])
+    return out, {"duration": round(len(out) / rate, 5), **kept}, round(start, 5), lacked
+
+
 def build(args: argparse.Namespace) -> None:
     import soundfile
 
@@ -201,6 +238,8 @@ def build(args: argparse.Namespace) -> None:
             versions.append(("music", None, texts))
         if args.cut:
             versions += [("cut", None, texts), ("cutlast", None, texts), ("cutfirst", None, texts)]
+        if args.clause:
+            versions.append(("noclause", None, texts))
         for version, drop, text in versions:
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
@@ -218,6 +257,8 @@ def build(args: argparse.Namespace) -> None:
                 word = max(1, len(parts[0]["timings"]["words"]) // 3)
                 lacked = " ".join(w[2] for w in timings["words"][: word + 1])
                 wav, timings = _cut_before(wav, timings, rate, word)
+            if version == "noclause":
+                wav, timings, at, lacked = _without_clause(wav, timings, parts, rate, args.seed)
             if args.noise is not None:
                 wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
@@ -234,6 +275,13 @@ def build(args: argparse.Namespace) -> None:
                     "start": round(at, 5),
                     "end": round(at, 5),
                     "text": rest,
+                }
+            elif version == "noclause":
+                item["mismatch"] = {
+                    "kind": "text not in the audio",
+                    "start": round(at, 5),
+                    "end": round(at, 5),
+                    "text": lacked,
                 }
             elif version == "cutfirst":
                 item["mismatch"] = {
@@ -498,6 +546,11 @@ def main(argv: list[str] | None = None) -> None:
         "--cut",
         action="store_true",
         help="also versions whose audio stops inside a sentence (the text goes on) or begins inside one",
+    )
+    b.add_argument(
+        "--clause",
+        action="store_true",
+        help="also a version whose audio lacks three words of a sentence (the text has them)",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

@@ -49,13 +49,16 @@ from aligner.inference.mismatches import (
     confined,
     edge_words,
     heard_part,
+    left_out_words,
     mismatch,
     missing_text,
     phone_ids,
     read_instead,
+    sentence_drop,
     sentence_record,
     silent_words,
     unread_words,
+    without_words,
     word_margin,
     wrong_words,
 )
@@ -139,20 +142,30 @@ def align_long(
     fine = _FinePass(
         speech, wav, name, readable.texts, tokens, pauses, pause_rule, window, readable.unread
     )
-    rec, mismatches, metrics, edges = fine.run(spans, extra, passed, scorer, settings)
+    rec, mismatches, metrics, edges, drops = fine.run(spans, extra, passed, scorer, settings)
+    left_out = {}  # sentence -> the words of it that the audio lacks
+    for k, (first, end) in drops.items():
+        rest = without_words(speech, sentences[k], tokens[k][1], first, end)
+        if rest is not None:
+            sentences[k], left_out[k] = rest[0], (first, rest[1])
+            read_instead(speech, readable, tokens, k, rest[2])
+            passed.pop(k, None)  # its words are counted anew
+    if left_out:
+        rec, mismatches, metrics, edges, _ = fine.run(spans, extra, passed, scorer, settings)
     pause, run = int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
     spans, extra, held = hold_edge_words(spans, extra, edges, pause, run, set(skipped))
     if held:  # a wrong first or last word beside a pause: held to the audio beyond it
         for k, words in held.items():  # in place of what the coarse search held it to
             firsts = {w[0] for w in words}
             passed[k] = [p for p in passed.get(k, []) if p[0] not in firsts] + words
-        rec, mismatches, metrics, _ = fine.run(spans, extra, passed, scorer, settings, held)
+        rec, mismatches, metrics, _, _ = fine.run(spans, extra, passed, scorer, settings, held)
     longest = longest_phones(rec["phones"])
     for wrong in mismatches:  # a wrong word's neighbours keep their own sound
         span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
         wrong["start"], wrong["end"] = round(span[0], 3), round(span[1], 3)
     mismatches += [mismatch(1, s * sec, e * sec, "") for s, e in extra]
     mismatches += missing_text(skipped, sentences, spans, sec)
+    mismatches += left_out_words(left_out, rec, total * sec)
     if heard is not None:
         mismatches.append(mismatch(0, total * sec, total * sec, heard[1]))
     if lacked is not None:
@@ -234,8 +247,11 @@ class _FinePass:
         scorer: FrameScorer,
         settings: LongFormSettings,
         held: Collection[int] = (),
-    ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list]]:
-        """`_joined`'s record, mismatches, metrics and wrong edge words of the sentences
+    ) -> tuple[
+        dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict
+    ]:
+        """`_joined`'s record, mismatches, metrics, wrong edge words and runs of words
+        the audio lacks (`sentence_drop`) of the sentences
         found at `spans` (frames) with the audio `extra` between them; the sentences
         `held` have their words `passed` over held to their audio whatever their scores."""
         cfg = self.speech.mel_cfg
@@ -262,7 +278,16 @@ class _FinePass:
         texts = [part.text for part in said]
         aligned = self.window(self.speech, wavs, texts, names, self.pause_rule)
         return _joined(
-            self.speech, parts, aligned, passed, scorer, settings, sec, held, self.unread
+            self.speech,
+            parts,
+            aligned,
+            passed,
+            scorer,
+            settings,
+            sec,
+            held,
+            self.unread,
+            self.pauses,
         )
 
 
@@ -298,7 +323,8 @@ def _joined(
     sec: float,
     held: Collection[int] = (),
     unread: dict[int, dict[int, str]] | None = None,
-) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list]]:
+    pauses: np.ndarray | None = None,
+) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
     text one filler token), the words unlike their audio, each sentence's metrics and its
@@ -318,6 +344,7 @@ def _joined(
         "sentence_words": [],
     }
     edges: dict[int, list[tuple[int, int, bool]]] = {}
+    drops: dict[int, tuple[int, int]] = {}
     mismatches: list[dict[str, Any]] = []
     metrics: list[dict[str, float]] = []
     said = [part for part in parts if part.text is not None]
@@ -354,6 +381,11 @@ def _joined(
             filler = as_filler(utt, [int(np.argmin(scores))], settings.filler_margin)
             one, scores = sentence_record(filler, lp, own)
             wrong = wrong_words(scores, one, offset, margin)
+        elif not own and part.index not in held:
+            pause = None if pauses is None else pauses[part.start : part.end]
+            run = sentence_drop(utt.tokens, lp, scores, pause, margin)
+            if run is not None:
+                drops[part.index] = run
         metrics.append(utt.metrics)
         mismatches += wrong + unread_words(one, own, offset)
         first = len(rec["words"])
@@ -366,7 +398,7 @@ def _joined(
         rec["sentence_words"].append((part.index, first, len(rec["words"])))
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
-    return rec, mismatches, metrics, edges
+    return rec, mismatches, metrics, edges, drops
 
 
 def _record(

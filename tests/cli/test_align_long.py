@@ -168,6 +168,40 @@ def test_a_recording_that_begins_inside_a_sentence_aligns_the_words_it_holds(
     ]
 
 
+def test_words_a_sentence_holds_and_its_audio_lacks_are_reported_not_squeezed(
+    setup, tmp_path, found, monkeypatch
+):
+    """Sentence 2's words 2-3 (`good day`) found missing from its audio (`sentence_drop`,
+    `tests/alignment/test_dropped.py` tests the search): the sentence is aligned again
+    without them, they are text not in the audio at the gap between `A` and `to`, and
+    the rest of the recording is aligned as before."""
+    from aligner.inference import long_recording
+
+    def drop(tokens, *args):
+        words = "".join(t if t.isalpha() else " " for t in tokens).split()
+        return (1, 3) if words == ["a", "good", "day", "to", "you"] else None
+
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"], "--text"]
+    r = _run(*args, setup["text"], "--out", tmp_path / "before")
+    assert r.exit_code == 0, r.output
+    monkeypatch.setattr(long_recording, "sentence_drop", drop)
+    r = _run(*args, setup["text"], "--out", tmp_path / "ali")
+    assert r.exit_code == 0, r.output
+    record = json.loads((tmp_path / "ali" / "chapter.durations.json").read_text("utf-8"))
+    before = json.loads((tmp_path / "before" / "chapter.durations.json").read_text("utf-8"))
+    assert sum(record["frames"]) == record["total_frames"]
+    second = record["sentences"][1]
+    assert second["text"] == "A to you!"
+    a, b = second["words"]
+    assert [w[2] for w in record["words"][a:b]] == ["A", "to", "you"]
+    gap = [m for m in record["mismatches"] if m["text"] == "good day"]
+    assert len(gap) == 1 and gap[0]["kind"] == "text not in the audio"
+    assert gap[0]["start"] == round(record["words"][a][1], 3)
+    assert gap[0]["end"] == round(record["words"][a + 1][0], 3)
+    assert record["sentences"][0] == before["sentences"][0]
+    assert record["sentences"][2]["text"] == before["sentences"][2]["text"]
+
+
 def test_a_scene_break_or_lone_ellipsis_is_no_sentence_to_find(setup, tmp_path, found):
     """``* * *`` between paragraphs and a lone ``...`` say nothing: they are not sentences
     the audio lacks; a text of nothing else is one line."""

@@ -1,0 +1,160 @@
+"""A run of words the audio lacks (`aligner.alignment.dropped`): the search with one jump
+against every run left out by brute force on tiny sentences, and on log-probabilities
+built so that the answer is known (the words left out found, whole, wherever they are;
+a sentence said in full reports none, also with a word swallowed)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aligner.alignment.dropped import _shifts, _step, best_jump, dropped_words
+from aligner.alignment.tiers import word_runs
+
+NEG = -1e30
+
+
+def _brute_best(lp: np.ndarray, optional: np.ndarray, end_from: int | None = None) -> float:
+    """The best monotonic path's score over `lp` (T, N) by enumerating every sequence of
+    token indices: non-decreasing, moving over optional tokens only, starting at or before
+    the first required token and ending at or after the last (or at or after `end_from`)."""
+    t_max, n = lp.shape
+    required = np.flatnonzero(~optional)
+    first_req = int(required[0])
+    end_from = int(required[-1]) if end_from is None else end_from
+    best = NEG
+    for path in itertools.combinations_with_replacement(range(n), t_max):
+        if path[0] > first_req or path[-1] < end_from:
+            continue
+        if any(b > a and not optional[a + 1 : b].all() for a, b in zip(path, path[1:])):
+            continue
+        best = max(best, float(lp[np.arange(t_max), list(path)].sum()))
+    return best
+
+
+def _brute_gain(lp: np.ndarray, optional: np.ndarray, min_words: int) -> float:
+    """The best path with some run of `min_words` words or more left out (at least one
+    word kept) minus the best path of the whole sentence, each run's tokens (and the
+    optional tokens after it, before the next word) taken out of the columns."""
+    runs = word_runs(optional)
+    whole = _brute_best(lp, optional)
+    n = lp.shape[1]
+    best = NEG
+    for i in range(len(runs)):
+        for j in range(i + min_words, len(runs) + 1):
+            if j - i >= len(runs):
+                continue
+            cut_from = runs[i][0]
+            if j < len(runs):
+                cut_to = runs[j][0]
+            elif runs[-1][1] + 1 < n:
+                cut_to = runs[-1][1] + 1  # the tail's optional tokens stay
+            else:
+                continue
+            keep = list(range(cut_from)) + list(range(cut_to, n))
+            sub_opt = optional[keep]
+            end_from = keep.index(cut_to) if j == len(runs) else None  # on into the tail
+            best = max(best, _brute_best(lp[:, keep], sub_opt, end_from))
+    return best - whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    layout=st.lists(st.sampled_from(["w", "ww", "s", "ss"]), min_size=3, max_size=6),
+    frames=st.integers(min_value=3, max_value=6),
+    seed=st.integers(min_value=0, max_value=10_000),
+)
+def test_best_jump_matches_brute_force(layout, frames, seed):
+    tokens = [
+        tok for part in layout for tok in ([" "] * len(part) if "s" in part else ["a"] * len(part))
+    ]
+    optional = np.array([t == " " for t in tokens])
+    runs = word_runs(optional)
+    if len(runs) < 3 or len(tokens) > 7:
+        return
+    frames = max(frames, int((~optional).sum()))
+    rng = np.random.default_rng(seed)
+    lp = rng.normal(-3.0, 2.0, size=(frames, len(tokens)))
+    found = best_jump(lp, optional, 2)
+    expected = _brute_gain(lp, optional, 2)
+    if expected <= NEG / 2:  # no run can be left out in so few frames
+        assert found is None or found[0] < -1e20
+        return
+    assert found is not None
+    gain, first, end, path = found
+    assert np.isclose(gain, expected, atol=1e-6)
+    assert end - first >= 2 and end - first < len(runs)
+    # the path it gives back scores the gain it claims, and passes over the run
+    whole = _brute_best(lp, optional)
+    assert np.isclose(lp[np.arange(frames), path].sum() - whole, gain, atol=1e-6)
+    left = {k for a, b in runs[first:end] for k in range(a, b + 1)}
+    assert not left & set(path.tolist())
+
+
+def _scene(words: list[int], said: list[bool], per: int = 6, pause: int = 8):
+    """Log-probs (T, N) of a sentence of words of `words` tokens each, separated by an
+    optional ' ' token, with '<s>' and '</s>' at its ends (optional): the words `said`
+    get `per` frames a token (likely on their own token, unlikely on every other), the
+    edges `pause` frames of silence (likely on '<s>' / '</s>' and ' ')."""
+    tokens, owner = ["<s>"], []
+    for k, n in enumerate(words):
+        if k:
+            tokens.append(" ")
+        owner.append(list(range(len(tokens), len(tokens) + n)))
+        tokens += ["x"] * n
+    tokens.append("</s>")
+    optional = np.array([t in ("<s>", "</s>", " ") for t in tokens])
+    rows = [np.where(np.arange(len(tokens)) == 0, -0.1, -9.0)] * pause
+    for k, ids in enumerate(owner):
+        if said[k]:
+            for i in ids:
+                rows += [np.where(np.arange(len(tokens)) == i, -0.1, -9.0)] * per
+    rows += [np.where(np.arange(len(tokens)) == len(tokens) - 1, -0.1, -9.0)] * pause
+    return np.array(rows), optional
+
+
+def test_a_run_left_out_is_found_wherever_it_is():
+    words = [3, 2, 4, 3, 2, 3, 4]
+    for first, end in [(0, 2), (2, 5), (4, 7), (1, 3)]:
+        said = [not first <= k < end for k in range(len(words))]
+        lp, optional = _scene(words, said)
+        assert dropped_words(lp, optional, 20.0) == (first, end), (first, end)
+
+
+def test_a_sentence_said_in_full_has_none():
+    words = [3, 2, 4, 3, 2, 3, 4]
+    lp, optional = _scene(words, [True] * len(words))
+    assert dropped_words(lp, optional, 20.0) is None
+    found = best_jump(lp, optional)
+    assert found is not None and found[0] < 0  # every run costs
+
+
+def test_one_word_left_out_is_not_a_run():
+    """One word the audio lacks is not looked for here (a word unlike its audio, or said
+    too quickly to hear, is the wrong-word check's): two at least."""
+    words = [3, 2, 4, 3]
+    said = [True, False, True, True]
+    lp, optional = _scene(words, said)
+    assert dropped_words(lp, optional, 10.0) is None
+
+
+def test_a_word_squeezed_beside_the_run_goes_with_it():
+    """The first word of a left-out run that a breath holds (its one token likely on two
+    frames before the audio resumes) is squeezed to a frame a token: it is reported with
+    the run, not left in the alignment."""
+    words = [1, 3, 2, 4, 3]
+    lp, optional = _scene(words, [False, False, False, True, True])
+    lp = np.insert(lp, 8, np.where(np.arange(lp.shape[1]) == 1, -0.1, -9.0), axis=0)
+    assert dropped_words(lp, optional, 20.0) == (0, 3)
+
+
+def test_a_move_over_two_optional_tokens_comes_from_where_it_says():
+    """The best way into each state, and the state it came from, by hand: a state after
+    two optional tokens is reached from the word before them in one move."""
+    optional = np.array([False, True, True, False])
+    best, arg = _step(np.array([5.0, 1.0, 3.0, -100.0]), _shifts(optional))
+    assert best.tolist() == [5.0, 5.0, 5.0, 5.0]
+    assert arg.tolist() == [0, 0, 0, 0]
