@@ -10,7 +10,9 @@ to the recording's frames; ``words`` and ``phones`` in the recording's time. It 
 does not hold) and ``mismatches``: ``{"kind", "start", "end", "text"}`` with ``kind`` one
 of ``text not in the audio`` (a sentence; its span is the gap where it would be; the
 words after the end of a recording that stops inside a sentence, at that end; the words
-before the start of one that begins inside its first sentence, at that start), ``audio
+before the start of one that begins inside its first sentence, at that start; two words
+or more of a sentence that its audio lacks, at the gap between the words beside them,
+the sentence aligned again without them), ``audio
 not in the text`` (speech that no sentence holds, or steady sound such as music before
 it: `aligner.inference.longform.steady_sound`), ``word unlike its audio`` (a word
 the model finds far likelier elsewhere: a wrong word in the text or the audio) and ``word
@@ -32,6 +34,7 @@ from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
+from aligner.inference.left_out import drop_margin, leave_out, left_out_words, sentence_drop
 from aligner.inference.longform import (
     FrameScorer,
     LongAlignment,
@@ -49,16 +52,13 @@ from aligner.inference.mismatches import (
     confined,
     edge_words,
     heard_part,
-    left_out_words,
     mismatch,
     missing_text,
     phone_ids,
     read_instead,
-    sentence_drop,
     sentence_record,
     silent_words,
     unread_words,
-    without_words,
     word_margin,
     wrong_words,
 )
@@ -143,14 +143,8 @@ def align_long(
         speech, wav, name, readable.texts, tokens, pauses, pause_rule, window, readable.unread
     )
     rec, mismatches, metrics, edges, drops = fine.run(spans, extra, passed, scorer, settings)
-    left_out = {}  # sentence -> the words of it that the audio lacks
-    for k, (first, end) in drops.items():
-        rest = without_words(speech, sentences[k], tokens[k][1], first, end)
-        if rest is not None:
-            sentences[k], left_out[k] = rest[0], (first, rest[1])
-            read_instead(speech, readable, tokens, k, rest[2])
-            passed.pop(k, None)  # its words are counted anew
-    if left_out:
+    left_out = leave_out(speech, drops, sentences, readable, tokens, passed)
+    if left_out:  # aligned again without the words their audio lacks
         rec, mismatches, metrics, edges, _ = fine.run(spans, extra, passed, scorer, settings)
     pause, run = int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
     spans, extra, held = hold_edge_words(spans, extra, edges, pause, run, set(skipped))
@@ -361,6 +355,7 @@ def _joined(
         scored[part.index] = (utt, one, lp, scores)
     every = [score for *_, scores in scored.values() for score in scores]
     margin = word_margin(every, settings.word_margin)
+    lacking = drop_margin(every)
     for part in parts:
         n = part.end - part.start
         if part.text is None:
@@ -370,6 +365,11 @@ def _joined(
         utt, one, lp, scores = scored[part.index]
         offset, end = part.start * sec, part.end * sec
         wrong = wrong_words(scores, one, offset, margin)
+        if not own and part.index not in held:  # words its audio lacks: aligned again
+            pause = None if pauses is None else pauses[part.start : part.end]
+            run = sentence_drop(utt.tokens, lp, pause, lacking)
+            if run is not None:
+                drops[part.index] = run
         if wrong:
             edges[part.index] = edge_words(utt.tokens, scores, margin)
         own = unread.get(part.index, {})
@@ -381,11 +381,6 @@ def _joined(
             filler = as_filler(utt, [int(np.argmin(scores))], settings.filler_margin)
             one, scores = sentence_record(filler, lp, own)
             wrong = wrong_words(scores, one, offset, margin)
-        elif not own and part.index not in held:
-            pause = None if pauses is None else pauses[part.start : part.end]
-            run = sentence_drop(utt.tokens, lp, scores, pause, margin)
-            if run is not None:
-                drops[part.index] = run
         metrics.append(utt.metrics)
         mismatches += wrong + unread_words(one, own, offset)
         first = len(rec["words"])

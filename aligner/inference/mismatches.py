@@ -6,7 +6,8 @@ A mismatch is ``{"kind", "start", "end", "text"}`` (seconds of the recording) wi
 one of `KINDS`: ``text not in the audio`` (a sentence the audio does not hold, at the gap
 where it would be, `missing_text`; a word aligned to silence alone, `silent_words`; the
 words after the end of a recording that stops inside a sentence, or before the start of
-one that begins inside one, `heard_part`), ``audio
+one that begins inside one, `heard_part`; two words or more of a sentence that its audio
+lacks, `aligner.inference.left_out`), ``audio
 not in the text``, ``word unlike its audio`` (`wrong_words`: a word whose frames the model
 finds far likelier on other tokens, past `word_margin`) and ``word the model cannot read``
 (`unread_words`).
@@ -21,9 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.alignment.dropped import dropped_words
 from aligner.alignment.record import UtteranceAlignment, resolve
-from aligner.alignment.tiers import optional_tokens, separator_log_probs, word_runs
+from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.inference.longform import _sentence_tokens, word_scores
 from aligner.inference.unreadable import ReadableText, readable_text
 
@@ -146,81 +146,6 @@ def missing_text(
         start = max(before, default=0) * sec
         end = min(after, default=max(before, default=0)) * sec
         out.append(mismatch(0, start, max(start, end), sentences[k]))
-    return out
-
-
-MIN_DROP = 2  # words: a shorter run the audio lacks is a word unlike its audio, or swallowed
-
-
-def sentence_drop(
-    tokens: list[str],
-    log_probs: np.ndarray | None,
-    scores: list[float],
-    pauses: np.ndarray | None,
-    margin: float,
-) -> tuple[int, int] | None:
-    """The words ``[first, end)`` of a sentence (its `tokens`, aligned with no word unlike
-    its audio) that its audio lacks (`dropped_words` over the model's ``log_probs (T, N)``
-    of its piece, the word separators given the piece's ``pauses (T,)`` as the fine
-    search gives them), looked for only where `MIN_DROP` words in a row have `margin` nats
-    of evidence against them together (`scores`: `word_scores`); None where none."""
-    if log_probs is None or len(scores) <= MIN_DROP:
-        return None
-    sums = np.convolve(np.asarray(scores, np.float64), np.ones(MIN_DROP), "valid")
-    if sums.min() >= -margin:
-        return None
-    lp = log_probs
-    override = separator_log_probs(tokens, pauses)
-    if override is not None:
-        lp = np.where(np.isnan(override), lp, override)
-    return dropped_words(lp, optional_tokens(tokens), margin, MIN_DROP)
-
-
-def without_words(
-    speech: Any, sentence: str, tokens: list[str], first: int, end: int
-) -> tuple[str, str, ReadableText] | None:
-    """``(`sentence` without the written words that the model reads as its words
-    ``[first, end)`` (`word_runs` of its `tokens`), those written words, the rest as the
-    model reads it)``; None where no run of written words reads so (the nearest runs to
-    those word numbers tried first)."""
-
-    def sounds(toks: list[str]) -> list[str]:
-        return [t for t, skip in zip(toks, optional_tokens(toks)) if not skip]
-
-    runs = word_runs(optional_tokens(tokens))
-    want = sounds(tokens[: runs[first][0]]) + sounds(tokens[runs[end - 1][1] + 1 :])
-    words = sentence.split()
-    spans = [(a, b) for a in range(len(words)) for b in range(a + 1, len(words) + 1)]
-    spans.sort(key=lambda ab: abs(ab[0] - first) + abs(ab[1] - end))
-    for a, b in spans[:64]:
-        rest = " ".join(words[:a] + words[b:])
-        try:
-            part = readable_text(speech, [rest])
-        except ValueError:  # the model cannot read what is left (or nothing is)
-            continue
-        if sounds(speech.symbols.decode(part.ids[0].tolist())) == want:
-            return rest, " ".join(words[a:b]), part
-    return None
-
-
-def left_out_words(
-    left_out: dict[int, tuple[int, str]], rec: dict[str, list], end: float
-) -> list[dict[str, Any]]:
-    """A ``text not in the audio`` mismatch for each run of words a sentence's audio lacks
-    (``left_out``: ``{sentence: (how many of its words come before the run, its text)}``),
-    spanning the gap where the run would be: from the end of the word before it to the
-    start of the word after it in the recording's record `rec` (`end`: the recording's
-    length in seconds)."""
-    out = []
-    words = rec["words"]
-    for k, first, _ in rec["sentence_words"]:
-        if k not in left_out:
-            continue
-        before, text = left_out[k]
-        g = first + before  # the record's first word after the run
-        start = words[g - 1][1] if g > 0 else 0.0
-        after = words[g][0] if g < len(words) else end
-        out.append(mismatch(0, start, max(start, after), text))
     return out
 
 

@@ -69,7 +69,8 @@ def _run(*args) -> object:
 @pytest.fixture
 def found(monkeypatch):
     """The coarse pass of a model that knows the recording: sentence k is tone k (a random
-    model finds nothing; `tests/alignment/test_longform.py` tests the coarse pass)."""
+    model finds nothing; `tests/alignment/test_longform.py` tests the coarse pass), and
+    no words a sentence's audio lacks (a random model's are chance)."""
     from aligner.inference import long_recording
 
     frames, spans, t = SR // 64, {}, 0.0
@@ -78,6 +79,7 @@ def found(monkeypatch):
         spans[k] = (int(t * frames), int((t + 0.8 + 0.2 * k) * frames))
         t += 0.8 + 0.2 * k
     monkeypatch.setattr(long_recording, "coarse_pass", lambda *a: (spans, [], [], {}, None, None))
+    monkeypatch.setattr(long_recording, "sentence_drop", lambda *a: None)
     return spans
 
 
@@ -168,18 +170,23 @@ def test_a_recording_that_begins_inside_a_sentence_aligns_the_words_it_holds(
     ]
 
 
+@pytest.mark.parametrize(
+    ("run", "said", "lacked"),
+    [((1, 3), "A to you!", "good day"), ((3, 5), "A good day!", "to you")],
+)
 def test_words_a_sentence_holds_and_its_audio_lacks_are_reported_not_squeezed(
-    setup, tmp_path, found, monkeypatch
+    setup, tmp_path, found, monkeypatch, run, said, lacked
 ):
-    """Sentence 2's words 2-3 (`good day`) found missing from its audio (`sentence_drop`,
+    """Two words of sentence 2 found missing from its audio (`sentence_drop`;
     `tests/alignment/test_dropped.py` tests the search): the sentence is aligned again
-    without them, they are text not in the audio at the gap between `A` and `to`, and
-    the rest of the recording is aligned as before."""
+    without them (its end mark kept where they were its last), they are text not in the
+    audio at the gap between the words beside them, and the other sentences are aligned
+    as before."""
     from aligner.inference import long_recording
 
     def drop(tokens, *args):
         words = "".join(t if t.isalpha() else " " for t in tokens).split()
-        return (1, 3) if words == ["a", "good", "day", "to", "you"] else None
+        return run if words == ["a", "good", "day", "to", "you"] else None
 
     args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"], "--text"]
     r = _run(*args, setup["text"], "--out", tmp_path / "before")
@@ -191,13 +198,14 @@ def test_words_a_sentence_holds_and_its_audio_lacks_are_reported_not_squeezed(
     before = json.loads((tmp_path / "before" / "chapter.durations.json").read_text("utf-8"))
     assert sum(record["frames"]) == record["total_frames"]
     second = record["sentences"][1]
-    assert second["text"] == "A to you!"
+    assert second["text"] == said
     a, b = second["words"]
-    assert [w[2] for w in record["words"][a:b]] == ["A", "to", "you"]
-    gap = [m for m in record["mismatches"] if m["text"] == "good day"]
+    assert [w[2] for w in record["words"][a:b]] == said.rstrip("!").split()
+    gap = [m for m in record["mismatches"] if m["text"] == lacked]
     assert len(gap) == 1 and gap[0]["kind"] == "text not in the audio"
-    assert gap[0]["start"] == round(record["words"][a][1], 3)
-    assert gap[0]["end"] == round(record["words"][a + 1][0], 3)
+    g = a + run[0]  # the first word after the gap
+    assert gap[0]["start"] == round(record["words"][g - 1][1], 3)
+    assert gap[0]["end"] == round(record["words"][g][0], 3)
     assert record["sentences"][0] == before["sentences"][0]
     assert record["sentences"][2]["text"] == before["sentences"][2]["text"]
 
