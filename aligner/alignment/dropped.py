@@ -97,7 +97,8 @@ def best_jump(
     kept[: firsts[0] + 1] = lp[0, : firsts[0] + 1]
     starts = firsts[min_words:]  # the path with the jump may start at a later word
     jumped[starts] = lp[0, starts]
-    # into the tokens after the last word: from the end of the first word on
+    # into the tokens after the last word (any of them): from the end of the first word on
+    tails = np.arange(tail, n) if tail is not None else np.zeros(0, np.int64)
     tail_from, tail_to = runs[0][1], firsts[w - min_words] - 1
     back_kept = np.zeros((t_max, n), np.int32)
     back_jumped = np.zeros((t_max, n), np.int32)  # -1 - s: jumped from state s of `kept`
@@ -111,34 +112,45 @@ def best_jump(
         better = prefix[last_source] > best_j[into]
         best_j[into[better]] = prefix[last_source[better]]
         arg_j[into[better]] = -1 - where[last_source[better]]
-        if tail is not None and tail_to >= tail_from:
+        if len(tails):
             pick = tail_from + int(np.argmax(vals[tail_from : tail_to + 1]))
-            if vals[pick] > best_j[tail]:
-                best_j[tail], arg_j[tail] = vals[pick], -1 - pick
+            better = vals[pick] > best_j[tails]
+            best_j[tails[better]], arg_j[tails[better]] = vals[pick], -1 - pick
         back_kept[t], back_jumped[t] = arg_k, arg_j
         kept, jumped = best_k + lp[t], best_j + lp[t]
     ends = slice(runs[-1][1], n)
-    if jumped[ends].max() <= NEG / 2:  # too few frames to jump
+    if kept[ends].max() <= NEG / 2 or jumped[ends].max() <= NEG / 2:  # too few frames
         return None
+    last = runs[-1][1] + int(np.argmax(jumped[ends]))
+    path, (source, target) = _backtrack(back_kept, back_jumped, last)
+    end = w if tail is not None and target >= tail else firsts.index(target)
+    first = next(k for k, a in enumerate(firsts) if a > source)
+    return float(jumped[ends].max() - kept[ends].max()), first, end, path
+
+
+def _backtrack(
+    back_kept: np.ndarray, back_jumped: np.ndarray, last: int
+) -> tuple[np.ndarray, tuple[int, int]]:
+    """The path with the jump (``(T,)``: the token of every frame) ending at token `last`,
+    from the two layers' back-pointers ``(T, N)`` each (`back_jumped`'s ``-1 - s``: the
+    jump from token ``s`` of the path without one), and the jump ``(source, target)``
+    (source -1: the path started at the target)."""
+    t_max = len(back_kept)
     path = np.empty(t_max, np.int64)
-    path[-1], layer, jump = runs[-1][1] + int(np.argmax(jumped[ends])), back_jumped, None
+    path[-1], layer, jump = last, back_jumped, None
     for t in range(t_max - 1, 0, -1):
         came = int(layer[t, path[t]])
         if came < 0:  # the jump: from `kept`'s state -1 - came to path[t]
             jump, came, layer = (-1 - came, int(path[t])), -1 - came, back_kept
         path[t - 1] = came
-    if jump is None:  # it started at a later word
-        jump = (-1, int(path[0]))
-    end = w if jump[1] == tail else firsts.index(jump[1])
-    first = next(k for k, a in enumerate(firsts) if a > jump[0])
-    return float(jumped[ends].max() - kept[ends].max()), first, end, path
+    return path, jump if jump is not None else (-1, int(path[0]))
 
 
 def _squeezed(
     runs: list[tuple[int, int]], path: np.ndarray, first: int, end: int
 ) -> tuple[int, int]:
     """The words ``[first, end)`` left out, widened over each word beside them that the
-    `path` (the token of every frame) gave no more frames than it has tokens: a word the
+    ``path (T,)`` (the token of every frame) gave no more frames than it has tokens: a word the
     audio lacks too, squeezed in beside the run (a breath before the audio resumes held
     a two-token `How` as readily as the pause), never the last word left."""
     frames = np.bincount(path, minlength=runs[-1][1] + 1)

@@ -57,6 +57,20 @@ def sentence_drop(
 END_MARKS = ".!?;:\"')]»”’…"  # what ends a sentence's last word: kept when the word goes
 
 
+def _end_mark_kept(last: str, gone: list[str]) -> tuple[str, list[str]]:
+    """The last written word kept and the words left out after it, which ended the
+    sentence: the marks that closed it (`END_MARKS`, a word of them alone too) moved onto
+    the word kept, in place of its own trailing commas (``paid,`` + ``coffees.`` ->
+    ``paid.``)."""
+    tail = " ".join(gone)
+    mark = len(tail) - len(tail.rstrip(END_MARKS + " "))
+    if mark == 0:
+        return last, gone
+    kept = tail[len(tail) - mark :].replace(" ", "")
+    rest = tail[: len(tail) - mark].split()
+    return last.rstrip(",;:") + kept, rest
+
+
 def without_words(
     speech: Any, sentence: str, tokens: list[str], first: int, end: int
 ) -> tuple[str, str, ReadableText] | None:
@@ -77,9 +91,7 @@ def without_words(
     for a, b in spans[:64]:
         kept, gone = words[:a] + words[b:], words[a:b]
         if b == len(words) and a > 0:  # the sentence's last words: its end mark stays
-            mark = len(gone[-1]) - len(gone[-1].rstrip(END_MARKS))
-            if 0 < mark < len(gone[-1]):
-                kept[-1], gone[-1] = kept[-1] + gone[-1][-mark:], gone[-1][:-mark]
+            kept[-1], gone = _end_mark_kept(kept[-1], gone)
         rest = " ".join(kept)
         try:
             part = readable_text(speech, [rest])
@@ -100,11 +112,11 @@ def left_out_words(
     length in seconds)."""
     out = []
     words = rec["words"]
-    for k, first, _ in rec["sentence_words"]:
+    for k, first, stop in rec["sentence_words"]:
         if k not in left_out:
             continue
         before, text = left_out[k]
-        g = first + before  # the record's first word after the run
+        g = min(first + before, stop)  # the record's first word after the run
         start = words[g - 1][1] if g > 0 else 0.0
         after = words[g][0] if g < len(words) else end
         out.append(mismatch(0, start, max(start, after), text))

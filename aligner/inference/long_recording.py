@@ -142,7 +142,9 @@ def align_long(
     fine = _FinePass(
         speech, wav, name, readable.texts, tokens, pauses, pause_rule, window, readable.unread
     )
-    rec, mismatches, metrics, edges, drops = fine.run(spans, extra, passed, scorer, settings)
+    rec, mismatches, metrics, edges, drops = fine.run(
+        spans, extra, passed, scorer, settings, find_drops=True
+    )
     left_out = leave_out(speech, drops, sentences, readable, tokens, passed)
     if left_out:  # aligned again without the words their audio lacks
         rec, mismatches, metrics, edges, _ = fine.run(spans, extra, passed, scorer, settings)
@@ -241,13 +243,14 @@ class _FinePass:
         scorer: FrameScorer,
         settings: LongFormSettings,
         held: Collection[int] = (),
+        find_drops: bool = False,
     ) -> tuple[
         dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict
     ]:
-        """`_joined`'s record, mismatches, metrics, wrong edge words and runs of words
-        the audio lacks (`sentence_drop`) of the sentences
-        found at `spans` (frames) with the audio `extra` between them; the sentences
-        `held` have their words `passed` over held to their audio whatever their scores."""
+        """`_joined`'s record, mismatches, metrics, wrong edge words and (with
+        `find_drops`) runs of words the audio lacks of the sentences found at `spans`
+        (frames) with the audio `extra` between them; the sentences `held` have their
+        words `passed` over held to their audio whatever their scores."""
         cfg = self.speech.mel_cfg
         sec, hop, total = cfg.hop_length / cfg.sample_rate, cfg.hop_length, len(scorer)
         parts = pieces(
@@ -282,6 +285,7 @@ class _FinePass:
             held,
             self.unread,
             self.pauses,
+            find_drops,
         )
 
 
@@ -318,6 +322,7 @@ def _joined(
     held: Collection[int] = (),
     unread: dict[int, dict[int, str]] | None = None,
     pauses: np.ndarray | None = None,
+    find_drops: bool = False,
 ) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
@@ -328,7 +333,9 @@ def _joined(
     (`confined`), then, with a word still unlike its audio, with the least like it scored
     as a filler (`as_filler`). The words the model cannot read (`unread`, by sentence:
     ``{word: the word}``) are scored as fillers from the start, never taken for words
-    unlike their audio, labelled with their own text and reported."""
+    unlike their audio, labelled with their own text and reported. With `find_drops`, the
+    runs of words each other sentence's audio lacks (`sentence_drop` over its piece's
+    ``pauses``): ``{sentence: (first word, end word)}``."""
     unread = unread or {}
     rec: dict[str, list] = {
         "tokens": [],
@@ -365,14 +372,14 @@ def _joined(
         utt, one, lp, scores = scored[part.index]
         offset, end = part.start * sec, part.end * sec
         wrong = wrong_words(scores, one, offset, margin)
-        if not own and part.index not in held:  # words its audio lacks: aligned again
+        own = unread.get(part.index, {})
+        if find_drops and not own:  # words its audio lacks: it is aligned again without
             pause = None if pauses is None else pauses[part.start : part.end]
             run = sentence_drop(utt.tokens, lp, pause, lacking)
             if run is not None:
                 drops[part.index] = run
         if wrong:
             edges[part.index] = edge_words(utt.tokens, scores, margin)
-        own = unread.get(part.index, {})
         if (wrong or part.index in held) and passed.get(part.index):
             utt = confined(utt, passed[part.index], part.start)
             one, scores = sentence_record(utt, lp, own)
