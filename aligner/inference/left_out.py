@@ -71,13 +71,27 @@ def _end_mark_kept(last: str, gone: list[str]) -> tuple[str, list[str]]:
     return last.rstrip(",;:") + kept, rest
 
 
+def _words_read(speech: Any, words: list[str]) -> list[int]:
+    """How many words the model reads in each run of `words` from the first (none to all:
+    ``len(words) + 1`` counts; a number is read as several, a symbol of no letter as none)."""
+    out = [0]
+    for i in range(1, len(words) + 1):
+        try:
+            ids = readable_text(speech, [" ".join(words[:i])]).ids[0]
+        except ValueError:  # the model cannot read these words alone
+            out.append(out[-1])
+            continue
+        out.append(len(word_runs(optional_tokens(speech.symbols.decode(ids.tolist())))))
+    return out
+
+
 def without_words(
     speech: Any, sentence: str, tokens: list[str], first: int, end: int
 ) -> tuple[str, str, ReadableText] | None:
     """``(`sentence` without the written words that the model reads as its words
     ``[first, end)`` (`word_runs` of its `tokens`), those written words, the rest as the
-    model reads it)``; None where no run of written words reads so (the nearest runs to
-    those word numbers tried first). Where they end the sentence, its closing marks stay
+    model reads it)``; None where no run of written words reads so (tried in order of how
+    near the words the model reads before and up to them are to `first` and `end`). Where they end the sentence, its closing marks stay
     on the word before them: the pause a full stop stands for is still said."""
 
     def sounds(toks: list[str]) -> list[str]:
@@ -86,8 +100,9 @@ def without_words(
     runs = word_runs(optional_tokens(tokens))
     want = sounds(tokens[: runs[first][0]]) + sounds(tokens[runs[end - 1][1] + 1 :])
     words = sentence.split()
+    read = _words_read(speech, words)
     spans = [(a, b) for a in range(len(words)) for b in range(a + 1, len(words) + 1)]
-    spans.sort(key=lambda ab: abs(ab[0] - first) + abs(ab[1] - end))
+    spans.sort(key=lambda ab: (abs(read[ab[0]] - first) + abs(read[ab[1]] - end), ab))
     for a, b in spans[:64]:
         kept, gone = words[:a] + words[b:], words[a:b]
         if b == len(words) and a > 0:  # the sentence's last words: its end mark stays
