@@ -334,8 +334,8 @@ def _joined(
     as a filler (`as_filler`). The words the model cannot read (`unread`, by sentence:
     ``{word: the word}``) are scored as fillers from the start, never taken for words
     unlike their audio, labelled with their own text and reported. With `find_drops`, the
-    runs of words each other sentence's audio lacks (`sentence_drop` over its piece's
-    ``pauses``): ``{sentence: (first word, end word)}``."""
+    run of words its audio lacks of each sentence that has no such word (`sentence_drop`
+    over its piece's ``pauses``): ``{sentence: (first word, end word)}``."""
     unread = unread or {}
     rec: dict[str, list] = {
         "tokens": [],
