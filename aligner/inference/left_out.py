@@ -1,7 +1,8 @@
 """Two words or more of a sentence that a long recording's audio lacks (a clause the
-reader left out, a recording edited inside a sentence): found where a run of words has
-evidence against it (`sentence_drop`, the search of `aligner.alignment.dropped`), taken out
-of the sentence's text (`leave_out`: the written words the model reads as them), and
+reader left out, a recording edited inside a sentence): found by the search of
+`aligner.alignment.dropped` over each sentence's log-probabilities (`sentence_drop`, past
+a margin that grows with the recording's word evidence: `drop_margin`), taken out of the
+sentence's text (`leave_out`: the written words the model reads as them), and
 reported as ``text not in the audio`` at the gap between the words beside them
 (`left_out_words`) once the sentence is aligned again without them
 (`aligner.inference.long_recording`).
