@@ -150,9 +150,9 @@ def _squeezed(
     runs: list[tuple[int, int]], path: np.ndarray, first: int, end: int
 ) -> tuple[int, int]:
     """The words ``[first, end)`` left out, widened over each word beside them that the
-    ``path (T,)`` (the token of every frame) gave no more frames than it has tokens: a word the
-    audio lacks too, squeezed in beside the run (a breath before the audio resumes held
-    a two-token `How` as readily as the pause), never the last word left."""
+    ``path (T,)`` (the token of every frame) gave no more frames than it has tokens: a
+    word the audio lacks too, squeezed in beside the run (a breath before the audio
+    resumes held a two-token `How` as readily as the pause), never the last word left."""
     frames = np.bincount(path, minlength=runs[-1][1] + 1)
 
     def squeezed(j: int) -> bool:

@@ -92,8 +92,9 @@ def without_words(
     """``(`sentence` without the written words that the model reads as its words
     ``[first, end)`` (`word_runs` of its `tokens`), those written words, the rest as the
     model reads it)``; None where no run of written words reads so (tried in order of how
-    near the words the model reads before and up to them are to `first` and `end`). Where they end the sentence, its closing marks stay
-    on the word before them: the pause a full stop stands for is still said."""
+    near the words the model reads before and up to them are to `first` and `end`). Where
+    they end the sentence, its closing marks stay on the word before them: the pause a
+    full stop stands for is still said."""
 
     def sounds(toks: list[str]) -> list[str]:
         return [t for t, skip in zip(toks, optional_tokens(toks)) if not skip]
