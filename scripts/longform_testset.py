@@ -160,23 +160,27 @@ def _cut_before(wav: np.ndarray, timings: dict, rate: int, word: int):
 CLAUSE = 3  # words the noclause version's audio lacks
 
 
-def _without_clause(wav: np.ndarray, timings: dict, parts: list[dict], rate: int, seed: int):
-    """`wav` without `CLAUSE` words of a sentence of twice as many or more (the first such
+def _without_clause(
+    wav: np.ndarray, timings: dict, parts: list[dict], rate: int, seed: int, cut_words: int = CLAUSE
+):
+    """`wav` without `cut_words` words of a sentence of 3 words more than that or more (the first such
     from three quarters into the recording on): its first, middle or last words (by the
     seed), the audio from the first one's start to the next word's start (to the last
     one's end at a sentence's end), the later references shifted to match. Returns the
     audio, the references, where the cut is and the words cut."""
     counts = [len(p["timings"]["words"]) for p in parts]
     order = list(range(3 * len(parts) // 4, len(parts))) + list(range(3 * len(parts) // 4))
-    k = next((j for j in order if counts[j] >= 2 * CLAUSE), None)
+    k = next((j for j in order if counts[j] >= cut_words + 3), None)
     if k is None:
-        raise SystemExit(f"--clause: no sentence of {2 * CLAUSE} words or more")
+        raise SystemExit(f"--clause: no sentence of {cut_words + 3} words or more")
     n, before = counts[k], sum(counts[:k])
-    a = {0: 0, 1: n // 2 - 1, 2: n - CLAUSE}[random.Random(seed + 1000).randrange(3)]
+    a = {0: 0, 1: n // 2 - cut_words // 2, 2: n - cut_words}[
+        random.Random(seed + 1000).randrange(3)
+    ]
     words = timings["words"]
     start = words[before + a][0]
-    end = words[before + a + CLAUSE][0] if a + CLAUSE < n else words[before + n - 1][1]
-    lacked = " ".join(w[2] for w in words[before + a : before + a + CLAUSE])
+    end = words[before + a + cut_words][0] if a + cut_words < n else words[before + n - 1][1]
+    lacked = " ".join(w[2] for w in words[before + a : before + a + cut_words])
     cut = int(round(start * rate)), int(round(end * rate))
     by = -(cut[1] - cut[0]) / rate
     kept = {
@@ -258,7 +262,9 @@ def build(args: argparse.Namespace) -> None:
                 lacked = " ".join(w[2] for w in timings["words"][: word + 1])
                 wav, timings = _cut_before(wav, timings, rate, word)
             if version == "noclause":
-                wav, timings, at, lacked = _without_clause(wav, timings, parts, rate, args.seed)
+                wav, timings, at, lacked = _without_clause(
+                    wav, timings, parts, rate, args.seed, args.clause_words
+                )
             if args.noise is not None:
                 wav = _with_noise(wav, args.noise, args.seed)
             soundfile.write(out / "wavs" / f"{uid}.wav", wav, rate)
@@ -550,7 +556,15 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument(
         "--clause",
         action="store_true",
-        help="also a version whose audio lacks three words of a sentence (the text has them)",
+        help="also a version whose audio lacks words of a sentence (the text has them)",
+    )
+    b.add_argument(
+        "--clause-words",
+        type=int,
+        default=CLAUSE,
+        metavar="N",
+        help=f"words the --clause version's audio lacks (default {CLAUSE}), of a sentence "
+        "of N + 3 or more",
     )
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--force", action="store_true", help="overwrite long.jsonl")

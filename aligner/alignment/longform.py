@@ -187,13 +187,8 @@ def coarse_search(
     emit = np.empty((t_max, graph.n_states))
     tokens = ~graph.is_filler
     emit[:, tokens] = lp
-    margin = np.full((t_max, 1), filler_margin)
-    if silent is not None:
-        margin[np.asarray(silent, bool)] = 0.0
-    flat = 1.0 - np.log(max(lp.shape[1], 1))  # no token likelier than the rest: the filler's
-    best = lp.max(1, keepdims=True)
-    emit[:, graph.is_filler] = np.maximum(best - filler_margin, flat)  # a word filler's
-    emit[:, graph.between] = np.maximum(best - margin, flat)  # a pause is free between
+    emit[:, graph.is_filler] = filler_log_probs(lp, filler_margin)[:, None]  # a word filler's
+    emit[:, graph.between] = filler_log_probs(lp, filler_margin, silent)[:, None]
     src, dst, pen = graph.edges(skip_penalty, word_penalty)
     inner = (
         (graph.sentence[src] == graph.sentence[dst]) & ~graph.is_filler[src] & ~graph.is_filler[dst]
@@ -234,6 +229,21 @@ def coarse_search(
         path[t] = cur
         cur = back[t, cur]
     return path
+
+
+def filler_log_probs(
+    log_probs: np.ndarray, filler_margin: float, silent: np.ndarray | None = None
+) -> np.ndarray:
+    """``(T,)``: the filler's score at each frame of ``log_probs (T, N)`` (see the module
+    docstring): the best token's minus `filler_margin`, at no margin on the frames
+    ``silent (T,)`` (a pause is free between sentences), and never below the score of a
+    frame where no token is likelier than the rest."""
+    lp = np.asarray(log_probs, np.float64)
+    margin = np.full(lp.shape[0], float(filler_margin))
+    if silent is not None:
+        margin[np.asarray(silent, bool)] = 0.0
+    flat = 1.0 - np.log(max(lp.shape[1], 1))
+    return np.maximum(lp.max(1) - margin, flat)
 
 
 def _in_edges(

@@ -15,10 +15,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from aligner.alignment.dropped import dropped_words
-from aligner.alignment.tiers import optional_tokens, separator_log_probs, word_runs
+from aligner.alignment.dropped import best_jump, dropped_words
+from aligner.alignment.longform import filler_log_probs
+from aligner.alignment.tiers import (
+    SEPARATOR_FORCED,
+    WORD_SEPARATOR,
+    optional_tokens,
+    separator_log_probs,
+    word_runs,
+)
 from aligner.inference.mismatches import mismatch, read_instead
 from aligner.inference.unreadable import ReadableText, readable_text
+from aligner.text.metrics import edit_distance
 
 MIN_DROP = 2  # words: a shorter run the audio lacks is a word unlike its audio, or swallowed
 # nats the best path must gain with the run left out: DROP_MARGIN, or DROP_SPREAD times the
@@ -39,6 +47,17 @@ def drop_margin(scores: list[float]) -> float:
     return max(DROP_MARGIN, DROP_SPREAD * float(np.median(-np.asarray(scores))))
 
 
+def _search_log_probs(
+    tokens: list[str], log_probs: np.ndarray, pauses: np.ndarray | None
+) -> np.ndarray:
+    """``log_probs (T, N)`` with the word separators given ``pauses (T,)`` as the fine
+    search gives them (`separator_log_probs`)."""
+    override = separator_log_probs(tokens, pauses)
+    if override is None:
+        return log_probs
+    return np.where(np.isnan(override), log_probs, override)
+
+
 def sentence_drop(
     tokens: list[str], log_probs: np.ndarray | None, pauses: np.ndarray | None, margin: float
 ) -> tuple[int, int] | None:
@@ -48,12 +67,109 @@ def sentence_drop(
     least `MIN_DROP` words whose leaving out gains the path `margin` nats (`drop_margin`)."""
     if log_probs is None:
         return None
-    lp = log_probs
-    override = separator_log_probs(tokens, pauses)
-    if override is not None:
-        lp = np.where(np.isnan(override), lp, override)
+    lp = _search_log_probs(tokens, log_probs, pauses)
     return dropped_words(lp, optional_tokens(tokens), margin, MIN_DROP)
 
+
+EDGE_SOUND = 3  # frames: a run of sound this short before a pause at a span's edge is a tail
+
+
+def _sound_within(silent: np.ndarray, start: int, end: int) -> tuple[int, int]:
+    """Frames ``[start, end)`` without the ``silent (T,)`` frames at their edges, nor a run
+    of sound shorter than `EDGE_SOUND` frames and the pause behind it (the tail of the
+    sentence before, or the onset of the one after)."""
+    while start < end:
+        sound = np.flatnonzero(~silent[start:end])
+        if sound.size == 0:
+            return start, start
+        start += int(sound[0])
+        quiet = np.flatnonzero(silent[start:end])
+        if quiet.size == 0 or quiet[0] >= EDGE_SOUND:
+            break
+        start += int(quiet[0])
+    while end > start:
+        sound = np.flatnonzero(~silent[start:end])
+        end = start + int(sound[-1]) + 1
+        quiet = np.flatnonzero(silent[start:end])
+        if quiet.size == 0 or end - start - 1 - quiet[-1] >= EDGE_SOUND:
+            break
+        end = start + int(quiet[-1])
+    return start, end
+
+
+def found_in_extra(
+    scorer: Any,
+    tokens: list[tuple[torch.Tensor, list[str]]],
+    found: tuple[dict[int, tuple[int, int]], list[int], list[tuple[int, int]]],
+    silent: np.ndarray,
+    filler_margin: float,
+) -> tuple[dict[int, tuple[int, int]], list[int], list[tuple[int, int]]]:
+    """The coarse search's ``found`` ``(spans, skipped, extra)`` (frames; `coarse_pass`'s)
+    with each sentence it passed over put on the audio the text does not hold in its place
+    where the sentence with a run of its words left out explains that audio
+    (`_explains`): a sentence of whose words the audio lacks so many that the coarse
+    search, which passes over no two words in a row, took the rest for audio the text does
+    not hold (3 of the 7 words of `Did this disorder replay every cohesive benevolence?`
+    cut from a recording). Its place: the sound of the audio `extra` holds between the
+    sentences found before and after it (`_sound_within`; ``silent (T,)`` frames), where
+    it is the only sentence passed over there. The fine pass then finds the run
+    (`sentence_drop`)."""
+    spans, skipped, extra = dict(found[0]), list(found[1]), list(found[2])
+    silent = np.asarray(silent, bool)
+    for k in found[1]:
+        before = max((j for j in spans if j < k), default=-1)
+        after = min((j for j in spans if j > k), default=len(tokens))
+        if any(before < j < after for j in skipped if j != k):
+            continue
+        lo = spans[before][1] if before >= 0 else 0
+        hi = spans[after][0] if after < len(tokens) else len(scorer)
+        runs = [(s, e) for s, e in extra if s >= lo and e <= hi]
+        if not runs:
+            continue
+        start, end = _sound_within(silent, runs[0][0], runs[-1][1])
+        ids, toks = tokens[k]
+        if end > start and _explains(
+            scorer.log_probs(ids, start, end), toks, silent[start:end], filler_margin
+        ):
+            spans[k] = (start, end)
+            skipped.remove(k)
+            extra = [run for run in extra if run not in runs]
+    return spans, skipped, extra
+
+
+def _explains(
+    log_probs: np.ndarray, tokens: list[str], silent: np.ndarray, filler_margin: float
+) -> bool:
+    """Whether a sentence (its `tokens`) with a run of `MIN_DROP` words or more left out,
+    and as many left, explains the audio of the model's ``log_probs (T, N)`` better than
+    the coarse search's filler (`filler_log_probs` at `filler_margin`) does, as a
+    sentence passed over and a run of words left out cost alike: the best such path
+    (`best_jump`) scores more over those frames. A pause (``silent (T,)``) is free to a
+    word separator, to the tokens before the first word and after the last, and to the
+    filler alike."""
+    lp = np.asarray(log_probs, np.float64)
+    optional = optional_tokens(tokens)
+    runs = word_runs(optional)
+    if len(runs) < 2 * MIN_DROP:
+        return False
+    pausing = np.array([t == WORD_SEPARATOR for t in tokens])
+    pausing[: runs[0][0]] = pausing[runs[-1][1] + 1 :] = True
+    search = np.array(_search_log_probs(tokens, lp, silent))
+    search[np.ix_(silent, pausing)] = SEPARATOR_FORCED
+    jump = best_jump(search, optional, MIN_DROP)
+    if jump is None or len(runs) - (jump[2] - jump[1]) < MIN_DROP:
+        return False
+    path = jump[3]
+    own = lp[np.arange(len(path)), path]
+    free = pausing[path] & silent
+    own[free] = lp.max(1)[free]
+    return bool(own.sum() > filler_log_probs(lp, filler_margin, silent).sum())
+
+
+# tokens: how far the rest of a sentence, read without the words left out, may sound from
+# what it sounded with them, where the words meet across the gap (eSpeak NG's linking r:
+# `senter after` reads `sˈɛntɚɹ ˈæftɚ`, `senter so` reads `sˈɛntɚ sˌoʊ`)
+JUNCTION = 2
 
 END_MARKS = ".!?;:\"')]»”’…"  # what ends a sentence's last word: kept when the word goes
 
@@ -94,7 +210,8 @@ def without_words(
     model reads it)``; None where no run of written words reads so (tried in order of how
     near the words the model reads before and up to them are to `first` and `end`). Where
     they end the sentence, its closing marks stay on the word before them: the pause a
-    full stop stands for is still said."""
+    full stop stands for is still said. The rest sounds as it did, or within `JUNCTION`
+    tokens of it with as many words (the closest such)."""
 
     def sounds(toks: list[str]) -> list[str]:
         return [t for t, skip in zip(toks, optional_tokens(toks)) if not skip]
@@ -105,6 +222,8 @@ def without_words(
     read = _words_read(speech, words)
     spans = [(a, b) for a in range(len(words)) for b in range(a + 1, len(words) + 1)]
     spans.sort(key=lambda ab: (abs(read[ab[0]] - first) + abs(read[ab[1]] - end), ab))
+    left = len(runs) - (end - first)
+    near: tuple[int, tuple[str, str, ReadableText]] | None = None
     for a, b in spans[:64]:
         kept, gone = words[:a] + words[b:], words[a:b]
         if b == len(words) and a > 0:  # the sentence's last words: its end mark stays
@@ -114,9 +233,15 @@ def without_words(
             part = readable_text(speech, [rest])
         except ValueError:  # the model cannot read what is left (or nothing is)
             continue
-        if sounds(speech.symbols.decode(part.ids[0].tolist())) == want:
+        read = speech.symbols.decode(part.ids[0].tolist())
+        if sounds(read) == want:
             return rest, " ".join(gone), part
-    return None
+        if len(word_runs(optional_tokens(read))) != left:
+            continue
+        off = edit_distance(sounds(read), want)
+        if off <= JUNCTION and (near is None or off < near[0]):
+            near = off, (rest, " ".join(gone), part)
+    return None if near is None else near[1]
 
 
 def left_out_words(

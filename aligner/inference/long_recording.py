@@ -34,7 +34,13 @@ from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
-from aligner.inference.left_out import drop_margin, leave_out, left_out_words, sentence_drop
+from aligner.inference.left_out import (
+    drop_margin,
+    found_in_extra,
+    leave_out,
+    left_out_words,
+    sentence_drop,
+)
 from aligner.inference.longform import (
     FrameScorer,
     LongAlignment,
@@ -114,6 +120,9 @@ def align_long(
     del mel
     spans, skipped, extra, passed, cut, begun = coarse_pass(
         speech, scorer, tokens, sound, settings, steady
+    )
+    spans, skipped, extra = found_in_extra(  # a sentence the audio lacks words of
+        scorer, tokens, (spans, skipped, extra), ~sound | steady, settings.filler_margin
     )
     last, heard, lacked = cut[0] if cut else -1, None, None
     if cut is not None:  # the recording stops inside this sentence: align what it holds

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import torch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +18,11 @@ from aligner.alignment.tiers import word_runs
 from aligner.inference.left_out import (
     DROP_MARGIN,
     DROP_SPREAD,
+    EDGE_SOUND,
     _end_mark_kept,
+    _sound_within,
     drop_margin,
+    found_in_extra,
     left_out_words,
 )
 
@@ -211,3 +215,108 @@ def test_words_left_out_are_reported_at_the_gap_between_their_neighbours():
     assert (first["start"], first["end"]) == (1.6, 2.0)
     end = left_out_words({1: (1, "it ends")}, rec, 3.0)[0]
     assert (end["start"], end["end"]) == (2.4, 3.0)
+
+
+class _Scorer:
+    """The model's log-probabilities of a whole recording by sentence (`FrameScorer`'s
+    ``log_probs`` and length): ``{sentence's first id: (T, N)}``."""
+
+    def __init__(self, by_sentence: dict[int, np.ndarray], total: int) -> None:
+        self.by_sentence, self.total = by_sentence, total
+
+    def __len__(self) -> int:
+        return self.total
+
+    def log_probs(self, ids: torch.Tensor, start: int, end: int) -> np.ndarray:
+        return self.by_sentence[int(ids[0])][start:end]
+
+
+def _recording(region: np.ndarray, n_tokens: int, pause: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Sentence 1's log-probabilities over a recording of sentence 0 (40 frames), a pause,
+    `region` (sentence 1's place, its rows ``(t, n_tokens)``), a pause and sentence 2 (40
+    frames), and the recording's silent frames."""
+    quiet = np.where(np.arange(n_tokens) == 0, -0.1, -9.0)
+    other = np.full(n_tokens, -9.0)
+    rows = [other] * 40 + [quiet] * pause + list(region) + [quiet] * pause + [other] * 40
+    silent = np.zeros(len(rows), bool)
+    silent[40 : 40 + pause] = True
+    silent[40 + pause + len(region) : 40 + 2 * pause + len(region)] = True
+    return np.array(rows), silent
+
+
+def _found_in_place_of(region: np.ndarray, tokens: list[str], skipped=(1,), after: int = 2):
+    """`found_in_extra` on `_recording`: sentences 0 and `after` found, `skipped` passed
+    over, the audio between sentences 0 and `after` the text's filler's."""
+    lp, silent = _recording(region, len(tokens))
+    total = len(lp)
+    spans = {0: (0, 40), after: (total - 40, total)}
+    extra = [(40, total - 40)]
+    toks = [(torch.tensor([k, 1]), tokens) for k in range(after + 2)]
+    scorer = _Scorer({1: lp}, total)
+    return found_in_extra(scorer, toks, (spans, list(skipped), extra), silent, 2.0), total
+
+
+def _tokens(optional: np.ndarray) -> list[str]:
+    """`_scene`'s tokens: ``<s>``, the words' ``x``, ``" "`` between them, ``</s>``."""
+    inner = [" " if o else "x" for o in optional[1:-1]]
+    return ["<s>", *inner, "</s>"]
+
+
+def test_a_sentence_passed_over_whose_place_holds_most_of_it_is_put_there():
+    """A sentence of 5 words whose audio lacks 3 in a row (more than the coarse search,
+    which passes over no two words in a row, can pass over), taken for audio the text
+    does not hold: it is put on that audio, its sound alone (the pauses round it)."""
+    lp, optional = _scene([3, 2, 4, 3, 2], [True, False, False, False, True], pause=0)
+    (spans, skipped, extra), _ = _found_in_place_of(lp, _tokens(optional))
+    assert spans[1] == (48, 48 + len(lp)) and skipped == [] and extra == []
+
+
+def test_other_speech_in_a_sentences_place_leaves_it_passed_over():
+    """Speech of another sentence in its place (its sounds in another order), too little
+    of it, or two sentences passed over there: nothing changes."""
+    words = [3, 2, 4, 3, 2]
+    lp, optional = _scene(words, [True] * len(words), pause=0)
+    tokens = _tokens(optional)
+    scrambled = lp[np.random.default_rng(0).permutation(len(lp))]
+    (spans, skipped, extra), _ = _found_in_place_of(scrambled, tokens)
+    assert 1 not in spans and skipped == [1] and len(extra) == 1
+    said, _ = _scene(words, [True, False, False, False, True], pause=0)
+    (spans, skipped, _), _ = _found_in_place_of(said, tokens, skipped=(1, 3))
+    assert 1 in spans and skipped == [3]  # sentence 3 lies after sentence 2: 1 is alone
+    (spans, skipped, _), _ = _found_in_place_of(said, tokens, skipped=(1, 2), after=3)
+    assert 1 not in spans and skipped == [1, 2]  # two in one place: which is it?
+    (spans, skipped, _), _ = _found_in_place_of(said[:1], tokens)
+    assert 1 not in spans and skipped == [1]
+
+
+def _sound_runs(silent: np.ndarray, start: int, end: int) -> list[tuple[int, int]]:
+    runs, t = [], start
+    while t < end:
+        if silent[t]:
+            t += 1
+            continue
+        u = t
+        while u < end and not silent[u]:
+            u += 1
+        runs.append((t, u))
+        t = u
+    return runs
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=30), st.data())
+def test_the_sound_within_a_span_keeps_every_run_of_sound_longer_than_a_tail(silent, data):
+    """`_sound_within` begins and ends on sound, keeps every run of sound of `EDGE_SOUND`
+    frames or more, and leaves out only silence and shorter runs at the edges."""
+    silent = np.array(silent)
+    start = data.draw(st.integers(0, len(silent)))
+    end = data.draw(st.integers(start, len(silent)))
+    a, b = _sound_within(silent, start, end)
+    assert start <= a <= b <= end
+    if a < b:
+        assert not silent[a] and not silent[b - 1]
+    for r0, r1 in _sound_runs(silent, start, end):
+        if r1 - r0 >= EDGE_SOUND:
+            assert a <= r0 and r1 <= b
+        elif not (a <= r0 and r1 <= b):
+            assert r1 <= a or r0 >= b  # a short run left out lies wholly outside

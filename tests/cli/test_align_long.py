@@ -402,9 +402,11 @@ def test_a_held_edge_word_is_aligned_again_inside_the_recording(
     assert held - 0.2 - 1e-6 <= second["start"] <= held + 0.2
 
 
-def _arpabet_checkpoint(root: Path, path: Path) -> Path:
+def _arpabet_checkpoint(root: Path, path: Path, tokenizer: str = "arpabet") -> Path:
     model = {"channels": 16, "attn_dim": 8, "text_kernels": [1], "mel_kernels": [3, 1]}
-    data = {"mel": MEL, "tokenizer": "arpabet", "tokenizer_opts": {"oov": "error"}}
+    data = {"mel": MEL, "tokenizer": tokenizer}
+    if tokenizer == "arpabet":
+        data["tokenizer_opts"] = {"oov": "error"}
     cfg = ExperimentConfig.from_dict({"task": "align", "data": data, "model": model})
     built = build_task(cfg, root)
     state = {"model": built.model.state_dict(), "step": 1, "config": cfg.to_dict()}
@@ -455,3 +457,27 @@ def test_the_text_the_model_reads_in_place_of_words_it_cannot(setup, tmp_path):
     assert got.left_out == ["😀", "\u2192"]
     with pytest.raises(InferenceError, match="Добрый"):
         readable_text(speech, ["Добрый день, друг!", "A day."])
+
+
+def test_words_left_out_are_found_in_the_text_where_the_rest_sounds_otherwise(setup, tmp_path):
+    """eSpeak NG links an r across words (`senter after` reads `sˈɛntɚɹ ˈæftɚ`, `senter so`
+    does not): the written words a sentence's audio lacks are still found when what is
+    left sounds a token or two otherwise where they were, never a run that leaves another
+    number of words."""
+    from aligner.alignment.tiers import optional_tokens, word_runs
+    from aligner.inference.left_out import without_words
+    from aligner.inference.loading import load_speech_model
+    from aligner.inference.longform import _sentence_tokens
+    from aligner.inference.unreadable import readable_text
+
+    ckpt = _arpabet_checkpoint(setup["root"], tmp_path / "p.pt", "phonemes")
+    speech = load_speech_model(ckpt, "align")
+    text = "My main senter after his tight scholarship so his fedder would coil these waters."
+    tokens = _sentence_tokens(speech, readable_text(speech, [text]).ids)[0][1]
+    assert len(word_runs(optional_tokens(tokens))) == 14
+    rest, gone, _ = without_words(speech, text, tokens, 3, 7)
+    assert gone == "after his tight scholarship"
+    assert rest == "My main senter so his fedder would coil these waters."
+    rest, gone, _ = without_words(speech, text, tokens, 11, 14)
+    assert gone == "coil these waters"
+    assert rest == "My main senter after his tight scholarship so his fedder would."

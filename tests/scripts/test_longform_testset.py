@@ -187,3 +187,44 @@ def test_the_foreign_version_writes_the_word_in_cyrillic_where_its_audio_is(corp
     assert written == "б" + said[1:] and written in foreign["text"] and said not in foreign["text"]
     assert foreign["text"].replace(written, said, 1) == full["text"]
     assert foreign["audio"] != full["audio"] and foreign["timings"] == full["timings"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_noclause_version_lacks_the_audio_of_n_words_of_a_sentence(tmp_path, n):
+    """Sentences of 7 words, each word at its own level: the `noclause` version keeps the
+    text, lacks the audio of `n` words in a row of one sentence (`--clause-words`) and
+    their references, the later references shifted by their length."""
+    lines, word = [], 0.12
+    for i in range(10):
+        labels = [f"w{i}x{j}" for j in range(7)]
+        wav = np.concatenate(
+            [np.full(int(word * SR), 0.01 * (7 * i + j + 1), np.float32) for j in range(7)]
+        )
+        sf.write(tmp_path / f"u{i}.wav", wav, SR)
+        words = [
+            [round(j * word, 5), round((j + 1) * word, 5), lab] for j, lab in enumerate(labels)
+        ]
+        item = {
+            "id": f"u{i}",
+            "audio": f"u{i}.wav",
+            "text": " ".join(labels) + ".",
+            "duration": 7 * word,
+        }
+        lines.append(json.dumps({**item, "timings": {"words": words, "phones": words}}))
+    (tmp_path / "test.jsonl").write_text("\n".join(lines) + "\n")
+    out, items = _built(tmp_path, "--clause", "--clause-words", str(n))
+    full, cut = items["long_0.1min_full"], items["long_0.1min_noclause"]
+    put = cut["mismatch"]
+    assert cut["text"] == full["text"] and put["kind"] == "text not in the audio"
+    gone = put["text"].split()
+    assert len(gone) == n and " ".join(gone) in full["text"]
+    before = [w for w in full["timings"]["words"] if w[2] not in gone]
+    assert [w[2] for w in cut["timings"]["words"]] == [w[2] for w in before]
+    wav_full, sr = sf.read(out / full["audio"])
+    wav, _ = sf.read(out / cut["audio"])
+    assert len(wav_full) - len(wav) == pytest.approx(n * word * sr, abs=2)
+    for s, e, label in cut["timings"]["words"]:
+        i, j = (int(x) for x in label[1:].split("x"))
+        assert np.allclose(
+            wav[int(s * sr) + 2 : int(e * sr) - 2], 0.01 * (7 * i + j + 1), atol=1e-4
+        )
