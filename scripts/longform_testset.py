@@ -16,8 +16,10 @@ level, audio not in the text); with ``--cut``, ``cut``, ``cutlast`` and ``cutfir
 or a third into its last utterance: the text goes on past the audio, the recording's last
 sentence cut; or begun in the middle of a word a third into its first utterance: the text
 begins before the audio); with ``--clause``, ``noclause`` too (the full version without
-the audio of three words of a sentence: its first, middle or last three by the seed, a
-reader who left out a clause; the text has them). Writes
+the audio of three words of a sentence, or ``--clause-words N``: its first, middle or last
+ones by the seed, a reader who left out a clause; the text has them); with
+``--replaced``, ``replaced`` too (the full version's audio, its text saying another
+utterance of the corpus in place of the one ``noaudio`` lacks). Writes
 ``long.jsonl`` (``id, audio, text, timings, mismatch``) and ``parts_MIN.jsonl`` (the
 utterances used, for the utterance-by-utterance baseline) into OUT.
 
@@ -244,6 +246,9 @@ def build(args: argparse.Namespace) -> None:
             versions += [("cut", None, texts), ("cutlast", None, texts), ("cutfirst", None, texts)]
         if args.clause:
             versions.append(("noclause", None, texts))
+        if args.replaced:
+            other = _replacement(order[len(parts) :], parts[k])
+            versions.append(("replaced", None, [*texts[:k], other, *texts[k + 1 :]]))
         for version, drop, text in versions:
             uid = f"long_{minutes:g}min_{version}"
             wav, timings, span = _join(parts, pauses, rate, drop)
@@ -304,16 +309,16 @@ def build(args: argparse.Namespace) -> None:
                     "text": "",
                 }
             elif version != "full":
-                if version == "notext":
+                if version in ("notext", "replaced"):
                     before = sum(len(p["timings"]["words"]) for p in parts[:k])
                     n = len(parts[k]["timings"]["words"])
                     span = (timings["words"][before][0], timings["words"][before + n - 1][1])
-                kind = "text not in the audio" if version == "noaudio" else "audio not in the text"
+                kind = "audio not in the text" if version == "notext" else "text not in the audio"
                 item["mismatch"] = {
                     "kind": kind,
                     "start": span[0],
                     "end": span[1],
-                    "text": texts[k],
+                    "text": text[k] if version == "replaced" else texts[k],
                 }
             lines.append(json.dumps(item, ensure_ascii=False))
         with open(out / f"parts_{minutes:g}min.jsonl", "w", encoding="utf-8") as fh:
@@ -321,6 +326,15 @@ def build(args: argparse.Namespace) -> None:
                 fh.write(json.dumps({**p, "audio": p["audio"]}, ensure_ascii=False) + "\n")
     (out / "long.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(lines)} recordings in {out / 'long.jsonl'}")
+
+
+def _replacement(unused: list[dict], part: dict) -> str:
+    """The text of the utterance of `unused` (none of the recording's) whose number of words
+    is nearest `part`'s: what the replaced version's text says in place of `part`'s."""
+    if not unused:
+        raise SystemExit("--replaced: every utterance is in the recording; give more of them")
+    n = len(part["timings"]["words"])
+    return min(unused, key=lambda it: abs(len(it["timings"]["words"]) - n))["text"]
 
 
 def _wrong_word(part: dict, other: dict, where: str = "longest") -> tuple[int, str]:
@@ -557,6 +571,12 @@ def main(argv: list[str] | None = None) -> None:
         "--clause",
         action="store_true",
         help="also a version whose audio lacks words of a sentence (the text has them)",
+    )
+    b.add_argument(
+        "--replaced",
+        action="store_true",
+        help="also a version whose text says another sentence of the corpus in place of one "
+        "the audio holds",
     )
     b.add_argument(
         "--clause-words",

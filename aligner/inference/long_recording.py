@@ -122,7 +122,12 @@ def align_long(
         speech, scorer, tokens, sound, settings, steady
     )
     spans, skipped, extra = found_in_extra(  # a sentence the audio lacks words of
-        scorer, tokens, (spans, skipped, extra), ~sound | steady, settings.filler_margin
+        scorer,
+        tokens,
+        (spans, skipped, extra),
+        ~sound | steady,
+        settings.filler_margin,
+        settings.word_margin,
     )
     last, heard, lacked = cut[0] if cut else -1, None, None
     if cut is not None:  # the recording stops inside this sentence: align what it holds

@@ -244,7 +244,9 @@ def _recording(region: np.ndarray, n_tokens: int, pause: int = 8) -> tuple[np.nd
     return np.array(rows), silent
 
 
-def _found_in_place_of(region: np.ndarray, tokens: list[str], skipped=(1,), after: int = 2):
+def _found_in_place_of(
+    region: np.ndarray, tokens: list[str], skipped=(1,), after: int = 2, word_margin=100.0
+):
     """`found_in_extra` on `_recording`: sentences 0 and `after` found, `skipped` passed
     over, the audio between sentences 0 and `after` the text's filler's."""
     lp, silent = _recording(region, len(tokens))
@@ -253,7 +255,8 @@ def _found_in_place_of(region: np.ndarray, tokens: list[str], skipped=(1,), afte
     extra = [(40, total - 40)]
     toks = [(torch.tensor([k, 1]), tokens) for k in range(after + 2)]
     scorer = _Scorer({1: lp}, total)
-    return found_in_extra(scorer, toks, (spans, list(skipped), extra), silent, 2.0), total
+    found = (spans, list(skipped), extra)
+    return found_in_extra(scorer, toks, found, silent, 2.0, word_margin), total
 
 
 def _tokens(optional: np.ndarray) -> list[str]:
@@ -269,6 +272,18 @@ def test_a_sentence_passed_over_whose_place_holds_most_of_it_is_put_there():
     lp, optional = _scene([3, 2, 4, 3, 2], [True, False, False, False, True], pause=0)
     (spans, skipped, extra), _ = _found_in_place_of(lp, _tokens(optional))
     assert spans[1] == (48, 48 + len(lp)) and skipped == [] and extra == []
+
+
+def test_a_word_kept_that_is_unlike_its_audio_leaves_it_passed_over():
+    """The same, its first word's sound likelier a word separator's, which takes no sound
+    (0.9 nats a frame, 16 over the word; the filler's margin is 2 a frame): put there at
+    a word margin of 100 nats, not at 10."""
+    lp, optional = _scene([3, 2, 4, 3, 2], [True, False, False, False, True], pause=0)
+    lp[:18, 4], lp[:18, 1:4] = -0.1, -1.0  # the `" "` after it likelier than its 3 tokens
+    (spans, skipped, _), _ = _found_in_place_of(lp, _tokens(optional))
+    assert 1 in spans and skipped == []
+    (spans, skipped, _), _ = _found_in_place_of(lp, _tokens(optional), word_margin=10.0)
+    assert 1 not in spans and skipped == [1]
 
 
 def test_other_speech_in_a_sentences_place_leaves_it_passed_over():

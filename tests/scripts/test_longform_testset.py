@@ -228,3 +228,20 @@ def test_the_noclause_version_lacks_the_audio_of_n_words_of_a_sentence(tmp_path,
         assert np.allclose(
             wav[int(s * sr) + 2 : int(e * sr) - 2], 0.01 * (7 * i + j + 1), atol=1e-4
         )
+
+
+def test_the_replaced_version_says_another_utterance_in_place_of_one(corpus):
+    """`--replaced`: the full version's audio, its text with the utterance `noaudio` lacks
+    replaced by one of the corpus the recording does not hold, reported as text not in
+    the audio over that utterance's span."""
+    out, items = _built(corpus, "--replaced")
+    full, noaudio = items["long_0.1min_full"], items["long_0.1min_noaudio"]
+    item = items["long_0.1min_replaced"]
+    assert item["audio"] != full["audio"]
+    assert np.allclose(sf.read(out / item["audio"])[0], sf.read(out / full["audio"])[0])
+    assert item["timings"] == full["timings"]
+    put, lacked = item["mismatch"], noaudio["mismatch"]
+    assert put["kind"] == "text not in the audio" and put["text"] not in full["text"]
+    assert item["text"] == full["text"].replace(lacked["text"], put["text"])
+    said = [w for w in full["timings"]["words"] if w[2] in lacked["text"].rstrip(".").split()]
+    assert (put["start"], put["end"]) == (said[0][0], said[-1][1])
