@@ -226,6 +226,21 @@ def save_by_name(path: str | Path, save: Callable[[Path], Any]) -> Path:
     return path
 
 
+def looks_utf16(data: bytes) -> bool:
+    """Whether the bytes of a file look like UTF-16 text: a UTF-16 byte-order mark, or in
+    the first 4 kB mostly ASCII characters with every other byte a NUL."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = data[:4096]
+    if len(head) < 4:
+        return False
+    for zeros, chars in ((head[1::2], head[0::2]), (head[0::2], head[1::2])):
+        text = zeros.count(0) >= 0.9 * len(zeros) and chars.count(0) <= 0.1 * len(chars)
+        if text and all(c >= 9 for c in chars if c):
+            return True
+    return False
+
+
 class NotUtf8Error(ValueError):
     """A text file that is not UTF-8: ``line`` (from 1) and ``byte`` (its value) where the
     decoding failed, for the caller's message."""

@@ -1,4 +1,5 @@
-"""aligner.files: atomic writes and one-line storage errors (a full disk above all)."""
+"""aligner.files: atomic writes, one-line storage errors (a full disk above all), and a
+text file's encoding told."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import os
 import stat
 from pathlib import Path
 
+import numpy as np
 import pytest
+import soundfile as sf
 import torch
 
 from aligner.checkpoint import atomic_save, load_checkpoint
@@ -185,3 +188,25 @@ def test_a_manifest_is_readable_as_any_file_the_user_writes(tmp_path):
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["train.jsonl"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_text_is_named_and_a_binary_file_is_not_taken_for_one(tmp_path, encoding):
+    """A text saved as UTF-16 (with or without a byte-order mark) is named as such, with
+    how to convert it; audio (NULs in its silence) is a binary file, and UTF-8 text is
+    read, its byte-order mark dropped."""
+    from aligner.files import looks_utf16
+    from aligner.inference.common import InferenceError, read_text_file
+
+    text = tmp_path / "t.txt"
+    text.write_text("Hello there, my friend.\nWe left at dawn.\n", encoding=encoding)
+    assert looks_utf16(text.read_bytes())
+    with pytest.raises(InferenceError, match="is UTF-16; save it as UTF-8"):
+        read_text_file(text, "--text")
+    wav = tmp_path / "a.txt"
+    sf.write(wav, np.r_[np.zeros(4000), 0.3 * np.sin(np.arange(4000) / 5)], 16000, format="WAV")
+    assert not looks_utf16(wav.read_bytes())
+    with pytest.raises(InferenceError, match="binary file, not text"):
+        read_text_file(wav, "--text")
+    text.write_text("Hello there.\n", encoding="utf-8-sig")
+    assert not looks_utf16(text.read_bytes()) and read_text_file(text) == "Hello there.\n"

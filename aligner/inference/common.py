@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aligner.attention.base import MAX_WINDOW, check_window
-from aligner.files import NotUtf8Error, read_utf8
+from aligner.files import NotUtf8Error, looks_utf16, read_utf8
 
 # Free-running decoding's window: the one the checkpoint's recipe names for synthesis
 # (``model.decoder.window``; none where it names none). See `FreeRunning.generate`.
@@ -110,7 +110,12 @@ def read_text_file(path: Path, option: str = "--in") -> str:
     binary or non-UTF-8 file, naming the line and how to convert it."""
     if not path.is_file():
         raise InferenceError(f"{option} {path} does not exist")
-    if b"\x00" in path.read_bytes():
+    data = path.read_bytes()
+    if looks_utf16(data):
+        raise InferenceError(
+            f"{option} {path} is UTF-16; save it as UTF-8 (e.g. iconv -f utf-16 -t utf-8)"
+        )
+    if b"\x00" in data:
         raise InferenceError(f"{option} {path} is a binary file, not text")
     try:
         return read_utf8(path)

@@ -13,7 +13,7 @@ from typing import Any
 
 from aligner.data.manifest import write_manifest
 from aligner.data.report import BadItemReport, NoItemsError
-from aligner.files import make_folder, write_atomic
+from aligner.files import looks_utf16, make_folder, write_atomic
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 SUMMARY_FILE = "summary.json"
@@ -26,7 +26,7 @@ def text_lines(
     ``path:lineno``, ``line`` has no ``\\r`` (nor a UTF-8 byte-order mark); a line that is
     not UTF-8 goes to ``report``, named by ``ident(raw line)`` (e.g. its ASCII id) too."""
     data = path.read_bytes()
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:
+    if looks_utf16(data) or b"\x00" in data[:4096]:
         raise ValueError(f"{path} looks like UTF-16 (NUL bytes); save it as UTF-8")
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
