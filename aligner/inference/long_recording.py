@@ -34,13 +34,7 @@ from aligner.alignment.neighbours import keep_neighbours, longest_phones
 from aligner.alignment.tiers import optional_tokens, word_runs
 from aligner.audio.trim import PauseRule
 from aligner.inference.common import InferenceError
-from aligner.inference.left_out import (
-    drop_margin,
-    found_in_extra,
-    leave_out,
-    left_out_words,
-    sentence_drop,
-)
+from aligner.inference.left_out import drop_margin, leave_out, left_out_words, sentence_drop
 from aligner.inference.longform import (
     FrameScorer,
     LongAlignment,
@@ -68,6 +62,7 @@ from aligner.inference.mismatches import (
     word_margin,
     wrong_words,
 )
+from aligner.inference.passed_over import found_in_extra
 from aligner.inference.unreadable import readable_text
 from aligner.text.normalize import has_words
 from aligner.text.sentences import split_sentences

@@ -2,7 +2,9 @@
 against every run left out by brute force on tiny sentences, and on log-probabilities
 built so that the answer is known (the words left out found, whole, wherever they are;
 a sentence said in full reports none, also with a word swallowed); and how
-`aligner.inference.left_out` reports them (the gap's span, the end mark kept, the margin)."""
+`aligner.inference.left_out` reports them (the gap's span, the end mark kept, the margin);
+and when `aligner.inference.passed_over` puts a sentence the coarse search passed over back
+in its place (most of it said, not other speech)."""
 
 from __future__ import annotations
 
@@ -18,13 +20,11 @@ from aligner.alignment.tiers import word_runs
 from aligner.inference.left_out import (
     DROP_MARGIN,
     DROP_SPREAD,
-    EDGE_SOUND,
     _end_mark_kept,
-    _sound_within,
     drop_margin,
-    found_in_extra,
     left_out_words,
 )
+from aligner.inference.passed_over import EDGE_SOUND, _sound_within, found_in_extra
 
 NEG = -1e30
 
