@@ -12,8 +12,9 @@ of ``text not in the audio`` (a sentence; its span is the gap where it would be;
 words after the end of a recording that stops inside a sentence, at that end; the words
 before the start of one that begins inside its first sentence, at that start; two words
 or more of a sentence that its audio lacks, at the gap between the words beside them,
-the sentence aligned again without them), ``audio
-not in the text`` (speech that no sentence holds, or steady sound such as music before
+the sentence aligned again without them; a sentence most of whose words are far from what
+its audio says, `not_said`, that audio then not in the text), ``audio not in the text``
+(speech that no sentence holds, or steady sound such as music before
 it: `aligner.inference.longform.steady_sound`), ``word unlike its audio`` (a word
 the model finds far likelier elsewhere: a wrong word in the text or the audio) and ``word
 the model cannot read`` (`aligner.inference.unreadable`: its span is the audio it stands
@@ -54,6 +55,7 @@ from aligner.inference.mismatches import (
     heard_part,
     mismatch,
     missing_text,
+    not_said,
     phone_ids,
     read_instead,
     sentence_record,
@@ -144,26 +146,40 @@ def align_long(
     min_extra = int(settings.min_extra_seconds / sec)
     spans, extra = attach_extra(spans, extra, pauses, min_extra)
     if not spans:
-        raise InferenceError(
-            f"none of the {len(sentences)} sentences of its text was found in its "
-            "audio: does the text belong to this recording (and the model to its language)?"
-        )
+        raise _found_nowhere(len(sentences))
     fine = _FinePass(
         speech, wav, name, readable.texts, tokens, pauses, pause_rule, window, readable.unread
     )
-    rec, mismatches, metrics, edges, drops = fine.run(
+    rec, mismatches, metrics, edges, drops, unsaid = fine.run(
         spans, extra, passed, scorer, settings, find_drops=True
     )
+    as_written = list(sentences)
     left_out = leave_out(speech, drops, sentences, readable, tokens, passed)
     if left_out:  # aligned again without the words their audio lacks
-        rec, mismatches, metrics, edges, _ = fine.run(spans, extra, passed, scorer, settings)
+        rec, mismatches, metrics, edges, _, unsaid = fine.run(
+            spans, extra, passed, scorer, settings
+        )
+    cut_ones = {last} if heard is not None else set()  # a cut sentence is aligned in part
+    unsaid = [k for k in unsaid if k not in cut_ones | ({0} if lacked is not None else set())]
+    if unsaid:  # a sentence the text says in place of what its audio says: both reported
+        if len(unsaid) == len(spans):
+            raise _found_nowhere(len(sentences))
+        for k in unsaid:
+            extra.append(spans.pop(k))
+            skipped.append(k)
+            passed.pop(k, None)
+            left_out.pop(k, None)
+            sentences[k] = as_written[k]
+        extra.sort()
+        skipped.sort()
+        rec, mismatches, metrics, edges, _, _ = fine.run(spans, extra, passed, scorer, settings)
     pause, run = int(round(EDGE_PAUSE / sec)), int(round(EDGE_RUN / sec))
     spans, extra, held = hold_edge_words(spans, extra, edges, pause, run, set(skipped))
     if held:  # a wrong first or last word beside a pause: held to the audio beyond it
         for k, words in held.items():  # in place of what the coarse search held it to
             firsts = {w[0] for w in words}
             passed[k] = [p for p in passed.get(k, []) if p[0] not in firsts] + words
-        rec, mismatches, metrics, _, _ = fine.run(spans, extra, passed, scorer, settings, held)
+        rec, mismatches, metrics, *_ = fine.run(spans, extra, passed, scorer, settings, held)
     longest = longest_phones(rec["phones"])
     for wrong in mismatches:  # a wrong word's neighbours keep their own sound
         span = keep_neighbours(rec["words"], rec["phones"], (wrong["start"], wrong["end"]), longest)
@@ -195,6 +211,14 @@ def align_long(
     if readable.left_out:
         notes.append(f"left out of its text, as no word: {' '.join(readable.left_out[:8])}")
     return LongAlignment(record, record["mismatches"], mean, notes)
+
+
+def _found_nowhere(n: int) -> InferenceError:
+    """The error of a recording in whose audio none of the `n` sentences of its text is."""
+    return InferenceError(
+        f"none of the {n} sentences of its text was found in its audio: does the text "
+        "belong to this recording (and the model to its language)?"
+    )
 
 
 def _after_head(
@@ -254,10 +278,15 @@ class _FinePass:
         held: Collection[int] = (),
         find_drops: bool = False,
     ) -> tuple[
-        dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict
+        dict[str, list],
+        list[dict[str, Any]],
+        list[dict[str, float]],
+        dict[int, list],
+        dict,
+        list[int],
     ]:
-        """`_joined`'s record, mismatches, metrics, wrong edge words and (with
-        `find_drops`) runs of words the audio lacks of the sentences found at `spans`
+        """`_joined`'s record, mismatches, metrics, wrong edge words, (with `find_drops`)
+        runs of words the audio lacks, and sentences not said, of the sentences at `spans`
         (frames) with the audio `extra` between them; the sentences `held` have their
         words `passed` over held to their audio whatever their scores."""
         cfg = self.speech.mel_cfg
@@ -332,7 +361,9 @@ def _joined(
     unread: dict[int, dict[int, str]] | None = None,
     pauses: np.ndarray | None = None,
     find_drops: bool = False,
-) -> tuple[dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict]:
+) -> tuple[
+    dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict, list[int]
+]:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
     text one filler token), the words unlike their audio, each sentence's metrics and its
@@ -344,7 +375,8 @@ def _joined(
     ``{word: the word}``) are scored as fillers from the start, never taken for words
     unlike their audio, labelled with their own text and reported. With `find_drops`, the
     run of words its audio lacks of each sentence that has no such word (`sentence_drop`
-    over its piece's ``pauses``): ``{sentence: (first word, end word)}``."""
+    over its piece's ``pauses``): ``{sentence: (first word, end word)}``; and the
+    sentences that are not what their audio says (`not_said`)."""
     unread = unread or {}
     rec: dict[str, list] = {
         "tokens": [],
@@ -370,6 +402,7 @@ def _joined(
         one, scores = sentence_record(utt, lp, own)
         scored[part.index] = (utt, one, lp, scores)
     every = [score for *_, scores in scored.values() for score in scores]
+    unsaid = [k for k, (*_, scores) in scored.items() if not_said(scores, every)]
     margin = word_margin(every, settings.word_margin)
     lacking = drop_margin(every)
     for part in parts:
@@ -409,7 +442,7 @@ def _joined(
         rec["sentence_words"].append((part.index, first, len(rec["words"])))
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
-    return rec, mismatches, metrics, edges, drops
+    return rec, mismatches, metrics, edges, drops, unsaid
 
 
 def _record(

@@ -54,6 +54,25 @@ def word_margin(scores: list[float], floor: float) -> float:
     return max(floor, WORD_SPREAD * float(np.median(-np.asarray(scores))))
 
 
+# a sentence the audio does not hold, though the coarse search put it somewhere: at least
+# NOT_SAID_WORDS of its words, and half of them, past NOT_SAID_SPREAD times the recording's
+# median word evidence (on 24 recordings whose text says another sentence of the corpus
+# where the audio holds one, 6 of the 7 such sentences the coarse search put on that audio
+# had 3-7 words and half or more past 6 times the median; of 582 other sentences of
+# eSpeak NG and three Festival voices, with a wrong word or three words the audio lacks
+# among them, none more than 2 words or a quarter)
+NOT_SAID_SPREAD, NOT_SAID_WORDS = 6.0, 3
+
+
+def not_said(scores: list[float], every: list[float]) -> bool:
+    """Whether a sentence whose words have evidence `scores` (`word_scores`) is not what
+    its audio says (see `NOT_SAID_SPREAD`), in a recording whose words have `every`."""
+    if not scores or not every:
+        return False
+    past = int(np.sum(-np.asarray(scores) > NOT_SAID_SPREAD * float(np.median(-np.asarray(every)))))
+    return past >= NOT_SAID_WORDS and 2 * past >= len(scores)
+
+
 def sentence_record(
     utt: UtteranceAlignment, log_probs: np.ndarray | None, unread: Collection[int] = ()
 ) -> tuple[dict[str, Any], list[float]]:

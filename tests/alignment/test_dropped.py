@@ -335,3 +335,15 @@ def test_the_sound_within_a_span_keeps_every_run_of_sound_longer_than_a_tail(sil
             assert a <= r0 and r1 <= b
         elif not (a <= r0 and r1 <= b):
             assert r1 <= a or r0 >= b  # a short run left out lies wholly outside
+
+
+def test_a_sentence_not_said_has_three_words_and_half_past_six_times_the_median():
+    from aligner.inference.mismatches import not_said
+
+    every = [-10.0] * 40  # the recording's median word evidence: 10 nats
+    assert not_said([-61.0, -70.0, -80.0, -5.0, -5.0, -5.0], every)  # 3 of 6
+    assert not not_said([-61.0, -70.0, -5.0, -5.0], every)  # 2: a wrong word or two
+    assert not not_said([-61.0, -70.0, -80.0, -5.0, -5.0, -5.0, -5.0], every)  # 3 of 7
+    assert not not_said([-59.0, -59.0, -59.0], every)  # none past 60
+    assert not not_said([-170.0] * 3, [-30.0] * 40)  # noise raises the median
+    assert not not_said([], every) and not not_said([-100.0] * 3, [])

@@ -481,3 +481,39 @@ def test_words_left_out_are_found_in_the_text_where_the_rest_sounds_otherwise(se
     rest, gone, _ = without_words(speech, text, tokens, 11, 14)
     assert gone == "coil these waters"
     assert rest == "My main senter after his tight scholarship so his fedder would."
+
+
+def test_a_sentence_not_what_its_audio_says_is_reported_as_both(
+    setup, tmp_path, found, monkeypatch
+):
+    """A sentence the coarse search put on audio that says something else (`not_said`):
+    the text's sentence is reported as text not in the audio, its audio as audio not in
+    the text, the other sentences aligned as before; where no sentence is said, the
+    recording is the one-line error of a text that does not belong to it."""
+    from aligner.inference import long_recording
+
+    args = ["align", "--checkpoint", setup["ckpt"], "--audio", setup["audio"], "--text"]
+    r = _run(*args, setup["text"], "--out", tmp_path / "before")
+    assert r.exit_code == 0, r.output
+    monkeypatch.setattr(long_recording, "not_said", lambda scores, every: len(scores) == 5)
+    r = _run(*args, setup["text"], "--out", tmp_path / "ali")
+    assert r.exit_code == 0, r.output
+    record = json.loads((tmp_path / "ali" / "chapter.durations.json").read_text("utf-8"))
+    before = json.loads((tmp_path / "before" / "chapter.durations.json").read_text("utf-8"))
+    assert sum(record["frames"]) == record["total_frames"]
+    assert record["sentences"][1] == {"text": "A good day to you!", "start": None, "end": None}
+    for k in (0, 2):  # the same times (their words counted without sentence 2's)
+        times = [record["sentences"][k][key] for key in ("text", "start", "end")]
+        assert times == [before["sentences"][k][key] for key in ("text", "start", "end")]
+    kinds = {(m["kind"], m["text"]) for m in record["mismatches"]}
+    assert ("text not in the audio", "A good day to you!") in kinds
+    heard = [m for m in record["mismatches"] if m["kind"] == "audio not in the text"]
+    start, end = found[1]
+    sec = 64 / SR
+    assert len(heard) == 1 and heard[0]["start"] <= start * sec + 0.05
+    assert heard[0]["end"] >= end * sec - 0.05
+    assert "good" not in [w[2] for w in record["words"]]
+    monkeypatch.setattr(long_recording, "not_said", lambda scores, every: True)
+    r = _run(*args, setup["text"], "--out", tmp_path / "none")
+    assert r.exit_code == 1 and "none of the 3 sentences" in r.output
+    assert "Traceback" not in r.output
