@@ -8,7 +8,7 @@ packed into utterances of at most ``max_seconds``; the audio is cut in the middl
 pauses between them (at most ``pad`` seconds of silence kept on each side). An
 utterance never holds a word that a mismatch of the alignment touches (or abuts, within
 20 ms: a word said without a pause before unexplained audio may be the wrong word's
-first half), nor crosses a mismatch: those spans are left out, and so is a phrase longer than ``max_seconds`` (no
+first half; a whole sentence the audio lacks touches none), nor crosses a mismatch: those spans are left out, and so is a phrase longer than ``max_seconds`` (no
 pause to cut at) and an utterance shorter than ``min_seconds``; each is listed with its
 span and reason. Each utterance's text is the text's own words (with their punctuation), sentence by
 sentence; a sentence whose aligned words are not its written ones one for one (a number
@@ -147,6 +147,14 @@ def phrases(record: dict[str, Any], rules: SegmentRules) -> tuple[list[list[int]
     it); `left_out`: the mismatches' spans and reasons."""
     words = record["words"]
     bad = [(m["start"], m["end"]) for m in record.get("mismatches", [])]
+    # a whole sentence the audio lacks: its span is the gap between the words beside it,
+    # which it leaves whole (they are no part of it), though no utterance crosses it
+    unheard = {s["text"] for s in record.get("sentences", []) if s.get("start") is None}
+    heard = [
+        (m["start"], m["end"])
+        for m in record.get("mismatches", [])
+        if not (m["kind"] == "text not in the audio" and m["text"] in unheard)
+    ]
     left = [
         {"start": m["start"], "end": m["end"], "reason": f"{m['kind']}: {m['text']}"}
         for m in record.get("mismatches", [])
@@ -154,7 +162,7 @@ def phrases(record: dict[str, Any], rules: SegmentRules) -> tuple[list[list[int]
 
     def touched(i: int) -> bool:  # or abuts one: no pause tells where the bad stretch began
         s, e = words[i][0], words[i][1]
-        return any(bs < e + ABUTS and be > s - ABUTS for bs, be in bad)
+        return any(bs < e + ABUTS and be > s - ABUTS for bs, be in heard)
 
     def crossed(i: int, j: int) -> bool:  # a mismatch between two words
         return any(words[i][1] - 0.05 <= bs and be <= words[j][0] + 0.05 for bs, be in bad)

@@ -291,3 +291,24 @@ def test_a_record_that_is_no_long_form_alignment_is_one_line(tmp_path, change, w
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     assert "chapter.durations.json is no durations record" in r.output and words in r.output
     assert not out.exists()
+
+
+def test_a_sentence_the_audio_lacks_leaves_the_words_beside_it_whole():
+    """A sentence of the text that the audio lacks is reported over the gap between the
+    words beside it: they are kept (the gap holds none of them), and no utterance crosses
+    it; words left out inside a sentence (a cut may have taken part of a word beside them)
+    still take the words they abut with them."""
+    record = _record(mismatch=False)
+    words = record["words"]
+    gap = {"kind": "text not in the audio", "start": words[11][1], "end": words[12][0]}
+    record["sentences"].insert(3, {"text": "Not said at all.", "start": None, "end": None})
+    record["mismatches"] = [{**gap, "text": "Not said at all."}]
+    rules = SegmentRules(min_seconds=0.3, max_seconds=9.0, min_pause=0.3)
+    cuts, left = utterances(record, rules)
+    used = {i for _, _, g in cuts for i in g}
+    assert {11, 12} <= used and not any(g[0] <= 11 < g[-1] for _, _, g in cuts)
+    assert any(s["reason"] == "text not in the audio: Not said at all." for s in left)
+    record["mismatches"] = [{**gap, "text": "some words"}]
+    cuts, _ = utterances(record, rules)
+    used = {i for _, _, g in cuts for i in g}
+    assert 11 not in used and 12 not in used
