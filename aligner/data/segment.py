@@ -8,11 +8,12 @@ packed into utterances of at most ``max_seconds``; the audio is cut in the middl
 pauses between them (at most ``pad`` seconds of silence kept on each side). An
 utterance never holds a word that a mismatch of the alignment touches (or abuts, within
 20 ms: a word said without a pause before unexplained audio may be the wrong word's
-first half; a whole sentence the audio lacks touches none), nor crosses a mismatch: those spans are left out, and so is a phrase longer than ``max_seconds`` (no
-pause to cut at) and an utterance shorter than ``min_seconds``; each is listed with its
-span and reason. Each utterance's text is the text's own words (with their punctuation), sentence by
-sentence; a sentence whose aligned words are not its written ones one for one (a number
-said as several words) goes whole into one utterance or into none.
+first half; a whole sentence the audio lacks touches none), nor crosses a mismatch:
+those spans are left out, and so is a phrase longer than ``max_seconds`` (no pause to
+cut at) and an utterance shorter than ``min_seconds``; each is listed with its span and
+reason. Each utterance's text is the text's own words (with their punctuation), sentence
+by sentence; a sentence whose aligned words are not its written ones one for one (a
+number said as several words) goes whole into one utterance or into none.
 
 Written: ``wavs/ID.wav`` (the recording's sample rate), ``{train,valid,test}.jsonl``
 (``id, audio, text, speaker, duration, recording, recording_start, recording_end,
