@@ -165,7 +165,7 @@ def align_long(
         if len(unsaid) == len(spans):
             raise _found_nowhere(len(sentences))
         for k in unsaid:
-            extra.append(spans.pop(k))
+            extra = _audio_in_place(spans, extra, k, total)
             skipped.append(k)
             passed.pop(k, None)
             left_out.pop(k, None)
@@ -211,6 +211,20 @@ def align_long(
     if readable.left_out:
         notes.append(f"left out of its text, as no word: {' '.join(readable.left_out[:8])}")
     return LongAlignment(record, record["mismatches"], mean, notes)
+
+
+def _audio_in_place(
+    spans: dict[int, tuple[int, int]], extra: list[tuple[int, int]], k: int, total: int
+) -> list[tuple[int, int]]:
+    """`extra` (frames) with sentence `k`'s span taken out of `spans` (in place) and made
+    one run with the audio the text does not hold between the sentences beside it: the
+    audio that says something else in its place."""
+    start, end = spans.pop(k)
+    lo = max((b for j, (_, b) in spans.items() if j < k), default=0)
+    hi = min((a for j, (a, _) in spans.items() if j > k), default=total)
+    near = [run for run in extra if run[0] >= lo and run[1] <= hi]
+    start, end = min([start, *(a for a, _ in near)]), max([end, *(b for _, b in near)])
+    return [run for run in extra if run not in near] + [(start, end)]
 
 
 def _found_nowhere(n: int) -> InferenceError:
