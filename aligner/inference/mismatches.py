@@ -60,8 +60,10 @@ def word_margin(scores: list[float], floor: float) -> float:
 # where the audio holds one, 6 of the 7 such sentences the coarse search put on that audio
 # had 3-7 words and half or more past 6 times the median; of 582 other sentences of
 # eSpeak NG and three Festival voices, with a wrong word or three words the audio lacks
-# among them, none more than 2 words or a quarter)
-NOT_SAID_SPREAD, NOT_SAID_WORDS = 6.0, 3
+# among them, none more than 2 words or a quarter); and never at fewer than NOT_SAID_FLOOR
+# nats (a median of 8-13 on those voices: the spread decides; a model that finds its
+# words far likelier, a median of 2, would take a sentence of unclear words for another)
+NOT_SAID_SPREAD, NOT_SAID_WORDS, NOT_SAID_FLOOR = 6.0, 3, 50.0
 
 
 def not_said(scores: list[float], every: list[float]) -> bool:
@@ -69,7 +71,8 @@ def not_said(scores: list[float], every: list[float]) -> bool:
     its audio says (see `NOT_SAID_SPREAD`), in a recording whose words have `every`."""
     if not scores or not every:
         return False
-    past = int(np.sum(-np.asarray(scores) > NOT_SAID_SPREAD * float(np.median(-np.asarray(every)))))
+    far = max(NOT_SAID_FLOOR, NOT_SAID_SPREAD * float(np.median(-np.asarray(every))))
+    past = int(np.sum(-np.asarray(scores) > far))
     return past >= NOT_SAID_WORDS and 2 * past >= len(scores)
 
 

@@ -338,6 +338,8 @@ def test_the_sound_within_a_span_keeps_every_run_of_sound_longer_than_a_tail(sil
 
 
 def test_a_sentence_not_said_has_three_words_and_half_past_six_times_the_median():
+    """`not_said` against its rule: 3 words or more, and half of them, past 6 times the
+    recording's median word evidence, and past 50 nats."""
     from aligner.inference.mismatches import not_said
 
     every = [-10.0] * 40  # the recording's median word evidence: 10 nats
@@ -347,3 +349,5 @@ def test_a_sentence_not_said_has_three_words_and_half_past_six_times_the_median(
     assert not not_said([-59.0, -59.0, -59.0], every)  # none past 60
     assert not not_said([-170.0] * 3, [-30.0] * 40)  # noise raises the median
     assert not not_said([], every) and not not_said([-100.0] * 3, [])
+    assert not not_said([-40.0] * 3, [-2.0] * 40)  # a confident model: 50 nats at least
+    assert not_said([-51.0] * 3, [-2.0] * 40)
