@@ -517,3 +517,16 @@ def test_a_sentence_not_what_its_audio_says_is_reported_as_both(
     r = _run(*args, setup["text"], "--out", tmp_path / "none")
     assert r.exit_code == 1 and "none of the 3 sentences" in r.output
     assert "Traceback" not in r.output
+
+
+def test_the_audio_of_a_sentence_not_said_is_one_span_with_the_audio_beside_it():
+    """`_audio_in_place`: the sentence's span leaves `spans` and joins the runs of audio
+    the text does not hold between the sentences beside it, not those beyond them."""
+    from aligner.inference.long_recording import _audio_in_place
+
+    spans = {0: (0, 10), 1: (20, 30), 2: (50, 60)}
+    extra = _audio_in_place(spans, [(12, 18), (32, 40), (62, 70)], 1, 80)
+    assert spans == {0: (0, 10), 2: (50, 60)}
+    assert sorted(extra) == [(12, 40), (62, 70)]
+    extra = _audio_in_place(spans, extra, 2, 80)  # the last: up to the recording's end
+    assert spans == {0: (0, 10)} and sorted(extra) == [(12, 70)]
