@@ -165,9 +165,9 @@ CLAUSE = 3  # words the noclause version's audio lacks
 def _without_clause(
     wav: np.ndarray, timings: dict, parts: list[dict], rate: int, seed: int, cut_words: int = CLAUSE
 ):
-    """`wav` without `cut_words` words of a sentence of 3 words more than that or more (the first such
-    from three quarters into the recording on): its first, middle or last words (by the
-    seed), the audio from the first one's start to the next word's start (to the last
+    """`wav` without `cut_words` words of a sentence of `cut_words` + 3 words or more (the
+    first such from three quarters into the recording on): its first, middle or last words
+    (by the seed), the audio from the first one's start to the next word's start (to the last
     one's end at a sentence's end), the later references shifted to match. Returns the
     audio, the references, where the cut is and the words cut."""
     counts = [len(p["timings"]["words"]) for p in parts]

@@ -131,12 +131,12 @@ def without_words(
             part = readable_text(speech, [rest])
         except ValueError:  # the model cannot read what is left (or nothing is)
             continue
-        read = speech.symbols.decode(part.ids[0].tolist())
-        if sounds(read) == want:
+        reading = speech.symbols.decode(part.ids[0].tolist())
+        if sounds(reading) == want:
             return rest, " ".join(gone), part
-        if len(word_runs(optional_tokens(read))) != left:
+        if len(word_runs(optional_tokens(reading))) != left:
             continue
-        off = edit_distance(sounds(read), want)
+        off = edit_distance(sounds(reading), want)
         if off <= JUNCTION and (near is None or off < near[0]):
             near = off, (rest, " ".join(gone), part)
     return None if near is None else near[1]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -159,8 +159,10 @@ def align_long(
         rec, mismatches, metrics, edges, _, unsaid = fine.run(
             spans, extra, passed, scorer, settings
         )
-    cut_ones = {last} if heard is not None else set()  # a cut sentence is aligned in part
-    unsaid = [k for k in unsaid if k not in cut_ones | ({0} if lacked is not None else set())]
+    in_part = {last} if heard is not None else set()  # a cut sentence: aligned in part
+    if lacked is not None:
+        in_part.add(0)
+    unsaid = [k for k in unsaid if k not in in_part]
     if unsaid:  # a sentence the text says in place of what its audio says: both reported
         if len(unsaid) == len(spans):
             raise _found_nowhere(len(sentences))
@@ -266,6 +268,20 @@ def cut_notes(pauses: np.ndarray | None, edge: int) -> list[str]:
     ]
 
 
+class Joined(NamedTuple):
+    """What a fine pass gives (`_joined`): the recording's record, its mismatches, each
+    sentence's metrics, the first and last words unlike their audio by sentence
+    (`edge_words`), the runs of words the audio lacks by sentence (with ``find_drops``)
+    and the sentences not said (`not_said`)."""
+
+    record: dict[str, list]
+    mismatches: list[dict[str, Any]]
+    metrics: list[dict[str, float]]
+    edges: dict[int, list]
+    drops: dict[int, tuple[int, int]]
+    unsaid: list[int]
+
+
 @dataclasses.dataclass(frozen=True)
 class _FinePass:
     """The fine pass over one recording (see `aligner.inference.longform`): each sentence
@@ -291,14 +307,7 @@ class _FinePass:
         settings: LongFormSettings,
         held: Collection[int] = (),
         find_drops: bool = False,
-    ) -> tuple[
-        dict[str, list],
-        list[dict[str, Any]],
-        list[dict[str, float]],
-        dict[int, list],
-        dict,
-        list[int],
-    ]:
+    ) -> Joined:
         """`_joined`'s record, mismatches, metrics, wrong edge words, (with `find_drops`)
         runs of words the audio lacks, and sentences not said, of the sentences at `spans`
         (frames) with the audio `extra` between them; the sentences `held` have their
@@ -375,9 +384,7 @@ def _joined(
     unread: dict[int, dict[int, str]] | None = None,
     pauses: np.ndarray | None = None,
     find_drops: bool = False,
-) -> tuple[
-    dict[str, list], list[dict[str, Any]], list[dict[str, float]], dict[int, list], dict, list[int]
-]:
+) -> Joined:
     """The pieces of a recording joined into one record's tokens, frames, words and phones
     (each sentence's alignment `aligned`, in order, shifted to its piece; a piece without
     text one filler token), the words unlike their audio, each sentence's metrics and its
@@ -456,7 +463,7 @@ def _joined(
         rec["sentence_words"].append((part.index, first, len(rec["words"])))
         rec["tokens"] += one["tokens"]
         rec["frames"] += _fit(one["frames"], n)
-    return rec, mismatches, metrics, edges, drops, unsaid
+    return Joined(rec, mismatches, metrics, edges, drops, unsaid)
 
 
 def _record(
