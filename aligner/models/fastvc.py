@@ -11,6 +11,7 @@ them, so it cannot skip or repeat and needs no text.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,11 +41,16 @@ class FastVCConfig(DurationModelConfig):
     target frame's decoder input also gets the source frame it maps to through the steps'
     durations, read with C frames on each side (a convolution over the source mel at its
     full rate: the detail of each frame that the steps' vectors summarize); None: the
-    steps' vectors alone.
+    steps' vectors alone. ``phone_classes``: K > 0 adds two linear heads that name the
+    phone of each encoder step and of each decoded frame from their vectors (the
+    text-supervised multi-task learning of Zhang et al. 2019: the network is made to keep
+    what is said, apart from how the voice says it); used in training only (the task sets
+    K from the training tokens when ``model.loss.phones`` weighs them).
     """
 
     reduction: int = 2
     frame_context: int | None = None
+    phone_classes: int = 0
     dim: int = 192
     encoder_layers: int = 3
     decoder_layers: int = 3
@@ -57,6 +63,8 @@ class FastVCConfig(DurationModelConfig):
         cfg = from_dict(cls, data, where)
         if cfg.reduction < 1:
             raise ValueError(f"{where}.reduction must be >= 1, got {cfg.reduction}")
+        if cfg.phone_classes < 0:
+            raise ValueError(f"{where}.phone_classes must be >= 0, got {cfg.phone_classes}")
         if cfg.frame_context is not None and cfg.frame_context < 0:
             raise ValueError(
                 f"{where}.frame_context must be >= 0 (or null: no source frames), got "
@@ -196,6 +204,10 @@ class FastVC(nn.Module):
         self.postnet = (
             Postnet(cfg.n_mels, p.channels, p.n_convs, p.kernel_size, p.dropout) if p else None
         )
+        k = cfg.phone_classes
+        self.phone_heads = (
+            nn.ModuleList([nn.Linear(cfg.dim, k), nn.Linear(cfg.dim, k)]) if k else None
+        )
 
     @classmethod
     def from_symbols(
@@ -212,10 +224,15 @@ class FastVC(nn.Module):
         self, src: torch.Tensor, src_lengths: torch.Tensor, durations: torch.Tensor
     ) -> DurationOutput:
         """Teacher forcing: source mels (B, S, M), lengths (B,), target frames of each
-        encoder step (B, N)."""
+        encoder step (B, N). With phone heads, ``phone_logits``: (B, N, K) of the encoder
+        steps and (B, T, K) of the decoded frames."""
         enc, mask, log_durations = self.encode(src, src_lengths)
         durations = durations[:, : mask.size(1)] * mask
-        return self._decode(enc, mask, log_durations, durations, src, src_lengths)
+        out, hidden = self._decode(enc, mask, log_durations, durations, src, src_lengths)
+        if self.phone_heads is None:
+            return out
+        logits = (self.phone_heads[0](enc), self.phone_heads[1](hidden))
+        return dataclasses.replace(out, phone_logits=logits)
 
     @torch.no_grad()
     def infer(
@@ -234,7 +251,7 @@ class FastVC(nn.Module):
         frames = torch.expm1(log_durations.float()).clamp(0, self.config.max_duration) / pace
         durations = whole_frames(frames, mask, required)
         durations[:, 0] += (durations.sum(1) == 0).long()  # every item says something
-        return self._decode(enc, mask, log_durations, durations, src, src_lengths)
+        return self._decode(enc, mask, log_durations, durations, src, src_lengths)[0]
 
     def encode(
         self, src: torch.Tensor, src_lengths: torch.Tensor
@@ -252,15 +269,17 @@ class FastVC(nn.Module):
         durations: torch.Tensor,
         src: torch.Tensor,
         src_lengths: torch.Tensor,
-    ) -> DurationOutput:
+    ) -> tuple[DurationOutput, torch.Tensor]:
         """Steps spread over their frames (with the source frames they map to, where the
-        model reads them), decoded to mels."""
+        model reads them), decoded to mels; and the decoder's vectors (B, T, D)."""
         frames, lengths = regulate_length(enc * mask[..., None].to(enc.dtype), durations)
         mel_mask = lengths_to_mask(lengths, frames.size(1))
         if self.source_frames is not None:
             index = source_frame_index(durations, self.config.reduction, frames.size(1))
             mapped = self.source_frames(src, src_lengths, index)
             frames = frames + mapped.masked_fill(~mel_mask[..., None], 0.0).to(frames.dtype)
-        mel = self.proj(self.decoder(frames, mel_mask)).masked_fill(~mel_mask[..., None], 0.0)
+        hidden = self.decoder(frames, mel_mask)
+        mel = self.proj(hidden).masked_fill(~mel_mask[..., None], 0.0)
         post = self.postnet(mel, mel_mask) if self.postnet is not None else mel
-        return DurationOutput(mel, post, mel_mask, log_durations, mask, durations.long())
+        out = DurationOutput(mel, post, mel_mask, log_durations, mask, durations.long())
+        return out, hidden

@@ -28,7 +28,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import torch
 from torch import nn
@@ -39,28 +39,44 @@ from aligner.data.collate import collate_vc, pad
 from aligner.models.fastpitch.layers import DurationOutput, fit_durations
 from aligner.models.fastvc import FastVC, FastVCConfig, round_along, step_frames
 from aligner.tasks.duration_models import DurationTask
-from aligner.tasks.guides import folders_of, pair_durations, read_records
+from aligner.tasks.guides import folders_of, pair_durations, read_records, vc_tokens
 from aligner.tasks.speech_data import ParallelCorpus, parallel_corpus
 from aligner.tasks.speech_losses import duration_loss, parallel_mel_loss
 from aligner.tasks.truth import TruthErrors, timing_pairs
 
 
+IGNORED = -100  # a position without a phone class (padding, a token unseen in training)
+
+
 @dataclass
 class FastVCLoss:
-    """``model.loss``: the mel distance, the weight of the durations' MSE and its scale."""
+    """``model.loss``: the mel distance, the weight of the durations' MSE and its scale,
+    and the weight of the phone classes' cross-entropy (0: the network names no phones)."""
 
     mel: Literal["l1", "mse"] = "l1"
     duration: float = 1.0
     duration_scale: Literal["log", "frames"] = "frames"
+    phones: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.phones >= 0:
+            raise ConfigError(f"model.loss.phones must be >= 0, got {self.phones}")
 
 
 class StepDurationDataset(Dataset):
     """The pairs of a `VCDataset` that have durations of both voices, each ``{"id",
     "src_mel" (S, M), "mel" (T, M), "step_frames" (N,) float, "durations" (N,) long}``:
     the target frames of each of the N = ceil(S / reduction) encoder steps, fractional (the
-    duration predictor's target) and rounded along the utterance (the length regulator's)."""
+    duration predictor's target) and rounded along the utterance (the length regulator's);
+    with `phones` (`PairPhones` by item index), ``"src_phones"`` (N,) and ``"phones"`` (T,)
+    too: the phone class of each encoder step and of each target frame."""
 
-    def __init__(self, base: Any, frames: dict[int, torch.Tensor]) -> None:
+    def __init__(
+        self,
+        base: Any,
+        frames: dict[int, torch.Tensor],
+        phones: dict[int, PairPhones] | None = None,
+    ) -> None:
         keep = sorted(frames)
         self.base = base
         self.items = [base.items[i] for i in keep]
@@ -69,28 +85,78 @@ class StepDurationDataset(Dataset):
         self.durations = [
             round_along(f[None], torch.ones(1, len(f), dtype=torch.bool))[0] for f in self.frames
         ]
+        self.phones = [phones[i] for i in keep] if phones is not None else None
 
     def __len__(self) -> int:
         return len(self.items)
 
     def __getitem__(self, index: int) -> dict[str, Any]:
         example = self.base[self.indices[index]]
-        return {**example, "step_frames": self.frames[index], "durations": self.durations[index]}
+        out = {**example, "step_frames": self.frames[index], "durations": self.durations[index]}
+        if self.phones is not None:
+            out["src_phones"], out["phones"] = self.phones[index]
+        return out
+
+
+class PairPhones(NamedTuple):
+    """The phone classes of a pair: of each source encoder step (N,) and of each target
+    frame (T,), long, `IGNORED` where a token has no class."""
+
+    steps: torch.Tensor
+    frames: torch.Tensor
+
+
+def frame_classes(
+    tokens: list[str], durations: torch.Tensor, classes: dict[str, int]
+) -> torch.Tensor:
+    """The class of each frame (sum(durations),) long: its token's in `classes`,
+    `IGNORED` for a token not in them."""
+    ids = torch.tensor([classes.get(t, IGNORED) for t in tokens], dtype=torch.long)
+    return torch.repeat_interleave(ids, torch.as_tensor(durations).long())
+
+
+def pair_phones(
+    pairs: dict[int, tuple[list[str], torch.Tensor, torch.Tensor]],
+    classes: dict[str, int],
+    reduction: int,
+) -> dict[int, PairPhones]:
+    """`PairPhones` of each pair (its tokens and both voices' frames per token, by item
+    index): an encoder step is named by the token of its first source frame."""
+    return {
+        i: PairPhones(
+            frame_classes(tokens, src, classes)[::reduction], frame_classes(tokens, tgt, classes)
+        )
+        for i, (tokens, src, tgt) in pairs.items()
+    }
+
+
+def timed_pairs(
+    dataset: Any,
+    source_records: dict[str, dict[str, Any]],
+    target_records: dict[str, dict[str, Any]],
+    split: str,
+    frame_seconds: float,
+) -> dict[int, tuple[list[str], torch.Tensor, torch.Tensor]]:
+    """The tokens and both voices' frames per token of each pair with durations of both
+    voices, by item index (`pair_durations`, which reports the unpaired ones)."""
+    pairs = pair_durations(dataset, source_records, target_records, split, frame_seconds)
+    return {
+        i: (vc_tokens(source_records[uid], target_records[uid], uid), src, tgt)
+        for i, (src, tgt) in pairs.items()
+        for uid in [str(dataset.items[i]["id"])]
+    }
 
 
 def pair_step_frames(
     dataset: Any,
-    source_records: dict[str, dict[str, Any]],
-    target_records: dict[str, dict[str, Any]],
+    pairs: dict[int, tuple[list[str], torch.Tensor, torch.Tensor]],
     reduction: int,
     split: str,
-    frame_seconds: float,
 ) -> dict[int, torch.Tensor]:
-    """Target frames per encoder step (`step_frames`) of each pair with durations of both
-    voices, by item index; pairs without are counted in one line, ConfigError when none
+    """Target frames per encoder step (`step_frames`) of each of `pairs` (`timed_pairs`);
+    the pairs of `dataset` without them are counted in one line, ConfigError when none
     has them."""
-    pairs = pair_durations(dataset, source_records, target_records, split, frame_seconds)
-    out = {i: step_frames(src, tgt, reduction) for i, (src, tgt) in pairs.items()}
+    out = {i: step_frames(src, tgt, reduction) for i, (_, src, tgt) in pairs.items()}
     total = len(dataset.items)
     if len(out) < total:
         print(
@@ -115,7 +181,30 @@ def fastvc_loss(
     given = batch["step_frames"][:, : out.enc_mask.size(1)]
     duration = duration_loss(out.log_durations, given, out.enc_mask, cfg)
     total = mel + cfg.duration * duration
-    return total, {"mel": float(mel.detach()), "duration": float(duration.detach())}
+    parts = {"mel": float(mel.detach()), "duration": float(duration.detach())}
+    if out.phone_logits is not None:
+        phones = phone_loss(out.phone_logits, batch["src_phones"], batch["phones"])
+        total = total + cfg.phones * phones
+        parts["phones"] = float(phones.detach())
+    return total, parts
+
+
+def phone_loss(
+    logits: tuple[torch.Tensor, torch.Tensor], steps: torch.Tensor, frames: torch.Tensor
+) -> torch.Tensor:
+    """The mean of the cross-entropies of the encoder steps' phone classes (logits (B, N,
+    K) against (B, N') long) and of the decoded frames' ((B, T, K) against (B, T')),
+    `IGNORED` positions left out; the classes are cut or padded to the logits' lengths."""
+    losses = []
+    for logit, target in zip(logits, (steps, frames)):
+        n = logit.size(1)
+        target = nn.functional.pad(target[:, :n], (0, n - min(n, target.size(1))), value=IGNORED)
+        losses.append(
+            nn.functional.cross_entropy(
+                logit.float().transpose(1, 2), target.to(logit.device), ignore_index=IGNORED
+            )
+        )
+    return (losses[0] + losses[1]) / 2
 
 
 class FastVCTask(DurationTask):
@@ -141,6 +230,9 @@ class FastVCTask(DurationTask):
         batch = collate_vc(examples)
         batch["step_frames"] = pad([e["step_frames"] for e in examples])[0]
         batch["durations"] = pad([e["durations"] for e in examples])[0].long()
+        for key in ("src_phones", "phones"):
+            if key in examples[0]:
+                batch[key] = pad([e[key] for e in examples], value=IGNORED)[0].long()
         return batch
 
     def forward(self, model: nn.Module, batch: dict[str, Any]) -> DurationOutput:
@@ -198,10 +290,6 @@ def build(cfg: Any, data_dir: Path) -> FastVCTask:
     model_dict = dict(cfg.model or {})
     loss_cfg = from_dict(FastVCLoss, model_dict.pop("loss", None), where="model.loss")
     model_dict["n_mels"] = corpus.mel_cfg.n_mels
-    try:
-        vc_cfg = FastVCConfig.from_dict(model_dict)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
     data = corpus.data
     targets = folders_of(data.durations, data_dir, "durations")
     sources = folders_of(data.source_durations, data_dir, "source_durations")
@@ -214,10 +302,27 @@ def build(cfg: Any, data_dir: Path) -> FastVCTask:
     target_records = read_records(targets, corpus.mel_cfg, "durations", target=True)
     source_records = read_records(sources, corpus.mel_cfg, "source_durations")
     frame = corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
-    records, r = (source_records, target_records), vc_cfg.reduction
+    splits = ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
+    pairs = [
+        timed_pairs(base, source_records, target_records, split, frame) for base, split in splits
+    ]
+    classes = {}
+    if loss_cfg.phones > 0:  # the training tokens' classes, in a fixed order
+        names = sorted({t for tokens, _, _ in pairs[0].values() for t in tokens})
+        classes = {name: k for k, name in enumerate(names)}
+    model_dict["phone_classes"] = len(classes)  # set by the data, as n_mels is
+    try:
+        vc_cfg = FastVCConfig.from_dict(model_dict)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    r = vc_cfg.reduction
     sets = [
-        StepDurationDataset(base, pair_step_frames(base, *records, r, split, frame))
-        for base, split in ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
+        StepDurationDataset(
+            base,
+            pair_step_frames(base, timed, r, split),
+            pair_phones(timed, classes, r) if classes else None,
+        )
+        for (base, split), timed in zip(splits, pairs)
     ]
     task = FastVCTask(FastVC(vc_cfg), corpus, sets[0], sets[1], loss_cfg)
     task.symbols = {

@@ -4,6 +4,7 @@ against items one by one, the speaking rate."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -142,6 +143,21 @@ def test_a_batch_converts_as_its_items_one_by_one(frame_context):
         t = int(alone.mel_mask.sum())
         assert torch.allclose(out.mel_post[i, :t], alone.mel_post[0], atol=1e-4)
         assert not out.mel_mask[i, t:].any()
+
+
+def test_phone_heads_name_steps_and_frames_and_leave_the_mel_as_it_is():
+    plain = _model(2)
+    named = FastVC(dataclasses.replace(plain.config, phone_classes=5)).eval()
+    missing, unexpected = named.load_state_dict(plain.state_dict(), strict=False)
+    assert all(k.startswith("phone_heads.") for k in missing) and not unexpected
+    src, lengths, d = torch.randn(2, 7, 8), torch.tensor([7, 5]), torch.tensor([[2, 0, 1, 3]] * 2)
+    forced, alone = named(src, lengths, d), plain(src, lengths, d)
+    assert torch.equal(forced.mel_post, alone.mel_post) and alone.phone_logits is None
+    steps, frames = forced.phone_logits
+    assert steps.shape == (2, 4, 5) and frames.shape == (2, 6, 5)
+    assert named.infer(src, lengths).phone_logits is None  # conversion names no phones
+    with pytest.raises(ValueError, match="phone_classes must be >= 0"):
+        FastVCConfig.from_dict({"phone_classes": -1})
 
 
 def test_pace_divides_the_predicted_frames():

@@ -20,6 +20,7 @@ from aligner.config import ConfigError, ExperimentConfig
 from aligner.data.manifest import read_manifest, write_manifest
 from aligner.models.fastvc import step_durations, step_frames
 from aligner.tasks import build_task
+from aligner.tasks.fastvc import IGNORED, phone_loss
 from aligner.train.tensorboard import Logger
 
 from .speech_corpus import MEL, TEXTS, char_timings, make_corpus
@@ -92,6 +93,58 @@ def test_loss_parts_and_gradients(corpus: Path) -> None:
     assert loss.item() == pytest.approx(parts["mel"] + parts["duration"], rel=1e-5)
     loss.backward()
     assert all(p.grad is not None for p in task.model.parameters() if p.requires_grad)
+
+
+def test_phone_classes_name_each_step_and_frame(corpus: Path) -> None:
+    cfg = _cfg()
+    cfg["model"]["loss"] = {"phones": 0.5}
+    task = build_task(ExperimentConfig.from_dict(cfg), corpus)
+    records = _records(corpus)
+    names = sorted({t for i, text in enumerate(TEXTS[:4]) for t in ["<s>", *text, "</s>"]})
+    assert task.model.config.phone_classes == len(names)
+    example = task.train_set[0]
+    tokens = ["<s>", *TEXTS[0], "</s>"]
+    src, tgt = records["u0"]
+    ids = torch.tensor([names.index(t) for t in tokens])
+    assert example["phones"].tolist() == torch.repeat_interleave(ids, torch.tensor(tgt)).tolist()
+    per_frame = torch.repeat_interleave(ids, torch.tensor(src))
+    assert example["src_phones"].tolist() == per_frame[::2].tolist()
+    assert len(example["phones"]) == len(example["mel"])
+    assert len(example["src_phones"]) == len(example["durations"])
+    batch = task.collate([task.train_set[i] for i in range(3)])
+    assert (batch["phones"][2, len(task.train_set[2]["phones"]) :] == IGNORED).all()
+    loss, parts = task.loss(task.model, batch, step=0)
+    assert set(parts) == {"mel", "duration", "phones"}
+    expected = parts["mel"] + parts["duration"] + 0.5 * parts["phones"]
+    assert loss.item() == pytest.approx(expected, rel=1e-5)
+    loss.backward()
+    assert all(p.grad is not None for p in task.model.phone_heads.parameters())
+
+
+def test_without_the_phones_weight_the_network_has_no_phone_heads(corpus: Path) -> None:
+    task = build_task(ExperimentConfig.from_dict(_cfg(phone_classes=7)), corpus)
+    assert task.model.phone_heads is None and "phones" not in task.train_set[0]
+    cfg = _cfg()
+    cfg["model"]["loss"] = {"phones": -1}
+    with pytest.raises(ConfigError, match="model.loss.phones must be >= 0"):
+        build_task(ExperimentConfig.from_dict(cfg), corpus)
+
+
+def test_phone_loss_leaves_out_ignored_positions() -> None:
+    torch.manual_seed(0)
+    steps, frames = torch.randn(2, 3, 5), torch.randn(2, 4, 5)
+    step_ids = torch.tensor([[1, 2, IGNORED], [0, IGNORED, IGNORED]])
+    frame_ids = torch.tensor([[4, 4, 3], [2, 1, IGNORED]])  # one frame short: padded
+    got = phone_loss((steps, frames), step_ids, frame_ids)
+    ce = torch.nn.functional.cross_entropy
+    by_hand = [
+        ce(torch.stack([steps[0, 0], steps[0, 1], steps[1, 0]]), torch.tensor([1, 2, 0])),
+        ce(
+            torch.stack([frames[0, 0], frames[0, 1], frames[0, 2], frames[1, 0], frames[1, 1]]),
+            torch.tensor([4, 4, 3, 2, 1]),
+        ),
+    ]
+    assert got.item() == pytest.approx(float(sum(by_hand) / 2), rel=1e-6)
 
 
 def test_validation_measures_length_mapping_and_draws_figures(corpus: Path, tmp_path: Path):

@@ -26,7 +26,9 @@ class DurationOutput:
     mel, mel_post: (B, T, M) before / after the postnet (the same without one), zero at
     padded frames; mel_mask (B, T); log_durations (B, N): predicted log(1 + frames) of each
     encoder position; enc_mask (B, N): the valid ones; durations (B, N): the whole frames
-    each got (given, or predicted and rounded).
+    each got (given, or predicted and rounded); phone_logits: FastVC's phone classes of
+    each encoder position (B, N, K) and of each decoded frame (B, T, K) in teacher forcing,
+    where its recipe learns them (None otherwise).
     """
 
     mel: torch.Tensor
@@ -35,6 +37,7 @@ class DurationOutput:
     log_durations: torch.Tensor
     enc_mask: torch.Tensor
     durations: torch.Tensor
+    phone_logits: tuple[torch.Tensor, torch.Tensor] | None = None
 
 
 def sinusoids(length: int, dim: int, device: torch.device | None = None) -> torch.Tensor:
