@@ -44,7 +44,6 @@ from aligner.tasks.speech_data import ParallelCorpus, parallel_corpus
 from aligner.tasks.speech_losses import duration_loss, parallel_mel_loss
 from aligner.tasks.truth import TruthErrors, timing_pairs
 
-
 IGNORED = -100  # a position without a phone class (padding, a token unseen in training)
 
 
