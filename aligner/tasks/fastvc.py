@@ -39,7 +39,7 @@ from aligner.data.collate import collate_vc, pad
 from aligner.models.fastpitch.layers import DurationOutput, fit_durations
 from aligner.models.fastvc import FastVC, FastVCConfig, round_along, step_frames
 from aligner.tasks.duration_models import DurationTask
-from aligner.tasks.guides import folders_of, pair_durations, read_records, vc_tokens
+from aligner.tasks.guides import folders_of, pair_durations, read_records
 from aligner.tasks.speech_data import ParallelCorpus, parallel_corpus
 from aligner.tasks.speech_losses import duration_loss, parallel_mel_loss
 from aligner.tasks.truth import TruthErrors, timing_pairs
@@ -129,30 +129,13 @@ def pair_phones(
     }
 
 
-def timed_pairs(
-    dataset: Any,
-    source_records: dict[str, dict[str, Any]],
-    target_records: dict[str, dict[str, Any]],
-    split: str,
-    frame_seconds: float,
-) -> dict[int, tuple[list[str], torch.Tensor, torch.Tensor]]:
-    """The tokens and both voices' frames per token of each pair with durations of both
-    voices, by item index (`pair_durations`, which reports the unpaired ones)."""
-    pairs = pair_durations(dataset, source_records, target_records, split, frame_seconds)
-    return {
-        i: (vc_tokens(source_records[uid], target_records[uid], uid), src, tgt)
-        for i, (src, tgt) in pairs.items()
-        for uid in [str(dataset.items[i]["id"])]
-    }
-
-
 def pair_step_frames(
     dataset: Any,
     pairs: dict[int, tuple[list[str], torch.Tensor, torch.Tensor]],
     reduction: int,
     split: str,
 ) -> dict[int, torch.Tensor]:
-    """Target frames per encoder step (`step_frames`) of each of `pairs` (`timed_pairs`);
+    """Target frames per encoder step (`step_frames`) of each of `pairs` (`pair_durations`);
     the pairs of `dataset` without them are counted in one line, ConfigError when none
     has them."""
     out = {i: step_frames(src, tgt, reduction) for i, (_, src, tgt) in pairs.items()}
@@ -303,7 +286,7 @@ def build(cfg: Any, data_dir: Path) -> FastVCTask:
     frame = corpus.mel_cfg.hop_length / corpus.mel_cfg.sample_rate
     splits = ((corpus.train_set, "training"), (corpus.valid_set, "validation"))
     pairs = [
-        timed_pairs(base, source_records, target_records, split, frame) for base, split in splits
+        pair_durations(base, source_records, target_records, split, frame) for base, split in splits
     ]
     classes = {}
     if loss_cfg.phones > 0:  # the training tokens' classes, in a fixed order

@@ -301,10 +301,10 @@ def pair_durations(
     target_records: dict[str, dict[str, Any]],
     split: str,
     frame_seconds: float,
-) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
-    """The frames per token (N,) of both voices of each pair of a VC dataset
-    (`aligner.data.datasets.VCDataset`) that has them, by item index: records of one
-    alignment model, or TextGrids whose phones pair (the unpaired ones reported)."""
+) -> dict[int, tuple[list[str], torch.Tensor, torch.Tensor]]:
+    """The tokens (`vc_tokens`) and frames per token (N,) of both voices of each pair of a
+    VC dataset (`aligner.data.datasets.VCDataset`) that has them, by item index: records
+    of one alignment model, or TextGrids whose phones pair (the unpaired ones reported)."""
     out, unpaired = {}, []
     for index, item in enumerate(dataset.items):
         uid = str(item["id"])
@@ -330,7 +330,7 @@ def pair_durations(
         if sides[0] is None or sides[1] is None:
             unpaired.append(f"{uid} ({'source' if sides[0] is None else 'target'} voice)")
             continue
-        out[index] = (sides[0], sides[1])
+        out[index] = (tokens, sides[0], sides[1])
     report_unpaired(unpaired, len(out), split, "durations")
     return out
 
@@ -351,7 +351,7 @@ def vc_guides(
     pairs = pair_durations(dataset, source_records, target_records, split, frame_seconds)
     paths = {
         str(dataset.items[i]["id"]): pair_positions(src, tgt, reduction)
-        for i, (src, tgt) in pairs.items()
+        for i, (_, src, tgt) in pairs.items()
     }
     report(split, len(paths), len(dataset.items))
     return Guides(paths, r, width)
